@@ -1,0 +1,31 @@
+# stecflow: one shared-task evaluation campaign as one Snakemake DAG.
+#
+# Run the demo campaign:      snakemake --cores 2
+# Run another campaign:       snakemake --cores 2 --configfile config/b5-ref.yaml
+#
+# Outputs (everything under results/):
+#   results/data/testset.xml                      the test set, in stecflow's XML
+#   results/validation/<team>/<system>.json       validation record (status, errors)
+#   results/validation/<team>/<system>.md         the same, readable, for the team
+#   results/validation/summary.tsv                one row per submission
+#   results/logs/<rule>/...                       one log per job
+
+
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/validation.smk"
+
+
+rule all:
+    """Run the whole campaign."""
+    input:
+        "results/validation/summary.tsv",
+    default_target: True
+    localrule: True

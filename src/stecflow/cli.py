@@ -1,0 +1,191 @@
+"""The ``stecflow`` command line, for teams and organisers.
+
+Teams check a submission before sending it (``stecflow validate``), exactly as the
+campaign's workflow will; organisers convert corpora and rebuild the demo.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import __version__
+from .errors import StecflowError
+
+__all__ = ["main"]
+
+ALL_TASKS = ("attribute_selection", "realisation", "end_to_end")
+
+
+def _load_yaml(path: str) -> dict:
+    import yaml
+
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = yaml.safe_load(handle)
+    except OSError as exc:
+        raise StecflowError(
+            f"cannot read the file ({exc.strerror})", file=path
+        ) from None
+    except yaml.YAMLError as exc:
+        raise StecflowError(f"not valid YAML: {exc}", file=path) from None
+    if not isinstance(data, dict):
+        raise StecflowError("expected a mapping of keys to values", file=path)
+    return data
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from .campaign import load_testset
+    from .validation import format_report, validate_submission, write_validation
+
+    tasks: Sequence[str] = args.tasks or ALL_TASKS
+    deadline = args.deadline
+    testset, data_format = args.testset, args.format
+    if args.config:
+        config = _load_yaml(args.config)
+        campaign = config.get("campaign", {})
+        tasks = args.tasks or campaign.get("tasks", ALL_TASKS)
+        deadline = deadline or campaign.get("deadline")
+        data = config.get("data", {})
+        testset = testset or data.get("testset")
+        data_format = args.format or data.get("format")
+    if not testset:
+        raise StecflowError("give the test set with --testset FILE (or --config)")
+    folder = Path(args.submission).resolve()
+    if not folder.is_dir():
+        raise StecflowError(
+            "not a folder; give submissions/<team>/<system>", file=args.submission
+        )
+    record = validate_submission(
+        folder,
+        load_testset(testset, data_format or "tuna"),
+        team=folder.parent.name,
+        system=folder.name,
+        campaign_tasks=list(tasks),
+        deadline=deadline,
+    )
+    print(format_report(record))
+    if args.json:
+        write_validation(record, args.json, Path(args.json).with_suffix(".md"))
+    return 0 if record["status"] == "accepted" else 1
+
+
+def _cmd_convert(args: argparse.Namespace) -> int:
+    from .campaign import prepare_testset
+
+    n = prepare_testset(args.source, args.format, args.output)
+    print(f"wrote {n} items to {args.output}")
+    return 0
+
+
+def _cmd_demo(args: argparse.Namespace) -> int:
+    from .demo import build_demo
+
+    build_demo(args.resources, args.submissions, seed=args.seed)
+    print(
+        f"wrote the demo corpus to {args.resources} and submissions to {args.submissions}"
+    )
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the argument parser (also used to render the help in the docs)."""
+    parser = argparse.ArgumentParser(
+        prog="stecflow",
+        description=(
+            "Tools for a referring expression generation shared task. The campaign"
+            " itself runs with 'snakemake --cores N'; these commands let teams check"
+            " their submissions and organisers prepare data."
+        ),
+    )
+    parser.add_argument(
+        "--version", action="version", version=f"stecflow {__version__}"
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+
+    validate = sub.add_parser(
+        "validate",
+        help="check a submission folder before sending it",
+        description=(
+            "Check a submission folder (system.yaml and outputs.xml) against the test"
+            " set, print every problem found with file, line and field, and exit 0 if"
+            " the submission is valid or 1 if it is not. The checks are the campaign"
+            " workflow's own."
+        ),
+    )
+    validate.add_argument(
+        "submission", help="the submission folder, named <team>/<system>"
+    )
+    validate.add_argument("--testset", help="the test set (XML file, or corpus folder)")
+    validate.add_argument(
+        "--format",
+        choices=("tuna", "b5-ref"),
+        default=None,
+        help="format of the test set (default: tuna)",
+    )
+    validate.add_argument(
+        "--config",
+        help="a campaign config; its tasks, deadline and test set are used",
+    )
+    validate.add_argument(
+        "--tasks",
+        nargs="+",
+        choices=ALL_TASKS,
+        help="tasks the campaign runs (default: all)",
+    )
+    validate.add_argument(
+        "--deadline", help="ISO 8601 deadline, e.g. 2026-06-01T23:59:59Z"
+    )
+    validate.add_argument(
+        "--json",
+        metavar="FILE",
+        help="also write the record as JSON (and .md beside it)",
+    )
+    validate.set_defaults(func=_cmd_validate)
+
+    convert = sub.add_parser(
+        "convert",
+        help="convert a corpus to stecflow's XML test-set file",
+        description=(
+            "Read a corpus (a TUNA shared-task file, a TUNA 1.0 folder, or the b5-ref"
+            " folder) and write it as one TUNA-style XML file."
+        ),
+    )
+    convert.add_argument("source", help="corpus file or folder")
+    convert.add_argument("output", help="XML file to write")
+    convert.add_argument("--format", choices=("tuna", "b5-ref"), default="tuna")
+    convert.set_defaults(func=_cmd_convert)
+
+    demo = sub.add_parser(
+        "demo",
+        help="regenerate the demo corpus and demo submissions",
+        description=(
+            "Regenerate the demo campaign's corpus (resources/demo) and submissions"
+            " (baselines, human references, a broken and a late submission) from a"
+            " seed. The same seed gives the same bytes."
+        ),
+    )
+    demo.add_argument("--resources", default="resources/demo", help="corpus folder")
+    demo.add_argument("--submissions", default="submissions", help="submissions folder")
+    demo.add_argument(
+        "--seed", type=int, default=2009, help="random seed (default 2009)"
+    )
+    demo.set_defaults(func=_cmd_demo)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return args.func(args)
+    except StecflowError as exc:
+        print(f"stecflow {args.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,48 @@
+# Parse-time setup, run at every start (and per job on clusters): keep it cheap.
+# The config is checked against its closed schema, then the submissions folder is
+# scanned once, sorted; everything else is delegated to stecflow.
+from snakemake.utils import validate
+
+from stecflow import campaign, ids
+
+validate(config, schema="../schemas/config.schema.yaml")
+campaign.check_config(config)
+DISCOVERY = campaign.discover_submissions(config["submissions"]["root"])
+SUBMISSIONS = DISCOVERY.submissions  # sorted (team, system) pairs: the sole scan
+SUBMISSION_TEAMS = [team for team, _ in SUBMISSIONS]
+SUBMISSION_SYSTEMS = [system for _, system in SUBMISSIONS]
+
+
+wildcard_constraints:
+    team=ids.ID_REGEX,
+    system=ids.ID_REGEX,
+
+
+def get_submission_dir(wildcards):
+    """The folder of one submission."""
+    return f"{config['submissions']['root']}/{wildcards.team}/{wildcards.system}"
+
+
+def get_submission_files(wildcards):
+    """The submission's files that exist (missing ones are reported by validation)."""
+    folder = get_submission_dir(wildcards)
+    return [
+        f"{folder}/{name}"
+        for name in ("system.yaml", "outputs.xml")
+        if os.path.isfile(f"{folder}/{name}")
+    ]
+
+
+def get_validation_records(wildcards):
+    """Every submission's validation record, in discovery order."""
+    return expand(
+        "results/validation/{team}/{system}.json",
+        zip,
+        team=SUBMISSION_TEAMS,
+        system=SUBMISSION_SYSTEMS,
+    )
+
+
+def get_discovery_problems(wildcards):
+    """Entries of the submissions folder that are not submissions, with reasons."""
+    return [list(problem) for problem in DISCOVERY.problems]

@@ -1,0 +1,51 @@
+rule prepare_testset:
+    """Read the test set in its own format and write it as stecflow XML."""
+    input:
+        testset=config["data"]["testset"],
+    output:
+        testset="results/data/testset.xml",
+    log:
+        "results/logs/prepare_testset/prepare_testset.log",
+    params:
+        data_format=config["data"]["format"],
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    script:
+        "../scripts/prepare_testset.py"
+
+
+rule validate_submission:
+    """Check one submission against the test set; broken ones are recorded as rejected."""
+    input:
+        testset="results/data/testset.xml",
+        files=get_submission_files,
+    output:
+        record="results/validation/{team}/{system}.json",
+        report="results/validation/{team}/{system}.md",
+    log:
+        "results/logs/validate_submission/{team}/{system}.log",
+    params:
+        submission_dir=get_submission_dir,
+        tasks=config["campaign"]["tasks"],
+        deadline=config["campaign"]["deadline"],
+    resources:
+        mem_mb=500,
+        runtime=5,
+    script:
+        "../scripts/validate_submission.py"
+
+
+rule summarise_validation:
+    """Tabulate every submission's validation status."""
+    input:
+        records=get_validation_records,
+    output:
+        summary="results/validation/summary.tsv",
+    log:
+        "results/logs/summarise_validation/summarise_validation.log",
+    params:
+        discovery_problems=get_discovery_problems,
+    localrule: True
+    script:
+        "../scripts/summarise_validation.py"

@@ -1,0 +1,23 @@
+"""Adapter for rule `validate_submission` (workflow/rules/validation.smk)."""
+
+from stecflow.logs import job_log
+from stecflow.validation import validate_to_files
+
+
+def main(smk) -> None:
+    """Run one job; `smk` is the object Snakemake injects as `snakemake`."""
+    with job_log(smk.log[0]):
+        validate_to_files(
+            smk.params.submission_dir,
+            smk.input.testset,
+            team=smk.wildcards.team,
+            system=smk.wildcards.system,
+            campaign_tasks=smk.params.tasks,
+            deadline=smk.params.deadline,
+            json_path=smk.output.record,
+            md_path=smk.output.report,
+        )
+
+
+if __name__ == "__main__":
+    main(snakemake)  # noqa: F821 (defined by Snakemake's script preamble)
