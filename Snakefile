@@ -26,6 +26,7 @@ include: "workflow/rules/validation.smk"
 rule all:
     """Run the whole campaign."""
     input:
+        "results/data/testset.xml",
         "results/validation/summary.tsv",
     default_target: True
     localrule: True

@@ -1,0 +1,53 @@
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from stecflow.campaign import check_config, discover_submissions, load_testset
+from stecflow.errors import ConfigError
+from tests.conftest import REPO
+
+
+def test_discovery_is_sorted_and_flags_bad_entries(tmp_path):
+    for name in [
+        "zeta/b",
+        "alpha/z",
+        "alpha/a",
+        "bad team/x",
+        ".hidden/x",
+        "alpha/.git",
+    ]:
+        (tmp_path / name).mkdir(parents=True)
+    (tmp_path / "README.txt").write_text("x")
+    (tmp_path / "alpha" / "notes.txt").write_text("x")
+    found = discover_submissions(tmp_path)
+    assert found.submissions == (("alpha", "a"), ("alpha", "z"), ("zeta", "b"))
+    assert [name for name, _ in found.problems] == [
+        "README.txt",
+        "alpha/notes.txt",
+        "bad team/x",
+    ]
+
+
+def test_missing_root_means_no_submissions(tmp_path):
+    assert discover_submissions(tmp_path / "none").submissions == ()
+
+
+def test_check_config_names_the_key():
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    check_config(config)
+    config["campaign"]["deadline"] = "June 1st"
+    with pytest.raises(ConfigError) as info:
+        check_config(config)
+    assert info.value.field == "campaign.deadline"
+
+
+def test_b5ref_campaign_must_run_attribute_selection():
+    config = {"campaign": {"tasks": ["end_to_end"]}, "data": {"format": "b5-ref"}}
+    with pytest.raises(ConfigError, match="attribute_selection"):
+        check_config(config)
+
+
+def test_unknown_format():
+    with pytest.raises(ConfigError, match="unknown format 'csv'"):
+        load_testset("x", "csv")

@@ -1,0 +1,81 @@
+"""The JSON schemas are closed, agree with stecflow.ids, and accept our configs."""
+
+from __future__ import annotations
+
+import copy
+
+import jsonschema
+import pytest
+import yaml
+
+from stecflow import ids
+from tests.conftest import REPO, TINY
+
+CONFIG_SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+SUBMISSION_SCHEMA = REPO / "src" / "stecflow" / "schemas" / "submission.schema.yaml"
+DEMO = REPO / "config" / "config.yaml"
+CAMPAIGNS = sorted((REPO / "config").glob("*.yaml")) + [TINY / "config" / "config.yaml"]
+
+
+def load(path):
+    return yaml.safe_load(path.read_text())
+
+
+def objects(schema, path="$"):
+    if isinstance(schema, dict):
+        if schema.get("type") == "object":
+            yield path, schema
+        for key, value in schema.items():
+            yield from objects(value, f"{path}.{key}")
+    elif isinstance(schema, list):
+        for n, value in enumerate(schema):
+            yield from objects(value, f"{path}[{n}]")
+
+
+@pytest.mark.parametrize("schema_path", [CONFIG_SCHEMA, SUBMISSION_SCHEMA])
+def test_every_object_is_closed_and_described(schema_path):
+    schema = load(schema_path)
+    for path, obj in objects(schema):
+        assert obj.get("additionalProperties") is False, path
+        for key, prop in obj.get("properties", {}).items():
+            assert prop.get("description"), f"{path}.{key} has no description"
+
+
+@pytest.mark.parametrize("schema_path", [CONFIG_SCHEMA, SUBMISSION_SCHEMA])
+def test_id_patterns_agree_with_stecflow_ids(schema_path):
+    text = schema_path.read_text()
+    patterns = [
+        line.split(":", 1)[1].strip().strip('"')
+        for line in text.splitlines()
+        if "pattern:" in line and "A-Za-z" in line
+    ]
+    assert patterns and set(patterns) == {ids.ID_PATTERN}
+
+
+@pytest.mark.parametrize(
+    "campaign", CAMPAIGNS, ids=lambda p: p.parent.parent.name + "/" + p.name
+)
+def test_campaign_configs_are_valid(campaign):
+    jsonschema.Draft202012Validator(load(CONFIG_SCHEMA)).validate(load(campaign))
+
+
+@pytest.mark.parametrize(
+    "campaign", [c for c in CAMPAIGNS if c != DEMO], ids=lambda p: p.parent.parent.name
+)
+def test_campaign_survives_merge_over_the_demo(campaign):
+    """--configfile deep-merges over config/config.yaml: campaign files must be complete."""
+    from snakemake.utils import update_config
+
+    merged = copy.deepcopy(load(REPO / "config" / "config.yaml"))
+    update_config(merged, load(campaign))
+    assert merged == load(campaign)
+
+
+def test_unknown_key_is_rejected_with_its_path():
+    config = load(REPO / "config" / "config.yaml")
+    config["campaign"]["dealine"] = "x"
+    errors = list(
+        jsonschema.Draft202012Validator(load(CONFIG_SCHEMA)).iter_errors(config)
+    )
+    assert len(errors) == 1
+    assert list(errors[0].path) == ["campaign"] and "dealine" in errors[0].message

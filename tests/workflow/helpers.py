@@ -1,0 +1,54 @@
+"""Run Snakemake on a campaign folder and read what it planned or did."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+from tests.conftest import REPO
+
+SNAKEFILE = REPO / "Snakefile"
+
+
+def snakemake(
+    campaign: Path, *args: str, check: bool = True
+) -> subprocess.CompletedProcess:
+    """Run snakemake with our Snakefile in *campaign* and return the finished process."""
+    command = [
+        sys.executable,
+        "-m",
+        "snakemake",
+        "--snakefile",
+        str(SNAKEFILE),
+        "--directory",
+        str(campaign),
+        "--cores",
+        "2",
+        *args,
+    ]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=900)
+    if check and result.returncode != 0:
+        raise AssertionError(
+            f"snakemake failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"
+        )
+    return result
+
+
+def planned_jobs(campaign: Path, *args: str) -> Counter:
+    """Jobs per rule that a dry run would execute (from its job-stats table)."""
+    result = snakemake(campaign, "--dry-run", *args)
+    text = result.stdout + result.stderr
+    counts: Counter = Counter()
+    if "Nothing to be done" in text:
+        return counts
+    table = text.split("Job stats:", 1)[1]
+    for line in table.splitlines()[3:]:
+        match = re.match(r"^(\S+)\s+(\d+)$", line.strip())
+        if not match:
+            break
+        if match.group(1) != "total":
+            counts[match.group(1)] = int(match.group(2))
+    return counts

@@ -1,0 +1,61 @@
+"""Dry runs of every campaign: the DAG builds and has the expected jobs."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.conftest import REPO
+from tests.workflow.helpers import planned_jobs, snakemake
+
+pytestmark = pytest.mark.workflow
+
+
+def test_tiny_campaign_dry_run(tiny_campaign):
+    assert planned_jobs(tiny_campaign) == {
+        "all": 1,
+        "prepare_testset": 1,
+        "validate_submission": 3,
+        "summarise_validation": 1,
+    }
+
+
+def test_demo_campaign_dry_run():
+    jobs = planned_jobs(REPO)
+    n = sum(
+        1
+        for team in (REPO / "submissions").iterdir()
+        for _ in team.iterdir()
+        if _.is_dir()
+    )
+    assert n >= 8
+    assert jobs["validate_submission"] == n and jobs["summarise_validation"] == 1
+
+
+def test_b5ref_campaign_dry_run(b5ref_dir):
+    jobs = planned_jobs(REPO, "--configfile", "config/b5-ref.yaml")
+    assert jobs["prepare_testset"] == 1
+    assert jobs["validate_submission"] == len(
+        list((REPO / "resources" / "b5-ref" / "submissions").glob("*/*/"))
+    )
+
+
+def test_bad_config_key_is_named(tiny_campaign):
+    config = tiny_campaign / "config" / "config.yaml"
+    config.write_text(config.read_text().replace("deadline:", "dedline:"))
+    result = snakemake(tiny_campaign, "--dry-run", check=False)
+    assert result.returncode != 0
+    assert "dedline" in result.stderr + result.stdout
+
+
+#: Lints we accept, each justified in README.md ("Linting").
+ALLOWED_LINTS = {"Specify a conda environment or container for each rule."}
+
+
+def test_lint_has_only_justified_warnings():
+    result = snakemake(REPO, "--lint", check=False)
+    text = result.stdout + result.stderr
+    lints = set(re.findall(r"^\s+\* (.+?):?$", text, flags=re.MULTILINE))
+    assert "Lints for" in text or result.returncode == 0, text
+    assert lints <= ALLOWED_LINTS, lints - ALLOWED_LINTS
