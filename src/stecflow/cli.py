@@ -84,9 +84,7 @@ def _cmd_demo(args: argparse.Namespace) -> int:
     from .demo import build_demo
 
     build_demo(args.resources, args.submissions, seed=args.seed)
-    print(
-        f"wrote the demo corpus to {args.resources} and submissions to {args.submissions}"
-    )
+    print(f"wrote {args.resources} and {args.submissions}")
     return 0
 
 

@@ -16,7 +16,7 @@ SNAKEFILE = REPO / "Snakefile"
 def snakemake(
     campaign: Path, *args: str, check: bool = True
 ) -> subprocess.CompletedProcess:
-    """Run snakemake with our Snakefile in *campaign* and return the finished process."""
+    """Run snakemake with our Snakefile in *campaign*; return the finished process."""
     command = [
         sys.executable,
         "-m",
