@@ -28,5 +28,4 @@ rule all:
     input:
         "results/data/testset.xml",
         "results/validation/summary.tsv",
-    default_target: True
     localrule: True

@@ -6,11 +6,11 @@ rule prepare_testset:
         testset="results/data/testset.xml",
     log:
         "results/logs/prepare_testset/prepare_testset.log",
-    params:
-        data_format=config["data"]["format"],
     resources:
         mem_mb=1000,
         runtime=5,
+    params:
+        data_format=config["data"]["format"],
     script:
         "../scripts/prepare_testset.py"
 
@@ -25,13 +25,13 @@ rule validate_submission:
         report="results/validation/{team}/{system}.md",
     log:
         "results/logs/validate_submission/{team}/{system}.log",
+    resources:
+        mem_mb=500,
+        runtime=5,
     params:
         submission_dir=get_submission_dir,
         tasks=config["campaign"]["tasks"],
         deadline=config["campaign"]["deadline"],
-    resources:
-        mem_mb=500,
-        runtime=5,
     script:
         "../scripts/validate_submission.py"
 
@@ -44,8 +44,8 @@ rule summarise_validation:
         summary="results/validation/summary.tsv",
     log:
         "results/logs/summarise_validation/summarise_validation.log",
+    localrule: True
     params:
         discovery_problems=get_discovery_problems,
-    localrule: True
     script:
         "../scripts/summarise_validation.py"
