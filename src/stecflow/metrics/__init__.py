@@ -1,0 +1,160 @@
+"""Automatic metrics for referring expressions: attribute sets and word strings.
+
+Every metric is a :class:`Metric` subclass found by name in a registry, built in
+the manner of sacreBLEU: options are constructor arguments, a segment becomes a
+tuple of sufficient statistics, a list of statistics becomes a system score, and
+``signature()`` states every setting that changes a number. REFERENCE.md
+(sections 1-12 and 24) is the specification.
+
+Importing this package is cheap: sacreBLEU and rapidfuzz are imported only when a
+metric that needs them computes something, and pandas, scipy and numpy never.
+
+API for the scoring stage
+-------------------------
+::
+
+    metric = get_metric("dice", multi_ref="mean")    # ValueError lists valid names
+    metric.signature()            # 'Dice|refs:mean|type:yes|version:1'
+    metric.input_type             # "attributes" or "text"
+    metric.level                  # "item" (mean of items) or "corpus" (BLEU, NIST)
+    stats = metric.corpus_stats(hyps, refs, contexts)   # one tuple per item
+    metric.aggregate(stats)       # system score (also on a bootstrap resample)
+    metric.item_scores(stats)     # per-item scores, nan where undefined
+    metric.summary(stats)         # counts: n_items, n_scored, n_skipped, ...
+    metric.score_segment(hyp, refs, **context)          # one item
+    metric.segment_stats(hyp, refs, **context)          # one item's statistics
+
+* ``hyps[i]`` is a string (text metrics) or an attribute set, a
+  ``frozenset[tuple[str, str]]`` of ``(name, value)`` pairs (attribute metrics).
+* ``refs[i]`` is the sequence of item *i*'s references (item-major; their number
+  may vary between items; every item needs at least one, except for the
+  domain-only metrics Uniqueness, Minimality, Underspecification and
+  Overspecification, which ignore references).
+* ``contexts[i]`` is a mapping with ``target`` (the target's attribute set) and
+  ``distractors`` (a sequence of the distractors' attribute sets). The
+  domain-aware metrics need it; all others accept and ignore it.
+* Always use :meth:`Metric.corpus_stats` for a test set: NIST-5's statistics
+  depend on the whole reference set (``requires_corpus``).
+* For bootstrap resampling, resample the list of statistics with shared indices
+  and call :meth:`Metric.aggregate`; pass ``{"bs": n, "seed": s}`` to
+  ``signature(extra=...)``.
+* BLEU-3 is on sacreBLEU's 0-100 scale; every other score is on its natural
+  scale (proportions, similarities in [0, 1], distances, NIST).
+
+Registered metrics
+------------------
+Attribute sets: ``dice``, ``masi``, ``set_accuracy``, ``set_edit``,
+``denotation_similarity`` (references); ``uniqueness``, ``minimality``,
+``underspecification``, ``overspecification`` (domain only). Word strings:
+``string_accuracy``, ``se``, ``seb``, ``ssa``, ``rouge2``, ``rouge_su4`` (item
+level); ``bleu3``, ``nist5`` (corpus level).
+
+Examples
+--------
+>>> from stecflow.metrics import get_metric
+>>> se = get_metric("se")
+>>> se.corpus_score(["the large red chair", ""],
+...                 [["the big red chair", "the red chair facing left"], ["the chair"]])
+2.25
+>>> get_metric("nope")  # doctest: +ELLIPSIS
+Traceback (most recent call last):
+...
+ValueError: unknown metric 'nope'; valid metric names are: bleu3, ...
+"""
+
+from stecflow.metrics.base import (
+    CONTEXT_KEYS,
+    Metric,
+    Stats,
+    available_metrics,
+    get_metric,
+    metric_class,
+    reduce_over_references,
+    register_metric,
+)
+from stecflow.metrics.bleu import BLEU3
+from stecflow.metrics.distinguishing import (
+    Minimality,
+    Overspecification,
+    Underspecification,
+    Uniqueness,
+    is_minimal,
+    is_unique,
+    minimal_distinguishing_size,
+    overspecification,
+    true_of,
+    underspecification,
+)
+from stecflow.metrics.nist import NIST5, ngram_info, nist_length_penalty
+from stecflow.metrics.rouge import ROUGE2, ROUGESU4
+from stecflow.metrics.sets import (
+    MASI,
+    AttributeSet,
+    DenotationSimilarity,
+    Dice,
+    SetAccuracy,
+    SetEdit,
+    denotation_similarity,
+    dice,
+    masi,
+    normalise_attribute_set,
+    set_edit_distance,
+    without_type,
+)
+from stecflow.metrics.strings import (
+    SE,
+    SEB,
+    SSA,
+    StringAccuracy,
+    edit_distance,
+    normalised_edit_distance,
+    simple_string_accuracy,
+)
+from stecflow.metrics.text import TextNormaliser
+
+__all__ = [
+    "BLEU3",
+    "CONTEXT_KEYS",
+    "MASI",
+    "NIST5",
+    "ROUGE2",
+    "ROUGESU4",
+    "SE",
+    "SEB",
+    "SSA",
+    "AttributeSet",
+    "DenotationSimilarity",
+    "Dice",
+    "Metric",
+    "Minimality",
+    "Overspecification",
+    "SetAccuracy",
+    "SetEdit",
+    "Stats",
+    "StringAccuracy",
+    "TextNormaliser",
+    "Underspecification",
+    "Uniqueness",
+    "available_metrics",
+    "denotation_similarity",
+    "dice",
+    "edit_distance",
+    "get_metric",
+    "is_minimal",
+    "is_unique",
+    "masi",
+    "metric_class",
+    "minimal_distinguishing_size",
+    "ngram_info",
+    "nist_length_penalty",
+    "normalise_attribute_set",
+    "normalised_edit_distance",
+    "overspecification",
+    "reduce_over_references",
+    "register_metric",
+    "set_edit_distance",
+    "simple_string_accuracy",
+    "true_of",
+    "underspecification",
+    "without_type",
+]

@@ -1,0 +1,624 @@
+"""Attribute-set metrics that compare an output set with reference sets.
+
+An attribute is a ``(name, value)`` pair and an attribute set a ``frozenset`` of
+them (REFERENCE.md §2). This module holds the representation helpers, the
+reference-based measures of the TUNA challenges (Dice §3, MASI §4, Accuracy §5)
+and two measures van Deemter & Gatt propose in "Content Determination in GRE:
+Evaluating the evaluator" (seed 004): an edit distance on attribute sets (§1.1) and
+a similarity that gives partial credit to values with overlapping denotations
+(§1.3). The measures that need the domain but no reference (Uniqueness,
+Minimality, under- and over-specification) are in
+:mod:`stecflow.metrics.distinguishing`.
+
+Option ``include_type_in_set_metrics`` (default true, REFERENCE.md §2): when false,
+the ``type`` attribute is removed from output and reference sets before every
+measure of this module.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Set as AbstractSet
+from fractions import Fraction
+from typing import Any, ClassVar, Literal
+
+from stecflow.metrics.base import (
+    Metric,
+    Stats,
+    check_bool,
+    check_choice,
+    reduce_over_references,
+    register_metric,
+)
+
+__all__ = [
+    "DICE_MASI_MODES",
+    "TYPE_ATTRIBUTE",
+    "MASI",
+    "AttributeSet",
+    "DenotationSimilarity",
+    "Dice",
+    "SetAccuracy",
+    "SetEdit",
+    "denotation",
+    "denotation_similarity",
+    "dice",
+    "masi",
+    "normalise_attribute_set",
+    "set_edit_distance",
+    "without_type",
+]
+
+#: An attribute set: a frozenset of ``(name, value)`` pairs.
+AttributeSet = frozenset[tuple[str, str]]
+
+#: The name of the head-noun attribute (after normalisation).
+TYPE_ATTRIBUTE = "type"
+
+#: Valid ``multi_ref`` values of Dice, MASI and the denotation similarity.
+DICE_MASI_MODES: tuple[str, ...] = ("mean", "max")
+
+_WS = re.compile(r"\s+")
+_INT = re.compile(r"[+-]?\d+")
+
+
+def _norm_text(text: object) -> str:
+    out = _WS.sub(" ", str(text).strip()).lower()
+    if _INT.fullmatch(out):
+        return str(int(out))
+    return out
+
+
+def normalise_attribute_set(
+    pairs: Iterable[tuple[object, object]] | Mapping[object, object],
+) -> AttributeSet:
+    """Build a normalised attribute set (REFERENCE.md §2).
+
+    Names and values are stripped, inner whitespace is collapsed to one space and
+    they are lower-cased; a value (or name) that is an integer is rewritten in
+    canonical form, so gradable values compare as integers (``"02"`` equals
+    ``"2"``). The function is idempotent; every metric of this package applies it
+    to its inputs.
+
+    Parameters
+    ----------
+    pairs : iterable of (name, value) or mapping
+        The attributes.
+
+    Returns
+    -------
+    AttributeSet
+        A frozenset of ``(name, value)`` string pairs.
+
+    Examples
+    --------
+    >>> sorted(normalise_attribute_set([("Colour", " Red "), ("x-dimension", "02")]))
+    [('colour', 'red'), ('x-dimension', '2')]
+    """
+    items = pairs.items() if isinstance(pairs, Mapping) else pairs
+    return frozenset((_norm_text(name), _norm_text(value)) for name, value in items)
+
+
+def without_type(attrs: AttributeSet) -> AttributeSet:
+    """Return *attrs* without its ``type`` attribute(s).
+
+    Examples
+    --------
+    >>> sorted(without_type(frozenset({("type", "chair"), ("colour", "red")})))
+    [('colour', 'red')]
+    """
+    return frozenset(a for a in attrs if a[0] != TYPE_ATTRIBUTE)
+
+
+def dice(a: AbstractSet[Hashable], b: AbstractSet[Hashable]) -> Fraction:
+    """Dice coefficient ``2|A ∩ B| / (|A| + |B|)`` of two sets (REFERENCE.md §3).
+
+    Parameters
+    ----------
+    a, b : set
+        Any two sets.
+
+    Returns
+    -------
+    Fraction
+        The exact coefficient; ``Dice(∅, ∅)`` is defined as 1 (identical sets).
+
+    References
+    ----------
+    Gatt, A., Belz, A. & Kow, E. (2008). The TUNA Challenge 2008: Overview and
+    Evaluation Results. INLG 2008.
+
+    Examples
+    --------
+    >>> dice({"p", "q"}, {"p"})
+    Fraction(2, 3)
+    >>> dice(set(), set())
+    Fraction(1, 1)
+    """
+    if not a and not b:
+        return Fraction(1)
+    return Fraction(2 * len(a & b), len(a) + len(b))
+
+
+def masi(a: AbstractSet[Hashable], b: AbstractSet[Hashable]) -> Fraction:
+    """MASI similarity ``J(A, B) · M(A, B)`` with exact thirds (REFERENCE.md §4).
+
+    ``J`` is the Jaccard coefficient; ``M`` is 1 if the sets are equal, 2/3 if one
+    is a proper subset of the other, 1/3 if they overlap otherwise, 0 if they are
+    disjoint. Unlike NLTK releases with the rounded 0.67/0.33 weights
+    (nltk/nltk#3361), the weights are exact. The distance is ``1 - masi(a, b)``.
+
+    Parameters
+    ----------
+    a, b : set
+        Any two sets.
+
+    Returns
+    -------
+    Fraction
+        The exact similarity; two empty sets score 1 (the "identical" branch,
+        where NLTK raises ZeroDivisionError), one empty set scores 0.
+
+    References
+    ----------
+    Passonneau, R. (2006). Measuring Agreement on Set-valued Items (MASI) for
+    Semantic and Pragmatic Annotation. LREC 2006.
+
+    Examples
+    --------
+    >>> masi({1, 2}, {1, 2, 3, 4})
+    Fraction(1, 3)
+    >>> masi({1, 2, 3}, {2, 3, 4})
+    Fraction(1, 6)
+    """
+    if a == b:
+        return Fraction(1)
+    common = len(a & b)
+    if common == 0:
+        return Fraction(0)
+    jaccard = Fraction(common, len(a | b))
+    weight = Fraction(2, 3) if (a <= b or b <= a) else Fraction(1, 3)
+    return jaccard * weight
+
+
+def set_edit_distance(hyp: AttributeSet, ref: AttributeSet) -> int:
+    """Edit distance between two attribute sets with unit costs (seed 004, §1.1).
+
+    Insertion, deletion and substitution all cost 1, as van Deemter & Gatt
+    suggest; a substitution replaces an attribute by one with the **same name**
+    and another value (``colour:red`` -> ``colour:blue``). Order is irrelevant for
+    sets, so the minimum cost has a closed form: with ``H = hyp - ref`` and
+    ``R = ref - hyp``, for every attribute name *n* the unmatched values are paired
+    up by substitutions and the rest inserted or deleted, giving
+    ``sum over n of max(|H_n|, |R_n|)``.
+
+    Parameters
+    ----------
+    hyp, ref : AttributeSet
+        The two sets (no normalisation is applied here).
+
+    Returns
+    -------
+    int
+        The distance (0 for equal sets; at most ``|hyp| + |ref|``).
+
+    References
+    ----------
+    van Deemter, K. & Gatt, A. Content Determination in GRE: Evaluating the
+    evaluator (seed 004), §1.1.
+
+    Examples
+    --------
+    >>> h = frozenset({("type", "chair"), ("colour", "red")})
+    >>> r = frozenset({("type", "chair"), ("colour", "blue"), ("size", "large")})
+    >>> set_edit_distance(h, r)  # one substitution, one insertion
+    2
+    """
+    only_h: dict[str, int] = {}
+    only_r: dict[str, int] = {}
+    for name, _ in hyp - ref:
+        only_h[name] = only_h.get(name, 0) + 1
+    for name, _ in ref - hyp:
+        only_r[name] = only_r.get(name, 0) + 1
+    return sum(
+        max(only_h.get(n, 0), only_r.get(n, 0)) for n in set(only_h) | set(only_r)
+    )
+
+
+def denotation(
+    description: AttributeSet, name: str, entities: Sequence[AttributeSet]
+) -> frozenset[int]:
+    """Return the indices of the entities the description's *name* values fit.
+
+    The denotation of an attribute value is the set of entities that have it. A
+    description with several values for *name* denotes the entities having all
+    of them (conjunction, as in ``true_of``); a description with no value for
+    *name* is semantically empty on that dimension and denotes the whole domain
+    (seed 004, §1.3).
+
+    Parameters
+    ----------
+    description : AttributeSet
+        The description.
+    name : str
+        The attribute (dimension).
+    entities : sequence of AttributeSet
+        The domain's entities.
+
+    Returns
+    -------
+    frozenset of int
+        Indices into *entities*.
+
+    Examples
+    --------
+    >>> ents = [frozenset({("colour", "red")}), frozenset({("colour", "blue")})]
+    >>> sorted(denotation(frozenset({("colour", "red")}), "colour", ents))
+    [0]
+    >>> sorted(denotation(frozenset(), "colour", ents))
+    [0, 1]
+    """
+    values = [a for a in description if a[0] == name]
+    return frozenset(
+        i for i, ent in enumerate(entities) if all(v in ent for v in values)
+    )
+
+
+def denotation_similarity(
+    a: AttributeSet, b: AttributeSet, entities: Sequence[AttributeSet]
+) -> Fraction:
+    """Similarity of two descriptions that credits values with related meanings.
+
+    This implements the proposal of seed 004, §1.3: each attribute is a dimension
+    whose points are sets of entities, and two values of a dimension are compared
+    by the Dice coefficient of their denotations in the domain. Decisions taken
+    where the seed leaves a choice:
+
+    * The dimensions compared are the attribute names used by either description;
+      the similarity is the **mean** over them of the per-dimension similarity.
+      Two descriptions that mention nothing score 1 (like ``Dice(∅, ∅)``).
+    * A description without a value for a dimension denotes the whole domain
+      there (the seed's "semantically empty" reading), so omitting an attribute
+      that is true of most of the domain costs little.
+    * Identical value sets score 1 on their dimension even if no entity has them;
+      otherwise the score is ``dice`` of the two denotations, with 0 for two
+      different values that both denote nothing.
+
+    In flat single-valued domains such as TUNA's, two different values of an
+    attribute have disjoint denotations and score 0; partial credit then comes
+    from omitted or extra attributes, weighted by how little they discriminate.
+    With hierarchical values (an entity that is both ``type:animal`` and
+    ``type:mammal``) overlapping values get partial credit, as in the seed's
+    example ``s(animal, mammal) = 2·15/35 = 6/7``.
+
+    Parameters
+    ----------
+    a, b : AttributeSet
+        The descriptions.
+    entities : sequence of AttributeSet
+        The domain: the target's and the distractors' attribute sets.
+
+    Returns
+    -------
+    Fraction
+        A similarity in [0, 1], 1 for equal descriptions.
+
+    References
+    ----------
+    van Deemter, K. & Gatt, A. Content Determination in GRE: Evaluating the
+    evaluator (seed 004), §1.3.
+
+    Examples
+    --------
+    >>> ents = [frozenset({("colour", "red"), ("size", "large")}),
+    ...         frozenset({("colour", "blue"), ("size", "large")}),
+    ...         frozenset({("colour", "red"), ("size", "small")})]
+    >>> denotation_similarity(frozenset({("colour", "red")}),
+    ...                       frozenset({("colour", "red"), ("size", "large")}), ents)
+    Fraction(9, 10)
+    """
+    names = sorted({n for n, _ in a} | {n for n, _ in b})
+    if not names:
+        return Fraction(1)
+    total = Fraction(0)
+    for name in names:
+        values_a = {v for n, v in a if n == name}
+        values_b = {v for n, v in b if n == name}
+        if values_a == values_b:
+            total += 1
+            continue
+        den_a = denotation(a, name, entities)
+        den_b = denotation(b, name, entities)
+        if den_a or den_b:
+            total += dice(den_a, den_b)
+    return total / len(names)
+
+
+class AttributeSetMetric(Metric):
+    """Shared machinery of the attribute-set metrics (inputs are attribute sets)."""
+
+    input_type: ClassVar[Literal["attributes", "text"]] = "attributes"
+    include_type_in_set_metrics: bool
+
+    def _init_type(self, include_type_in_set_metrics: bool) -> None:
+        check_bool("include_type_in_set_metrics", include_type_in_set_metrics)
+        self.include_type_in_set_metrics = include_type_in_set_metrics
+
+    def prepare(self, attrs: Iterable[tuple[object, object]]) -> AttributeSet:
+        """Normalise a set and drop ``type`` if the options say so."""
+        out = normalise_attribute_set(attrs)
+        return out if self.include_type_in_set_metrics else without_type(out)
+
+    def _prepare_all(
+        self,
+        hyp: AttributeSet,
+        refs: Sequence[AttributeSet],
+        context: Mapping[str, Any],
+    ) -> tuple[AttributeSet, list[AttributeSet]]:
+        self.check_context(context)
+        self.check_refs(refs)
+        return self.prepare(hyp), [self.prepare(r) for r in refs]
+
+
+@register_metric
+class Dice(AttributeSetMetric):
+    """Dice coefficient against the references (REFERENCE.md §3).
+
+    Per item: :func:`dice` of the output set with each reference set, combined
+    over references by ``multi_ref``; system score: mean over items.
+
+    Parameters
+    ----------
+    multi_ref : {"mean", "max"}, default "mean"
+        How scores against several references are combined.
+    include_type_in_set_metrics : bool, default True
+        Keep the ``type`` attribute in the sets.
+
+    Examples
+    --------
+    >>> m = Dice()
+    >>> m.score_segment({("type", "chair"), ("colour", "red")},
+    ...                 [{("type", "chair")}, {("type", "chair"), ("colour", "red")}])
+    0.8333333333333334
+    >>> m.signature()
+    'Dice|refs:mean|type:yes|version:1'
+    """
+
+    name = "dice"
+    display_name = "Dice"
+    version = "1"
+    signature_fields = (("multi_ref", "refs"), ("include_type_in_set_metrics", "type"))
+
+    def __init__(
+        self,
+        *,
+        multi_ref: Literal["mean", "max"] = "mean",
+        include_type_in_set_metrics: bool = True,
+    ) -> None:
+        check_choice("multi_ref", multi_ref, DICE_MASI_MODES)
+        self.multi_ref = multi_ref
+        self._init_type(include_type_in_set_metrics)
+
+    def segment_stats(
+        self, hyp: AttributeSet, refs: Sequence[AttributeSet], **context: Any
+    ) -> Stats:
+        """Return ``(dice,)`` for one item (see :meth:`Metric.segment_stats`)."""
+        h, rs = self._prepare_all(hyp, refs, context)
+        return (reduce_over_references([dice(h, r) for r in rs], self.multi_ref),)
+
+
+@register_metric
+class MASI(AttributeSetMetric):
+    """MASI similarity against the references (REFERENCE.md §4).
+
+    Per item: :func:`masi` (exact thirds) with each reference set, combined by
+    ``multi_ref``; system score: mean over items.
+
+    Parameters
+    ----------
+    multi_ref : {"mean", "max"}, default "mean"
+        How scores against several references are combined.
+    include_type_in_set_metrics : bool, default True
+        Keep the ``type`` attribute in the sets.
+
+    Examples
+    --------
+    >>> MASI().score_segment({("type", "chair")},
+    ...                      [{("type", "chair"), ("size", "large")}])
+    0.3333333333333333
+    """
+
+    name = "masi"
+    display_name = "MASI"
+    version = "1"
+    signature_fields = (("multi_ref", "refs"), ("include_type_in_set_metrics", "type"))
+
+    def __init__(
+        self,
+        *,
+        multi_ref: Literal["mean", "max"] = "mean",
+        include_type_in_set_metrics: bool = True,
+    ) -> None:
+        check_choice("multi_ref", multi_ref, DICE_MASI_MODES)
+        self.multi_ref = multi_ref
+        self._init_type(include_type_in_set_metrics)
+
+    def segment_stats(
+        self, hyp: AttributeSet, refs: Sequence[AttributeSet], **context: Any
+    ) -> Stats:
+        """Return ``(masi,)`` for one item (see :meth:`Metric.segment_stats`)."""
+        h, rs = self._prepare_all(hyp, refs, context)
+        return (reduce_over_references([masi(h, r) for r in rs], self.multi_ref),)
+
+
+@register_metric
+class SetAccuracy(AttributeSetMetric):
+    """Attribute-set Accuracy: exact match with a reference (REFERENCE.md §5).
+
+    Per item: 1 if the output set equals a reference set after normalisation;
+    with several references ``multi_ref="any"`` (default) scores 1 if it equals at
+    least one, ``"mean"`` scores the share of references it equals. System score:
+    mean over items (a proportion).
+
+    Parameters
+    ----------
+    multi_ref : {"any", "mean"}, default "any"
+        How matches against several references are combined.
+    include_type_in_set_metrics : bool, default True
+        Keep the ``type`` attribute in the sets.
+
+    Examples
+    --------
+    >>> SetAccuracy().score_segment({("Colour", "RED")}, [{("colour", "red")}, set()])
+    1.0
+    """
+
+    name = "set_accuracy"
+    display_name = "SetAccuracy"
+    version = "1"
+    signature_fields = (("multi_ref", "refs"), ("include_type_in_set_metrics", "type"))
+
+    def __init__(
+        self,
+        *,
+        multi_ref: Literal["any", "mean"] = "any",
+        include_type_in_set_metrics: bool = True,
+    ) -> None:
+        check_choice("multi_ref", multi_ref, ("any", "mean"))
+        self.multi_ref = multi_ref
+        self._init_type(include_type_in_set_metrics)
+
+    def segment_stats(
+        self, hyp: AttributeSet, refs: Sequence[AttributeSet], **context: Any
+    ) -> Stats:
+        """Return ``(accuracy,)`` for one item (see :meth:`Metric.segment_stats`)."""
+        h, rs = self._prepare_all(hyp, refs, context)
+        return (reduce_over_references([int(h == r) for r in rs], self.multi_ref),)
+
+
+@register_metric
+class SetEdit(AttributeSetMetric):
+    """Edit distance on attribute sets, all operations cost 1 (seed 004, §1.1).
+
+    Per item: :func:`set_edit_distance` to each reference set, combined by
+    ``multi_ref``; system score: mean over items. Lower is better.
+
+    Parameters
+    ----------
+    multi_ref : {"mean", "min", "max"}, default "mean"
+        How distances to several references are combined (``min`` is the
+        closest reference).
+    include_type_in_set_metrics : bool, default True
+        Keep the ``type`` attribute in the sets.
+
+    Examples
+    --------
+    >>> SetEdit().score_segment({("colour", "red")}, [{("colour", "blue")}])
+    1.0
+    """
+
+    name = "set_edit"
+    display_name = "SetEdit"
+    version = "1"
+    higher_is_better = False
+    signature_fields = (("multi_ref", "refs"), ("include_type_in_set_metrics", "type"))
+
+    def __init__(
+        self,
+        *,
+        multi_ref: Literal["mean", "min", "max"] = "mean",
+        include_type_in_set_metrics: bool = True,
+    ) -> None:
+        check_choice("multi_ref", multi_ref, ("mean", "min", "max"))
+        self.multi_ref = multi_ref
+        self._init_type(include_type_in_set_metrics)
+
+    def segment_stats(
+        self, hyp: AttributeSet, refs: Sequence[AttributeSet], **context: Any
+    ) -> Stats:
+        """Return ``(distance,)`` for one item (see :meth:`Metric.segment_stats`)."""
+        h, rs = self._prepare_all(hyp, refs, context)
+        dists = [set_edit_distance(h, r) for r in rs]
+        return (reduce_over_references(dists, self.multi_ref),)
+
+
+@register_metric
+class DenotationSimilarity(AttributeSetMetric):
+    """Denotation-based similarity with the references (seed 004, §1.3).
+
+    Per item: :func:`denotation_similarity` of the output set with each reference
+    set in the item's domain (target plus distractors), combined by
+    ``multi_ref``; system score: mean over items. Needs the context keywords
+    ``target`` and ``distractors``.
+
+    Parameters
+    ----------
+    multi_ref : {"mean", "max"}, default "mean"
+        How scores against several references are combined.
+    include_type_in_set_metrics : bool, default True
+        Keep the ``type`` dimension in the descriptions.
+
+    Examples
+    --------
+    >>> t = {("type", "chair"), ("colour", "red")}
+    >>> d = [{("type", "chair"), ("colour", "blue")},
+    ...      {("type", "sofa"), ("colour", "red")}]
+    >>> DenotationSimilarity().score_segment(
+    ...     {("colour", "red")}, [{("type", "chair"), ("colour", "red")}],
+    ...     target=t, distractors=d)
+    0.9
+    """
+
+    name = "denotation_similarity"
+    display_name = "DenotSim"
+    version = "1"
+    signature_fields = (("multi_ref", "refs"), ("include_type_in_set_metrics", "type"))
+
+    def __init__(
+        self,
+        *,
+        multi_ref: Literal["mean", "max"] = "mean",
+        include_type_in_set_metrics: bool = True,
+    ) -> None:
+        check_choice("multi_ref", multi_ref, DICE_MASI_MODES)
+        self.multi_ref = multi_ref
+        self._init_type(include_type_in_set_metrics)
+
+    def segment_stats(
+        self, hyp: AttributeSet, refs: Sequence[AttributeSet], **context: Any
+    ) -> Stats:
+        """Return ``(similarity,)`` for one item (see :meth:`Metric.segment_stats`)."""
+        h, rs = self._prepare_all(hyp, refs, context)
+        target, distractors = domain_from_context(self.display_name, context)
+        entities = [target, *distractors]
+        sims = [denotation_similarity(h, r, entities) for r in rs]
+        return (reduce_over_references(sims, self.multi_ref),)
+
+
+def domain_from_context(
+    metric: str, context: Mapping[str, Any]
+) -> tuple[AttributeSet, list[AttributeSet]]:
+    """Return the normalised ``target`` and ``distractors`` of a metric's context.
+
+    Raises
+    ------
+    ValueError
+        If either keyword is missing.
+    """
+    missing = [k for k in ("target", "distractors") if context.get(k) is None]
+    if missing:
+        raise ValueError(
+            f"{metric} needs the item's domain: pass {' and '.join(missing)}= "
+            "(the target's attribute set and the distractors' attribute sets)"
+        )
+    distractors = context["distractors"]
+    if isinstance(distractors, frozenset | set):
+        raise TypeError(
+            f"{metric}: distractors must be a sequence of attribute sets, "
+            "not a single set"
+        )
+    return (
+        normalise_attribute_set(context["target"]),
+        [normalise_attribute_set(d) for d in distractors],
+    )

@@ -1,0 +1,372 @@
+"""Word-string metrics based on exact match and edit distance.
+
+String Accuracy (REFERENCE.md §8), string-edit distance SE with insertion and
+deletion 1 and substitution 2 (§7, as in the TUNA-REG'09 report), its
+length-normalised form SEB (§7) and Simple String Accuracy SSA (§9, Bangalore,
+Rambow & Whittaker 2000). All work on the word tokens of
+:class:`~stecflow.metrics.text.TextNormaliser`; the edit distances come from
+``rapidfuzz.distance.Levenshtein``, imported when a distance is first computed.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, ClassVar, Literal
+
+from stecflow.metrics.base import (
+    Metric,
+    Stats,
+    check_choice,
+    reduce_over_references,
+    register_metric,
+)
+from stecflow.metrics.text import Punctuation, TextMetricMixin
+
+__all__ = [
+    "SE",
+    "SEB",
+    "SE_NORMALISERS",
+    "SE_WEIGHTS",
+    "SSA",
+    "StringAccuracy",
+    "edit_distance",
+    "normalised_edit_distance",
+    "simple_string_accuracy",
+]
+
+#: (insertion, deletion, substitution) costs of SE (TUNA-REG'09).
+SE_WEIGHTS = (1, 1, 2)
+#: Valid values of SEB's ``normaliser`` option.
+SE_NORMALISERS: tuple[str, ...] = ("sum_lengths", "ref_length", "max_length")
+
+
+def edit_distance(
+    hyp: Sequence[str], ref: Sequence[str], weights: tuple[int, int, int] = SE_WEIGHTS
+) -> int:
+    """Weighted Levenshtein distance between two token sequences.
+
+    A thin wrapper of ``rapidfuzz.distance.Levenshtein.distance`` (keyword-only
+    ``weights`` in the order insertion, deletion, substitution). With the default
+    weights (1, 1, 2) this is the Indel distance ``|h| + |r| - 2 LCS(h, r)``.
+
+    Parameters
+    ----------
+    hyp, ref : sequence of str
+        Token sequences (strings are compared character by character).
+    weights : tuple of int, default (1, 1, 2)
+        Insertion, deletion and substitution costs.
+
+    Returns
+    -------
+    int
+        The distance.
+
+    Examples
+    --------
+    >>> edit_distance("the large red chair".split(), "the big red chair".split())
+    2
+    >>> edit_distance("lewenstein", "levenshtein")
+    3
+    """
+    from rapidfuzz.distance import Levenshtein
+
+    return int(Levenshtein.distance(list(hyp), list(ref), weights=weights))
+
+
+def normalised_edit_distance(
+    hyp: Sequence[str],
+    ref: Sequence[str],
+    normaliser: Literal["sum_lengths", "ref_length", "max_length"] = "sum_lengths",
+) -> float:
+    """SE (weights 1, 1, 2) divided by a length (REFERENCE.md §7).
+
+    Parameters
+    ----------
+    hyp, ref : sequence of str
+        Token sequences.
+    normaliser : {"sum_lengths", "ref_length", "max_length"}, default "sum_lengths"
+        ``sum_lengths``: ``|h| + |r|``, the maximum possible SE, so the result is
+        in [0, 1] and equals rapidfuzz's ``normalized_distance`` with weights
+        (1, 1, 2); ``ref_length``: ``|r|``; ``max_length``: ``max(|h|, |r|)``
+        (result in [0, 2]).
+
+    Returns
+    -------
+    float
+        The normalised distance: 0.0 when both sequences are empty; ``nan`` for
+        ``ref_length`` with an empty reference (undefined, like SSA's R = 0).
+
+    Examples
+    --------
+    >>> normalised_edit_distance("the chair".split(), "the red chair".split())
+    0.2
+    >>> normalised_edit_distance("the chair".split(), "the red chair".split(),
+    ...                          "ref_length")
+    0.3333333333333333
+    """
+    check_choice("normaliser", normaliser, SE_NORMALISERS)
+    dist = edit_distance(hyp, ref)
+    if normaliser == "sum_lengths":
+        denom = len(hyp) + len(ref)
+    elif normaliser == "max_length":
+        denom = max(len(hyp), len(ref))
+    else:
+        denom = len(ref)
+        if denom == 0:
+            return math.nan
+    return dist / denom if denom else 0.0
+
+
+def simple_string_accuracy(hyp: Sequence[str], ref: Sequence[str]) -> float:
+    """Simple String Accuracy ``1 - (I + D + S) / R`` (Bangalore et al. 2000).
+
+    ``I + D + S`` is the unit-cost Levenshtein distance and ``R`` the number of
+    reference tokens. SSA is not bounded below by 0, and it is not ``1 - SE/R``.
+
+    Parameters
+    ----------
+    hyp, ref : sequence of str
+        Token sequences.
+
+    Returns
+    -------
+    float
+        SSA; ``nan`` if the reference is empty (R = 0 is undefined).
+
+    References
+    ----------
+    Bangalore, S., Rambow, O. & Whittaker, S. (2000). Evaluation Metrics for
+    Generation. INLG 2000.
+
+    Examples
+    --------
+    >>> simple_string_accuracy("the large red chair".split(),
+    ...                        "the big red chair".split())
+    0.75
+    >>> simple_string_accuracy("a b c d e".split(), ["x"])
+    -4.0
+    """
+    if len(ref) == 0:
+        return math.nan
+    return 1.0 - edit_distance(hyp, ref, weights=(1, 1, 1)) / len(ref)
+
+
+class TextMetric(TextMetricMixin, Metric):
+    """Shared machinery of the word-string metrics."""
+
+    input_type: ClassVar[Literal["attributes", "text"]] = "text"
+
+    def _tokens_all(
+        self, hyp: str, refs: Sequence[str], context: dict[str, Any]
+    ) -> tuple[tuple[str, ...], list[tuple[str, ...]]]:
+        self.check_context(context)
+        self.check_refs(refs)
+        return self.tokens(hyp), [self.tokens(r) for r in refs]
+
+
+_TEXT_FIELDS = (("lowercase", "case"), ("punctuation", "punct"))
+
+
+@register_metric
+class StringAccuracy(TextMetric):
+    """String Accuracy: the output's tokens equal a reference's (REFERENCE.md §8).
+
+    Per item 1 or 0; with several references ``multi_ref="any"`` (settled by the
+    TUNA-REG'09 report) scores 1 if the output matches at least one. System
+    score: mean over items.
+
+    Parameters
+    ----------
+    multi_ref : {"any", "mean"}, default "any"
+        How matches against several references are combined.
+    lowercase : bool, default True
+        Lower-case before comparing.
+    punctuation : {"strip", "delete", "split", "keep"}, default "strip"
+        Punctuation handling (:class:`~stecflow.metrics.text.TextNormaliser`).
+
+    Examples
+    --------
+    >>> StringAccuracy().score_segment("The red chair.",
+    ...                                ["the big chair", "the red chair"])
+    1.0
+    """
+
+    name = "string_accuracy"
+    display_name = "StringAccuracy"
+    version = "1"
+    signature_fields = (("multi_ref", "refs"), *_TEXT_FIELDS)
+
+    def __init__(
+        self,
+        *,
+        multi_ref: Literal["any", "mean"] = "any",
+        lowercase: bool = True,
+        punctuation: Punctuation = "strip",
+    ) -> None:
+        check_choice("multi_ref", multi_ref, ("any", "mean"))
+        self.multi_ref = multi_ref
+        self._init_text(lowercase, punctuation)
+
+    def segment_stats(self, hyp: str, refs: Sequence[str], **context: Any) -> Stats:
+        """Return ``(accuracy,)`` for one item."""
+        h, rs = self._tokens_all(hyp, refs, context)
+        return (reduce_over_references([int(h == r) for r in rs], self.multi_ref),)
+
+
+@register_metric
+class SE(TextMetric):
+    """String-edit distance on word tokens, weights (1, 1, 2) (REFERENCE.md §7).
+
+    Per item: :func:`edit_distance` to each reference, combined by ``multi_ref``
+    (the mean of the pairwise scores, as settled by the TUNA-REG'09 report);
+    system score: mean over items. Lower is better.
+
+    Parameters
+    ----------
+    multi_ref : {"mean", "min", "max"}, default "mean"
+        How distances to several references are combined.
+    lowercase : bool, default True
+        Lower-case before comparing.
+    punctuation : {"strip", "delete", "split", "keep"}, default "strip"
+        Punctuation handling.
+
+    Examples
+    --------
+    >>> SE().score_segment("the large red chair",
+    ...                    ["the big red chair", "the red chair facing left"])
+    2.5
+    """
+
+    name = "se"
+    display_name = "SE"
+    version = "1"
+    higher_is_better = False
+    libraries = ("rapidfuzz",)
+    signature_fields = (("multi_ref", "refs"), *_TEXT_FIELDS)
+
+    def __init__(
+        self,
+        *,
+        multi_ref: Literal["mean", "min", "max"] = "mean",
+        lowercase: bool = True,
+        punctuation: Punctuation = "strip",
+    ) -> None:
+        check_choice("multi_ref", multi_ref, ("mean", "min", "max"))
+        self.multi_ref = multi_ref
+        self._init_text(lowercase, punctuation)
+
+    def signature_items(self) -> list[tuple[str, object]]:
+        """Fields of the signature, with the fixed weights stated (``w:1,1,2``)."""
+        return [*super().signature_items(), ("w", SE_WEIGHTS)]
+
+    def segment_stats(self, hyp: str, refs: Sequence[str], **context: Any) -> Stats:
+        """Return ``(se,)`` for one item."""
+        h, rs = self._tokens_all(hyp, refs, context)
+        return (
+            reduce_over_references([edit_distance(h, r) for r in rs], self.multi_ref),
+        )
+
+
+@register_metric
+class SEB(TextMetric):
+    """Length-normalised string-edit distance (REFERENCE.md §7, GREC'10).
+
+    Per item: :func:`normalised_edit_distance` to each reference, combined by
+    ``multi_ref`` (undefined pairs, an empty reference under ``ref_length``, are
+    ignored; an item with no defined pair is skipped and counted). System score:
+    mean over items. Lower is better.
+
+    Parameters
+    ----------
+    normaliser : {"sum_lengths", "ref_length", "max_length"}, default "sum_lengths"
+        The length SE is divided by.
+    multi_ref : {"mean", "min", "max"}, default "mean"
+        How values for several references are combined.
+    lowercase : bool, default True
+        Lower-case before comparing.
+    punctuation : {"strip", "delete", "split", "keep"}, default "strip"
+        Punctuation handling.
+
+    Examples
+    --------
+    >>> SEB().score_segment("the chair", ["the red chair"])
+    0.2
+    >>> SEB().signature().split("|version")[0]
+    'SEB|norm:sum_lengths|refs:mean|case:lc|punct:strip'
+    """
+
+    name = "seb"
+    display_name = "SEB"
+    version = "1"
+    higher_is_better = False
+    libraries = ("rapidfuzz",)
+    signature_fields = (("normaliser", "norm"), ("multi_ref", "refs"), *_TEXT_FIELDS)
+
+    def __init__(
+        self,
+        *,
+        normaliser: Literal["sum_lengths", "ref_length", "max_length"] = "sum_lengths",
+        multi_ref: Literal["mean", "min", "max"] = "mean",
+        lowercase: bool = True,
+        punctuation: Punctuation = "strip",
+    ) -> None:
+        check_choice("normaliser", normaliser, SE_NORMALISERS)
+        check_choice("multi_ref", multi_ref, ("mean", "min", "max"))
+        self.normaliser = normaliser
+        self.multi_ref = multi_ref
+        self._init_text(lowercase, punctuation)
+
+    def segment_stats(self, hyp: str, refs: Sequence[str], **context: Any) -> Stats:
+        """Return ``(seb,)`` for one item (``nan`` if undefined)."""
+        h, rs = self._tokens_all(hyp, refs, context)
+        values = [normalised_edit_distance(h, r, self.normaliser) for r in rs]
+        return (reduce_over_references(values, self.multi_ref),)
+
+
+@register_metric
+class SSA(TextMetric):
+    """Simple String Accuracy (REFERENCE.md §9).
+
+    Per item: :func:`simple_string_accuracy` with each reference, combined by
+    ``multi_ref``; references with no tokens (R = 0) are ignored, and an item
+    with no usable reference is skipped and counted (:meth:`Metric.summary`).
+    System score: mean over the scored items.
+
+    Parameters
+    ----------
+    multi_ref : {"mean", "max"}, default "mean"
+        How values for several references are combined.
+    lowercase : bool, default True
+        Lower-case before comparing.
+    punctuation : {"strip", "delete", "split", "keep"}, default "strip"
+        Punctuation handling.
+
+    Examples
+    --------
+    >>> SSA().score_segment("the chair", ["the red chair"])
+    0.6666666666666667
+    """
+
+    name = "ssa"
+    display_name = "SSA"
+    version = "1"
+    libraries = ("rapidfuzz",)
+    signature_fields = (("multi_ref", "refs"), *_TEXT_FIELDS)
+
+    def __init__(
+        self,
+        *,
+        multi_ref: Literal["mean", "max"] = "mean",
+        lowercase: bool = True,
+        punctuation: Punctuation = "strip",
+    ) -> None:
+        check_choice("multi_ref", multi_ref, ("mean", "max"))
+        self.multi_ref = multi_ref
+        self._init_text(lowercase, punctuation)
+
+    def segment_stats(self, hyp: str, refs: Sequence[str], **context: Any) -> Stats:
+        """Return ``(ssa,)`` for one item (``nan`` if no reference has tokens)."""
+        h, rs = self._tokens_all(hyp, refs, context)
+        values = [simple_string_accuracy(h, r) for r in rs]
+        return (reduce_over_references(values, self.multi_ref),)

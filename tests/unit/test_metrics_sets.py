@@ -1,0 +1,296 @@
+"""Reference-based attribute-set metrics: REFERENCE.md §2-5 and seed 004 §1.1, §1.3."""
+
+from __future__ import annotations
+
+from fractions import Fraction
+
+import pytest
+
+from stecflow.metrics import (
+    MASI,
+    DenotationSimilarity,
+    Dice,
+    SetAccuracy,
+    SetEdit,
+    denotation_similarity,
+    dice,
+    masi,
+    normalise_attribute_set,
+    set_edit_distance,
+    without_type,
+)
+from stecflow.metrics.sets import denotation
+
+# REFERENCE.md §3
+A = frozenset({("type", "chair"), ("colour", "red"), ("size", "large")})
+B = frozenset(
+    {
+        ("type", "chair"),
+        ("colour", "red"),
+        ("orientation", "left"),
+        ("x-dimension", "2"),
+    }
+)
+A1 = frozenset({("type", "chair"), ("colour", "red")})  # A′
+EMPTY: frozenset[tuple[str, str]] = frozenset()
+
+# REFERENCE.md §6 domain, reused for the denotation similarity
+E1 = frozenset(
+    {("type", "chair"), ("colour", "red"), ("size", "large"), ("orientation", "front")}
+)
+E2 = frozenset(
+    {("type", "chair"), ("colour", "blue"), ("size", "large"), ("orientation", "front")}
+)
+E3 = frozenset(
+    {("type", "sofa"), ("colour", "red"), ("size", "small"), ("orientation", "front")}
+)
+
+
+# -- §2 representation -----------------------------------------------------------
+
+
+def test_normalise_attribute_set_case_whitespace_and_integers():
+    raw = [("Colour", " RED "), ("x-dimension", "02"), ("hair  Colour", "dark")]
+    assert normalise_attribute_set(raw) == {
+        ("colour", "red"),
+        ("x-dimension", "2"),
+        ("hair colour", "dark"),
+    }
+    assert normalise_attribute_set({"y-dimension": 1}) == {("y-dimension", "1")}
+    once = normalise_attribute_set(raw)
+    assert normalise_attribute_set(once) == once
+
+
+def test_location_is_two_attributes_and_values_are_distinct():
+    top_left = normalise_attribute_set([("y-dimension", "1"), ("x-dimension", "1")])
+    assert len(top_left) == 2
+    assert ("colour", "red") != ("colour", "blue")
+
+
+def test_without_type():
+    assert without_type(A) == {("colour", "red"), ("size", "large")}
+
+
+# -- §3 Dice -----------------------------------------------------------------------
+
+
+def test_dice_vectors():
+    assert dice(A, B) == Fraction(4, 7)
+    assert round(float(dice(A, B)), 4) == 0.5714
+    assert dice(A1, B) == Fraction(2, 3)
+    assert dice(without_type(A), without_type(B)) == Fraction(2, 5)
+    assert dice(EMPTY, EMPTY) == 1
+    assert dice(EMPTY, B) == 0
+
+
+def test_dice_metric_type_option_and_multi_ref():
+    assert Dice().score_segment(A, [B]) == pytest.approx(4 / 7)
+    no_type = Dice(include_type_in_set_metrics=False)
+    assert no_type.score_segment(A, [B]) == pytest.approx(0.4)
+    assert Dice().score_segment(A1, [B, A1]) == pytest.approx((2 / 3 + 1) / 2)
+    assert Dice(multi_ref="max").score_segment(A1, [B, A1]) == 1.0
+    assert Dice().score_segment(EMPTY, [EMPTY]) == 1.0
+
+
+def test_dice_metric_normalises_inputs():
+    messy = {("Type", "Chair "), ("COLOUR", "red")}
+    assert Dice().score_segment(messy, [A1]) == 1.0
+
+
+def test_dice_system_score_is_the_mean_over_items():
+    assert Dice().corpus_score([A, A1, EMPTY], [[B], [B], [EMPTY]]) == pytest.approx(
+        (4 / 7 + 2 / 3 + 1) / 3
+    )
+
+
+# -- §4 MASI -----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ({1, 2}, {1, 2}, Fraction(1)),
+        ({1, 2}, {1, 2, 3, 4}, Fraction(1, 3)),
+        ({1, 2, 3}, {2, 3, 4}, Fraction(1, 6)),
+        ({1}, {2}, Fraction(0)),
+        ({"a"}, set(), Fraction(0)),
+        (set(), set(), Fraction(1)),
+        (A, B, Fraction(2, 15)),
+        (A1, B, Fraction(1, 3)),
+    ],
+)
+def test_masi_vectors(a, b, expected):
+    assert masi(a, b) == expected
+    assert masi(b, a) == expected
+    assert 1 - masi(a, b) == 1 - expected
+
+
+def test_masi_distances_are_exact_thirds_not_nltk_rounding():
+    # NLTK releases with 0.67/0.33 weights give 0.665 and 0.835 here.
+    assert 1 - masi({1, 2}, {1, 2, 3, 4}) == Fraction(2, 3)
+    assert 1 - masi({1, 2, 3}, {2, 3, 4}) == Fraction(5, 6)
+    assert 1 - masi(A, B) == Fraction(13, 15)
+    assert round(float(masi(A, B)), 4) == 0.1333
+
+
+def test_masi_metric():
+    assert MASI().score_segment(A, [B]) == pytest.approx(2 / 15)
+    assert MASI().score_segment(A1, [B, A1]) == pytest.approx((1 / 3 + 1) / 2)
+    assert MASI(multi_ref="max").score_segment(A1, [B, A1]) == 1.0
+    assert MASI().score_segment(EMPTY, [EMPTY]) == 1.0
+    # Without type: A = {red, large}, B = {red, left, x2}: J = 1/4, M = 1/3.
+    assert MASI(include_type_in_set_metrics=False).score_segment(
+        A, [B]
+    ) == pytest.approx(1 / 12)
+
+
+# -- §5 Accuracy -------------------------------------------------------------------
+
+
+def test_set_accuracy_any_and_mean():
+    acc = SetAccuracy()
+    assert acc.score_segment(A1, [B, A1]) == 1.0
+    assert acc.score_segment(A, [B, A1]) == 0.0
+    assert SetAccuracy(multi_ref="mean").score_segment(A1, [B, A1]) == 0.5
+    assert acc.corpus_score([A1, A, A1], [[A1], [B], [B, A1]]) == pytest.approx(2 / 3)
+
+
+def test_set_accuracy_type_option_and_normalisation():
+    hyp = {("colour", "Red")}
+    assert SetAccuracy().score_segment(hyp, [A1]) == 0.0
+    assert SetAccuracy(include_type_in_set_metrics=False).score_segment(hyp, [A1]) == 1
+    assert SetAccuracy().score_segment(
+        {("x-dimension", "02")}, [{("X-Dimension", "2")}]
+    )
+
+
+# -- seed 004 §1.1: edit distance on attribute sets ----------------------------------
+
+
+def test_set_edit_distance_hand_worked():
+    # Only non-matching attributes cost; no shared names, so 1 deletion + 2 insertions.
+    assert set_edit_distance(A, B) == 3
+    # Same name, other value: one substitution (cost 1), where Dice gives 0.
+    assert set_edit_distance({("colour", "red")}, {("colour", "blue")}) == 1
+    assert dice({("colour", "red")}, {("colour", "blue")}) == 0
+    # Seed 004 §1.1: oracle {P, Q}; omission {P} and addition {P, Q, R} cost the
+    # same (Dice: 2/3 vs 4/5).
+    p, q, r = ("p", "1"), ("q", "1"), ("r", "1")
+    assert set_edit_distance(frozenset({p}), frozenset({p, q})) == 1
+    assert set_edit_distance(frozenset({p, q, r}), frozenset({p, q})) == 1
+    # Substitution + insertion.
+    assert set_edit_distance(A1 | {("colour", "blue")} - {("colour", "red")}, A) == 2
+    # Two values of one name against one: one substitution, one deletion.
+    two = frozenset({("colour", "red"), ("colour", "blue")})
+    assert set_edit_distance(two, frozenset({("colour", "green")})) == 2
+    assert set_edit_distance(EMPTY, EMPTY) == 0
+    assert set_edit_distance(A, EMPTY) == 3
+    assert set_edit_distance(A, A) == 0
+
+
+def test_set_edit_distance_is_symmetric_and_bounded():
+    sets = [A, B, A1, EMPTY, E1, E2, E3]
+    for x in sets:
+        for y in sets:
+            d = set_edit_distance(x, y)
+            assert d == set_edit_distance(y, x)
+            assert d <= len(x | y)
+            assert (d == 0) == (x == y)
+
+
+def test_set_edit_metric():
+    m = SetEdit()
+    assert m.higher_is_better is False
+    assert m.score_segment(A, [B, A1]) == 2.0  # mean(3, 1)
+    assert SetEdit(multi_ref="min").score_segment(A, [B, A1]) == 1.0
+    assert SetEdit(multi_ref="max").score_segment(A, [B, A1]) == 3.0
+    assert (
+        SetEdit(include_type_in_set_metrics=False).score_segment(
+            {("type", "sofa")}, [{("type", "chair")}]
+        )
+        == 0.0
+    )
+
+
+# -- seed 004 §1.3: denotation-based similarity --------------------------------------
+
+
+def _seed_animals():
+    """Seed 004's domain: 20 animals, a1..a15 mammals, a16..a20 mothers, some striped."""
+    ents = []
+    for i in range(1, 21):
+        attrs = {("type", "animal"), ("pattern", "striped" if i % 2 else "plain")}
+        if i <= 15:
+            attrs.add(("type", "mammal"))
+        else:
+            attrs.add(("type", "mother"))
+        ents.append(frozenset(attrs))
+    return ents
+
+
+def test_denotation_reproduces_the_seed_value_similarities():
+    ents = _seed_animals()
+    animal = denotation(frozenset({("type", "animal")}), "type", ents)
+    mammal = denotation(frozenset({("type", "mammal")}), "type", ents)
+    mother = denotation(frozenset({("type", "mother")}), "type", ents)
+    assert (len(animal), len(mammal), len(mother)) == (20, 15, 5)
+    assert dice(animal, mammal) == Fraction(6, 7)  # (2·15)/35
+    assert dice(animal, mother) == Fraction(2, 5)  # (2·5)/25
+
+
+def test_denotation_similarity_seed_example():
+    ents = _seed_animals()
+    striped_animal = frozenset({("pattern", "striped"), ("type", "animal")})
+    striped_mammal = frozenset({("pattern", "striped"), ("type", "mammal")})
+    striped_mother = frozenset({("pattern", "striped"), ("type", "mother")})
+    # {striped, animal} is more similar to {striped, mammal} than to {striped, mother}.
+    assert denotation_similarity(striped_animal, striped_mammal, ents) == Fraction(
+        13, 14
+    )  # mean(1, 6/7)
+    assert denotation_similarity(striped_animal, striped_mother, ents) == Fraction(
+        7, 10
+    )  # mean(1, 2/5)
+    # Plain set Dice cannot tell the two apart.
+    assert dice(striped_animal, striped_mammal) == dice(striped_animal, striped_mother)
+
+
+def test_denotation_similarity_tuna_hand_worked():
+    ents = [E1, E2, E3]
+    ref = frozenset({("type", "chair"), ("colour", "red"), ("size", "large")})
+    # Omitted size: the hypothesis denotes all 3 entities there, "large" 2 of them:
+    # Dice({1,2,3}, {1,2}) = 4/5; mean(1, 1, 4/5) = 14/15.
+    assert denotation_similarity(A1, ref, ents) == Fraction(14, 15)
+    # A wrong value of a single-valued attribute has a disjoint denotation: 0.
+    blue = frozenset({("type", "chair"), ("colour", "blue")})
+    assert denotation_similarity(blue, A1, ents) == Fraction(1, 2)
+    # Omitting an attribute true of the whole domain costs nothing.
+    front = A1 | {("orientation", "front")}
+    assert denotation_similarity(A1, front, ents) == 1
+    # Values no entity has: identical values score 1, different ones 0.
+    green = frozenset({("colour", "green")})
+    purple = frozenset({("colour", "purple")})
+    assert denotation_similarity(green, green, ents) == 1
+    assert denotation_similarity(green, purple, ents) == 0
+    assert denotation_similarity(EMPTY, EMPTY, ents) == 1
+    # Symmetric, 1 on identity.
+    assert denotation_similarity(ref, A1, ents) == Fraction(14, 15)
+    for x in (A, A1, ref, blue, green):
+        assert denotation_similarity(x, x, ents) == 1
+
+
+def test_denotation_similarity_metric_needs_the_domain():
+    m = DenotationSimilarity()
+    ref = [frozenset({("type", "chair"), ("colour", "red"), ("size", "large")})]
+    ctx = {"target": E1, "distractors": [E2, E3]}
+    assert m.score_segment(A1, ref, **ctx) == pytest.approx(14 / 15)
+    # Without type, the dimensions are colour and size: mean(1, 4/5).
+    no_type = DenotationSimilarity(include_type_in_set_metrics=False)
+    assert no_type.score_segment(A1, ref, **ctx) == pytest.approx(0.9)
+    assert (
+        DenotationSimilarity(multi_ref="max").score_segment(A1, [*ref, A1], **ctx)
+        == 1.0
+    )
+    with pytest.raises(ValueError, match="needs the item's domain"):
+        m.score_segment(A1, ref)
+    with pytest.raises(TypeError, match="sequence of attribute sets"):
+        m.score_segment(A1, ref, target=E1, distractors=E2)
