@@ -8,6 +8,9 @@
 #   results/validation/<team>/<system>.json       validation record (status, errors)
 #   results/validation/<team>/<system>.md         the same, readable, for the team
 #   results/validation/summary.tsv                one row per submission
+#   results/scores/items/<team>/<system>.tsv      item x reference x metric scores
+#   results/scores/systems/<team>/<system>.json   one system's scores per subset
+#   results/scores/systems.tsv                    system x metric x subset, with CIs
 #   results/logs/<rule>/...                       one log per job
 
 
@@ -21,6 +24,7 @@ configfile: "config/config.yaml"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/validation.smk"
+include: "workflow/rules/scoring.smk"
 
 
 rule all:
@@ -28,4 +32,5 @@ rule all:
     input:
         "results/data/testset.xml",
         "results/validation/summary.tsv",
+        "results/scores/systems.tsv",
     localrule: True

@@ -72,6 +72,61 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 0 if record["status"] == "accepted" else 1
 
 
+def _cmd_score(args: argparse.Namespace) -> int:
+    from .campaign import load_testset
+    from .io import write_json, write_tsv
+    from .scoring import ITEM_COLUMNS, SYSTEM_COLUMNS, format_score_table, score_outputs
+    from .validation import read_outputs
+
+    scoring = {}
+    if args.config:
+        scoring = dict(_load_yaml(args.config).get("scoring") or {})
+    if args.metrics:
+        scoring["metrics"] = [{"id": name} for name in args.metrics]
+    if args.resamples is not None:
+        scoring["bootstrap"] = {
+            **(scoring.get("bootstrap") or {}),
+            "resamples": args.resamples,
+        }
+    items = load_testset(args.data, args.format)
+    path = Path(args.outputs)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise StecflowError(
+            f"cannot read the file ({exc.strerror})", file=args.outputs
+        ) from None
+    outputs, problems = read_outputs(data, args.outputs, items, [])
+    errors = [p for p in problems if p.severity == "error"]
+    for problem in problems:
+        print(f"{problem.severity}: {problem.describe()}", file=sys.stderr)
+    if errors and not args.partial:
+        print(
+            f"stecflow score: {len(errors)} problems in the outputs (listed above); fix"
+            " them, or add --partial to score the items that could be read",
+            file=sys.stderr,
+        )
+        return 1
+    item_rows, system_rows = score_outputs(
+        items, outputs, scoring, exclude_reference=args.exclude_reference
+    )
+    print(format_score_table(system_rows))
+    if args.tsv:
+        write_tsv(
+            system_rows,
+            [c for c in SYSTEM_COLUMNS if c not in ("team", "system")],
+            args.tsv,
+        )
+    if args.items_tsv:
+        write_tsv(item_rows, ITEM_COLUMNS, args.items_tsv)
+    if args.json:
+        write_json(
+            {"outputs": path.name, "n_items": len(items), "scores": system_rows},
+            args.json,
+        )
+    return 0
+
+
 def _cmd_convert(args: argparse.Namespace) -> int:
     from .campaign import prepare_testset
 
@@ -142,6 +197,48 @@ def build_parser() -> argparse.ArgumentParser:
         help="also write the record as JSON (and .md beside it)",
     )
     validate.set_defaults(func=_cmd_validate)
+
+    score = sub.add_parser(
+        "score",
+        help="score system outputs against a data set with references",
+        description=(
+            "Score an outputs file (OUTPUTS/TRIAL XML, as submitted) against a data set"
+            " with human references, e.g. the development split, with the campaign's"
+            " metrics, and print a table overall and per subdomain and condition."
+            " This is the code the campaign workflow runs on the test set."
+        ),
+    )
+    score.add_argument(
+        "data", help="data set with references (XML file or corpus folder)"
+    )
+    score.add_argument("outputs", help="the system's outputs.xml")
+    score.add_argument("--format", choices=("tuna", "b5-ref"), default="tuna")
+    score.add_argument(
+        "--config", help="a campaign config whose scoring settings to use"
+    )
+    score.add_argument(
+        "--metrics",
+        nargs="+",
+        metavar="METRIC",
+        help="only these metrics (e.g. se bleu3)",
+    )
+    score.add_argument(
+        "--resamples", type=int, help="bootstrap resamples for intervals (0: none)"
+    )
+    score.add_argument(
+        "--exclude-reference",
+        metavar="ID",
+        help="leave this reference out (to score a human set against the others)",
+    )
+    score.add_argument(
+        "--partial", action="store_true", help="score what can be read despite problems"
+    )
+    score.add_argument("--tsv", metavar="FILE", help="write the system scores as TSV")
+    score.add_argument(
+        "--items-tsv", metavar="FILE", help="write per-item scores as TSV"
+    )
+    score.add_argument("--json", metavar="FILE", help="write the system scores as JSON")
+    score.set_defaults(func=_cmd_score)
 
     convert = sub.add_parser(
         "convert",

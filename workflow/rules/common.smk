@@ -3,7 +3,7 @@
 # scanned once, sorted; everything else is delegated to stecflow.
 from snakemake.utils import validate
 
-from stecflow import campaign, ids
+from stecflow import campaign, ids, scoring
 
 validate(config, schema="../schemas/config.schema.yaml")
 campaign.check_config(config)
@@ -11,6 +11,9 @@ DISCOVERY = campaign.discover_submissions(config["submissions"]["root"])
 SUBMISSIONS = DISCOVERY.submissions  # sorted (team, system) pairs: the sole scan
 SUBMISSION_TEAMS = [team for team, _ in SUBMISSIONS]
 SUBMISSION_SYSTEMS = [system for _, system in SUBMISSIONS]
+# Signatures of the configured metrics: a param of the scoring rule, so changing a
+# metric's settings or version re-runs scoring and what depends on it.
+METRIC_SIGNATURES = sorted(scoring.metric_signatures(config["scoring"]).values())
 
 
 wildcard_constraints:
@@ -37,6 +40,16 @@ def get_validation_records(wildcards):
     """Every submission's validation record, in discovery order."""
     return expand(
         "results/validation/{team}/{system}.json",
+        zip,
+        team=SUBMISSION_TEAMS,
+        system=SUBMISSION_SYSTEMS,
+    )
+
+
+def get_score_summaries(wildcards):
+    """Every submission's score summary, in discovery order."""
+    return expand(
+        "results/scores/systems/{team}/{system}.json",
         zip,
         team=SUBMISSION_TEAMS,
         system=SUBMISSION_SYSTEMS,

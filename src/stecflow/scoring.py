@@ -1,0 +1,577 @@
+"""The scoring stage: every configured metric on one submission, then the tables.
+
+One job per submission (:func:`score_submission`) computes every metric on every
+item and writes two files:
+
+* ``scores/items/<team>/<system>.tsv``: one row per item × reference × metric. The
+  row whose ``reference`` is ``*`` is the item's score over all its references (the
+  number the system score averages) and carries the metric's sufficient statistics,
+  so tables can be recomputed without re-reading any text; the other rows score the
+  output against each reference alone.
+* ``scores/systems/<team>/<system>.json``: the system's score for every metric and
+  subset (all items, each subdomain, each condition) with n, a seeded 95% bootstrap
+  confidence interval and the signature. Corpus-level metrics (BLEU, NIST) are
+  computed at corpus level on each subset, never averaged from item scores.
+
+:func:`aggregate_scores` concatenates the per-system summaries into
+``scores/systems.tsv``. A late submission therefore costs one scoring job plus a
+cheap concatenation.
+
+Human reference sets (``reference: true`` in their metadata, e.g. HUMAN-1) are
+scored against the *other* references of each item, as in TUNA-REG'09 Table 5: a
+reference whose ID equals the system ID is left out.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+from .io import read_json, read_tsv, write_json, write_tsv
+from .model import Item, Output
+
+__all__ = [
+    "DEFAULT_METRICS",
+    "ITEM_COLUMNS",
+    "SYSTEM_COLUMNS",
+    "MetricSpec",
+    "aggregate_scores",
+    "build_metrics",
+    "format_score_table",
+    "metric_signatures",
+    "metric_specs",
+    "score_outputs",
+    "score_submission",
+    "subsets_of",
+]
+
+log = logging.getLogger(__name__)
+
+#: Metrics run when the config lists none: every metric stecflow has.
+DEFAULT_METRICS = (
+    "dice",
+    "masi",
+    "set_accuracy",
+    "set_edit",
+    "denotation_similarity",
+    "uniqueness",
+    "minimality",
+    "underspecification",
+    "overspecification",
+    "string_accuracy",
+    "se",
+    "seb",
+    "ssa",
+    "bleu3",
+    "nist5",
+    "rouge2",
+    "rouge_su4",
+)
+
+ITEM_COLUMNS = (
+    "item",
+    "subdomain",
+    "condition",
+    "metric",
+    "reference",
+    "value",
+    "stats",
+)
+
+SYSTEM_COLUMNS = (
+    "team",
+    "system",
+    "status",
+    "reference_set",
+    "late",
+    "primary",
+    "metric",
+    "metric_name",
+    "subset_kind",
+    "subset",
+    "value",
+    "n",
+    "n_skipped",
+    "ci_low",
+    "ci_high",
+    "higher_is_better",
+    "signature",
+    "reason",
+)
+
+
+@dataclass(frozen=True)
+class MetricSpec:
+    """One configured metric: its ID in tables, registry name and options."""
+
+    id: str
+    name: str
+    options: tuple[tuple[str, Any], ...]
+
+
+def metric_specs(scoring: Mapping[str, Any] | None) -> list[MetricSpec]:
+    """Read the ``scoring`` config section into metric specs.
+
+    ``scoring.text`` (``lowercase``, ``punctuation``) applies to every text metric
+    that has those options, unless the metric's own ``options`` say otherwise.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown metric or option, or a repeated ID, naming the key path.
+    """
+    from .metrics import metric_class
+
+    scoring = scoring or {}
+    entries = scoring.get("metrics") or [{"id": name} for name in DEFAULT_METRICS]
+    text = dict(scoring.get("text") or {})
+    specs = []
+    seen = set()
+    for n, entry in enumerate(entries):
+        where = f"scoring.metrics[{n}]"
+        name = entry.get("metric", entry["id"])
+        try:
+            cls = metric_class(name)
+        except ValueError as exc:
+            raise ConfigError(str(exc), field=f"{where}.metric") from None
+        if entry["id"] in seen:
+            raise ConfigError(f"metric ID {entry['id']!r} is used twice", field=where)
+        seen.add(entry["id"])
+        options = {k: v for k, v in text.items() if k in cls.option_names()}
+        options.update(entry.get("options") or {})
+        specs.append(MetricSpec(entry["id"], name, tuple(sorted(options.items()))))
+    return specs
+
+
+def build_metrics(specs: Sequence[MetricSpec]) -> list[tuple[MetricSpec, Any]]:
+    """Instantiate the metrics; raise :class:`ConfigError` on a bad option."""
+    from .metrics import get_metric
+
+    built = []
+    for spec in specs:
+        try:
+            built.append((spec, get_metric(spec.name, **dict(spec.options))))
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(
+                str(exc), field=f"scoring.metrics[{spec.id}].options"
+            ) from None
+    return built
+
+
+def _bootstrap_extra(scoring: Mapping[str, Any] | None) -> dict[str, Any]:
+    boot = (scoring or {}).get("bootstrap") or {}
+    return {"bs": int(boot.get("resamples", 1000)), "seed": int(boot.get("seed", 2009))}
+
+
+def metric_signatures(scoring: Mapping[str, Any] | None) -> dict[str, str]:
+    """Map each metric ID to its signature (with the bootstrap settings).
+
+    Used as a ``params`` value of the scoring rule, so that changing a metric's
+    settings or version re-runs the scoring jobs and what depends on them.
+    """
+    extra = _bootstrap_extra(scoring)
+    return {
+        spec.id: metric.signature(extra=extra)
+        for spec, metric in build_metrics(metric_specs(scoring))
+    }
+
+
+def subsets_of(items: Sequence[Item]) -> list[tuple[str, str, list[int]]]:
+    """The subsets scores are reported on: all, each subdomain, each condition.
+
+    Returns ``(kind, name, indices)`` triples in a fixed order; subdomains and
+    conditions are sorted, items without a condition are in no condition subset.
+    """
+    subsets = [("all", "all", list(range(len(items))))]
+    for kind, key in (("subdomain", "subdomain"), ("condition", "condition")):
+        values = sorted({getattr(i, key) for i in items if getattr(i, key)})
+        if kind == "subdomain" and len(values) < 2:
+            continue
+        for value in values:
+            subsets.append(
+                (
+                    kind,
+                    value,
+                    [n for n, i in enumerate(items) if getattr(i, key) == value],
+                )
+            )
+    return subsets
+
+
+def _rng_seed(seed: int, *parts: str) -> int:
+    digest = hashlib.sha256("\x1f".join([str(seed), *parts]).encode()).digest()
+    return int.from_bytes(digest[:8], "little")
+
+
+def _bootstrap_ci(
+    metric: Any,
+    stats: Sequence[tuple[float, ...]],
+    resamples: int,
+    seed: int,
+    subset: str,
+    confidence: float,
+) -> tuple[float, float]:
+    """Percentile bootstrap interval; indices depend only on seed, subset and n.
+
+    Every system gets the same resampled item indices for a subset, so intervals
+    (and later paired tests) compare like with like.
+    """
+    import numpy as np
+
+    n = len(stats)
+    if n < 2 or resamples <= 0:
+        return math.nan, math.nan
+    rng = np.random.default_rng(_rng_seed(seed, subset, str(n)))
+    indices = rng.integers(0, n, size=(resamples, n))
+    if metric.level == "item":
+        scores = np.array([s[0] for s in stats], dtype=float)
+        sample = scores[indices]
+        with np.errstate(invalid="ignore"):
+            counts = (~np.isnan(sample)).sum(axis=1)
+            values = np.where(
+                counts > 0, np.nansum(sample, axis=1) / np.maximum(counts, 1), np.nan
+            )
+    else:
+        values = np.array(
+            [metric.aggregate([stats[i] for i in row]) for row in indices]
+        )
+    values = values[~np.isnan(values)]
+    if values.size == 0:
+        return math.nan, math.nan
+    alpha = (1 - confidence) / 2
+    low, high = np.quantile(values, [alpha, 1 - alpha])
+    return float(low), float(high)
+
+
+def _hypothesis(output: Output | None, input_type: str) -> Any:
+    if output is None:
+        return None
+    return output.attribute_set if input_type == "attributes" else output.word_string
+
+
+def _references(
+    item: Item, input_type: str, exclude: str | None
+) -> list[tuple[str, Any]]:
+    refs = []
+    for n, reference in enumerate(item.references, start=1):
+        ref_id = reference.id or f"ref-{n}"
+        if exclude is not None and ref_id == exclude:
+            continue
+        value = (
+            reference.attribute_set
+            if input_type == "attributes"
+            else reference.word_string
+        )
+        if value is not None:
+            refs.append((ref_id, value))
+    return refs
+
+
+def _stats_text(stats: tuple[float, ...]) -> str:
+    return " ".join(repr(float(x)) for x in stats)
+
+
+def score_outputs(
+    items: Sequence[Item],
+    outputs: Sequence[Output],
+    scoring: Mapping[str, Any] | None = None,
+    *,
+    exclude_reference: str | None = None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Score a system's outputs on *items* with every configured metric.
+
+    This is the one code path behind the workflow and ``stecflow score``.
+
+    Parameters
+    ----------
+    items
+        The test (or development) items with their references.
+    outputs
+        The system's outputs; items without an output are not scored (validation
+        rejects such submissions before they get here).
+    scoring
+        The config's ``scoring`` section (metrics, text settings, bootstrap).
+    exclude_reference
+        A reference ID to leave out of every item (a human reference set scored
+        against the others).
+
+    Returns
+    -------
+    (item_rows, system_rows)
+        Rows with the columns of :data:`ITEM_COLUMNS` and, without team-level
+        fields, of :data:`SYSTEM_COLUMNS`. A metric whose input the system did not
+        produce (e.g. word-string metrics for an attribute-selection system) gets
+        one system row with status ``skipped`` and the reason.
+    """
+    by_id = {o.item_id: o for o in outputs}
+    scored_items = [i for i in items if i.id in by_id]
+    boot = (scoring or {}).get("bootstrap") or {}
+    resamples = int(boot.get("resamples", 1000))
+    seed = int(boot.get("seed", 2009))
+    confidence = float(boot.get("confidence", 0.95))
+    extra = {"bs": resamples, "seed": seed}
+    item_rows: list[dict[str, Any]] = []
+    system_rows: list[dict[str, Any]] = []
+    subsets = subsets_of(scored_items)
+    for spec, metric in build_metrics(metric_specs(scoring)):
+        signature = metric.signature(extra=extra)
+        base = {
+            "metric": spec.id,
+            "metric_name": metric.display_name,
+            "higher_is_better": metric.higher_is_better,
+            "signature": signature,
+        }
+        hyps = [_hypothesis(by_id[i.id], metric.input_type) for i in scored_items]
+        missing = sum(h is None for h in hyps)
+        refs_with_ids = [
+            _references(i, metric.input_type, exclude_reference) for i in scored_items
+        ]
+        domain_only = _is_domain_only(metric)
+        no_refs = [
+            i.id for i, r in zip(scored_items, refs_with_ids, strict=True) if not r
+        ]
+        reason = None
+        if not scored_items:
+            reason = "no outputs to score"
+        elif missing:
+            kind = (
+                "attribute sets"
+                if metric.input_type == "attributes"
+                else "word strings"
+            )
+            reason = f"the outputs have no {kind} ({missing} of {len(hyps)} items)"
+        elif no_refs and not domain_only:
+            reason = (
+                f"{len(no_refs)} items have no reference of this kind"
+                f" (first: {no_refs[0]}); the metric needs one per item"
+            )
+        if reason is not None:
+            system_rows.append(
+                {
+                    **base,
+                    "status": "skipped",
+                    "subset_kind": "all",
+                    "subset": "all",
+                    "reason": reason,
+                }
+            )
+            continue
+        refs = [[value for _, value in r] for r in refs_with_ids]
+        contexts = [
+            {
+                "target": i.domain.target.attribute_set,
+                "distractors": [e.attribute_set for e in i.domain.distractors],
+            }
+            for i in scored_items
+        ]
+        stats = metric.corpus_stats(hyps, refs, contexts)
+        for item, hyp, item_refs, context, item_stats in zip(
+            scored_items, hyps, refs_with_ids, contexts, stats, strict=True
+        ):
+            common = {
+                "item": item.id,
+                "subdomain": item.subdomain,
+                "condition": item.condition,
+                "metric": spec.id,
+            }
+            item_rows.append(
+                {
+                    **common,
+                    "reference": "*",
+                    "value": metric.score_from_stats(item_stats),
+                    "stats": _stats_text(item_stats),
+                }
+            )
+            if metric.level == "item" and not domain_only and len(item_refs) > 1:
+                for ref_id, value in item_refs:
+                    item_rows.append(
+                        {
+                            **common,
+                            "reference": ref_id,
+                            "value": metric.score_segment(hyp, [value], **context),
+                        }
+                    )
+        for kind, name, indices in subsets:
+            if metric.requires_corpus and kind != "all":
+                subset_stats = metric.corpus_stats(
+                    [hyps[i] for i in indices],
+                    [refs[i] for i in indices],
+                    [contexts[i] for i in indices],
+                )
+            else:
+                subset_stats = [stats[i] for i in indices]
+            summary = metric.summary(subset_stats)
+            low, high = _bootstrap_ci(
+                metric, subset_stats, resamples, seed, f"{kind}:{name}", confidence
+            )
+            system_rows.append(
+                {
+                    **base,
+                    "status": "scored",
+                    "subset_kind": kind,
+                    "subset": name,
+                    "value": metric.aggregate(subset_stats),
+                    "n": summary.get("n_scored", summary["n_items"]),
+                    "n_skipped": summary.get("n_skipped", 0),
+                    "ci_low": low,
+                    "ci_high": high,
+                }
+            )
+    item_rows.sort(
+        key=lambda r: (r["item"], r["metric"], r["reference"] != "*", r["reference"])
+    )
+    return item_rows, system_rows
+
+
+def _is_domain_only(metric: Any) -> bool:
+    from .metrics.distinguishing import DomainMetric
+
+    return isinstance(metric, DomainMetric)
+
+
+def score_submission(
+    validation_path: str | Path,
+    submission_dir: str | Path,
+    testset_path: str | Path,
+    scoring: Mapping[str, Any] | None,
+    items_path: str | Path,
+    summary_path: str | Path,
+) -> dict[str, Any]:
+    """Score one validated submission and write its item table and summary.
+
+    A rejected submission is not scored: its files say ``skipped`` and why.
+    """
+    from .corpus import read_items
+    from .submission import OUTPUTS_FILE
+    from .validation import read_outputs
+
+    record = read_json(validation_path)
+    identity = {
+        "team": record["team"],
+        "system": record["system"],
+        "reference_set": record["reference"],
+        "late": record["late"],
+        "primary": record["primary"],
+    }
+    if record["status"] != "accepted":
+        reason = f"rejected at validation ({record['n_errors']} errors)"
+        write_tsv([], ITEM_COLUMNS, items_path)
+        summary = {**identity, "status": "skipped", "reason": reason, "scores": []}
+        write_json(summary, summary_path)
+        log.info("%s/%s skipped: %s", record["team"], record["system"], reason)
+        return summary
+    items = read_items(testset_path)
+    data = (Path(submission_dir) / OUTPUTS_FILE).read_bytes()
+    outputs, problems = read_outputs(data, OUTPUTS_FILE, items, record["tasks"])
+    errors = [p for p in problems if p.severity == "error"]
+    if errors:  # the files changed since validation; never score unchecked data
+        raise ValueError(
+            f"{record['team']}/{record['system']}: outputs changed since validation"
+            f" ({errors[0].describe()}); run the workflow again"
+        )
+    exclude = record["system"] if record["reference"] else None
+    item_rows, system_rows = score_outputs(
+        items, outputs, scoring, exclude_reference=exclude
+    )
+    write_tsv(item_rows, ITEM_COLUMNS, items_path)
+    summary = {**identity, "status": "scored", "reason": None, "scores": system_rows}
+    write_json(summary, summary_path)
+    log.info(
+        "%s/%s: %d item rows, %d system rows",
+        record["team"],
+        record["system"],
+        len(item_rows),
+        len(system_rows),
+    )
+    return summary
+
+
+def aggregate_scores(summary_paths: Sequence[str | Path], out_path: str | Path) -> int:
+    """Concatenate per-system summaries into ``scores/systems.tsv``.
+
+    Skipped systems get one row with the reason. Rows are sorted by team, system,
+    metric ID and subset. Returns the number of rows.
+    """
+    rows = []
+    for path in summary_paths:
+        summary = read_json(path)
+        identity = {
+            k: summary[k]
+            for k in ("team", "system", "reference_set", "late", "primary")
+        }
+        if summary["status"] != "scored":
+            rows.append(
+                {**identity, "status": summary["status"], "reason": summary["reason"]}
+            )
+            continue
+        for row in summary["scores"]:
+            rows.append({**identity, **row})
+    order = {"all": 0, "subdomain": 1, "condition": 2}
+    rows.sort(
+        key=lambda r: (
+            r["team"],
+            r["system"],
+            r.get("metric") or "",
+            order.get(r.get("subset_kind") or "all", 3),
+            r.get("subset") or "",
+        )
+    )
+    write_tsv(rows, SYSTEM_COLUMNS, out_path)
+    return len(rows)
+
+
+def read_system_scores(path: str | Path) -> list[dict[str, str]]:
+    """Read ``scores/systems.tsv`` back (all values as strings)."""
+    return read_tsv(path)
+
+
+def format_score_table(system_rows: Sequence[Mapping[str, Any]]) -> str:
+    """Render system rows as a compact text table: metrics × subsets.
+
+    >>> print(format_score_table([
+    ...     {"metric": "se", "status": "scored", "subset_kind": "all",
+    ...      "subset": "all", "value": 2.5, "n": 4},
+    ...     {"metric": "bleu3", "status": "skipped", "subset_kind": "all",
+    ...      "subset": "all", "reason": "no word strings"}]))
+    metric  all (n=4)
+    se          2.500
+    bleu3   skipped: no word strings
+    """
+    subsets: list[str] = []
+    counts: dict[str, Any] = {}
+    for row in system_rows:
+        if row["status"] == "scored" and row["subset"] not in subsets:
+            subsets.append(row["subset"])
+            counts[row["subset"]] = row["n"]
+    metrics: list[str] = []
+    for row in system_rows:
+        if row["metric"] not in metrics:
+            metrics.append(row["metric"])
+    headers = [f"{s} (n={counts[s]})" for s in subsets]
+    width = max(len(m) for m in metrics) if metrics else 6
+    width = max(width, len("metric"))
+    lines = ["  ".join(["metric".ljust(width), *headers]).rstrip()]
+    for metric in metrics:
+        rows = [r for r in system_rows if r["metric"] == metric]
+        if rows[0]["status"] != "scored":
+            lines.append(f"{metric.ljust(width)}  skipped: {rows[0]['reason']}")
+            continue
+        values = {r["subset"]: r["value"] for r in rows}
+        cells = [
+            _fmt(values.get(s)).rjust(len(h))
+            for s, h in zip(subsets, headers, strict=True)
+        ]
+        lines.append("  ".join([metric.ljust(width), *cells]).rstrip())
+    return "\n".join(lines)
+
+
+def _fmt(value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "-"
+    return f"{value:.3f}"

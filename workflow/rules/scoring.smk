@@ -1,0 +1,35 @@
+rule score_submission:
+    """Score one submission with every configured metric (rejected ones pass through)."""
+    input:
+        validation="results/validation/{team}/{system}.json",
+        testset="results/data/testset.xml",
+        files=get_submission_files,
+    output:
+        item_scores="results/scores/items/{team}/{system}.tsv",
+        summary="results/scores/systems/{team}/{system}.json",
+    log:
+        "results/logs/score_submission/{team}/{system}.log",
+    benchmark:
+        "results/benchmarks/score_submission/{team}/{system}.tsv"
+    resources:
+        mem_mb=1000,
+        runtime=30,
+    params:
+        submission_dir=get_submission_dir,
+        scoring=config["scoring"],
+        signatures=METRIC_SIGNATURES,
+    script:
+        "../scripts/score_submission.py"
+
+
+rule aggregate_scores:
+    """Tabulate every system's scores per metric and subset."""
+    input:
+        summaries=get_score_summaries,
+    output:
+        systems="results/scores/systems.tsv",
+    log:
+        "results/logs/aggregate_scores/aggregate_scores.log",
+    localrule: True
+    script:
+        "../scripts/aggregate_scores.py"
