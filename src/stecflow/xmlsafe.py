@@ -175,7 +175,7 @@ def parse_xml_lenient(
     --------
     >>> root, problems = parse_xml_lenient(b"<a><b>x</a>", "f.xml")
     >>> [(p.line, p.message) for p in problems][:1]
-    [(1, "Opening and ending tag mismatch: b line 1 and a")]
+    [(1, 'Opening and ending tag mismatch: b line 1 and a')]
     """
     problems: list[XMLProblem] = []
     if _ENTITY_DECL_RE.search(data):

@@ -18,6 +18,8 @@ def test_tiny_campaign_dry_run(tiny_campaign):
         "prepare_testset": 1,
         "validate_submission": 3,
         "summarise_validation": 1,
+        "score_submission": 3,
+        "aggregate_scores": 1,
     }
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -48,7 +49,7 @@ def test_tiny_campaign_end_to_end(tiny_campaign, tmp_path_factory):
     shutil.copytree(TINY, again)
     snakemake(again)
     for path in sorted(results.rglob("*")):
-        if path.is_file() and "logs" not in path.parts:
+        if path.is_file() and not {"logs", "benchmarks"} & set(path.parts):
             twin = again / "results" / path.relative_to(results)
             assert twin.read_bytes() == path.read_bytes(), path
 
@@ -65,4 +66,37 @@ def test_new_submission_reruns_only_its_jobs(tiny_campaign):
         meta.read_text().replace("team: alpha", "team: delta").replace("sys1", "late1")
     )
     jobs = planned_jobs(tiny_campaign)
-    assert jobs == {"all": 1, "validate_submission": 1, "summarise_validation": 1}
+    assert jobs == {
+        "all": 1,
+        "validate_submission": 1,
+        "summarise_validation": 1,
+        "score_submission": 1,
+        "aggregate_scores": 1,
+    }
+    plan = snakemake(tiny_campaign, "--dry-run").stdout
+    scored = re.findall(r"output: results/scores/items/(\S+)\.tsv", plan)
+    assert scored == ["delta/late1"]
+
+
+def test_changing_a_metric_setting_reruns_scoring_only(tiny_campaign):
+    snakemake(tiny_campaign)
+    config = tiny_campaign / "config" / "config.yaml"
+    config.write_text(config.read_text() + "scoring:\n  text:\n    lowercase: false\n")
+    jobs = planned_jobs(tiny_campaign)
+    assert jobs == {"all": 1, "score_submission": 3, "aggregate_scores": 1}
+
+
+def test_scores_of_the_tiny_campaign(tiny_campaign):
+    snakemake(tiny_campaign)
+    rows = read_tsv(tiny_campaign / "results" / "scores" / "systems.tsv")
+    se = {(r["system"], r["subset"]): r["value"] for r in rows if r["metric"] == "se"}
+    assert se[("sys1", "all")] == "2.375"
+    assert se[("sys1", "people")] == "3.5"
+    skipped = [r for r in rows if r["status"] == "skipped"]
+    assert [(r["system"], r["reason"]) for r in skipped] == [
+        ("broken", "rejected at validation (11 errors)")
+    ]
+    items = read_tsv(
+        tiny_campaign / "results" / "scores" / "items" / "alpha" / "sys1.tsv"
+    )
+    assert {r["reference"] for r in items} == {"*", "HUMAN-1", "HUMAN-2"}
