@@ -38,9 +38,10 @@ from collections import Counter
 from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from itertools import combinations
 
-from .model import AttributeSet, Domain, Entity, Item
+from .model import AttributeSet, Domain, Entity, Item, Output
 
 __all__ = [
+    "BASELINES",
     "CANONICAL_ORDER",
     "LOCATION_ATTRIBUTES",
     "attribute_frequencies",
@@ -50,6 +51,7 @@ __all__ = [
     "is_distinguishing",
     "learn_preference_order",
     "remaining_distractors",
+    "run_baseline",
 ]
 
 #: The two attributes that give an entity's place on the screen grid.
@@ -351,3 +353,71 @@ def learn_preference_order(
         ranked = sorted(counter, key=lambda n: (-counter[n], *_name_key(n)))
         orders[group] = tuple(ranked)
     return orders
+
+
+#: The baselines :func:`run_baseline` knows, by name.
+BASELINES = ("full-brevity", "greedy", "incremental")
+
+
+def run_baseline(
+    name: str,
+    items: Sequence[Item],
+    *,
+    train: Sequence[Item] | None = None,
+    word_strings: bool = True,
+) -> list[Output]:
+    """Run a baseline on every item and return its outputs.
+
+    Parameters
+    ----------
+    name
+        One of :data:`BASELINES`.
+    items
+        The items to describe (their references are not used, except below).
+    train
+        Training items for the Incremental Algorithm's preference order (one order
+        per subdomain). Without them the order for each item is learnt from the
+        references of all *other* items (leave one out), so no item's own human
+        descriptions influence its output.
+    word_strings
+        Also realise each attribute set with the template realiser (English).
+
+    Returns
+    -------
+    list of Output
+        One per item, in item order.
+    """
+    from .realiser import realise
+
+    if name not in BASELINES:
+        raise ValueError(
+            f"unknown baseline {name!r}; choose one of {', '.join(BASELINES)}"
+        )
+    orders: dict[Hashable, tuple[str, ...]] = {}
+    totals: dict[Hashable, Counter[str]] = {}
+    if name == "incremental" and train is not None:
+        orders = learn_preference_order(train)
+    elif name == "incremental":
+        totals = attribute_frequencies(items)
+    outputs = []
+    for item in items:
+        if name == "full-brevity":
+            attrs = full_brevity(item.domain)
+        elif name == "greedy":
+            attrs = greedy(item.domain)
+        else:
+            if train is not None:
+                order = orders.get(item.subdomain) or tuple(CANONICAL_ORDER)
+            else:
+                counter = (
+                    totals[item.subdomain]
+                    - attribute_frequencies([item])[item.subdomain]
+                )
+                for attr_name in totals[item.subdomain]:
+                    counter.setdefault(attr_name, 0)
+                order = tuple(
+                    sorted(counter, key=lambda n: (-counter[n], *_name_key(n)))
+                )
+            attrs = incremental(item.domain, order)
+        outputs.append(Output(item.id, realise(attrs) if word_strings else None, attrs))
+    return outputs

@@ -127,6 +127,49 @@ def _cmd_score(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_baseline(args: argparse.Namespace) -> int:
+    from .baselines import run_baseline
+    from .campaign import load_testset
+    from .submission import METADATA_FILE, OUTPUTS_FILE, write_metadata, write_outputs
+
+    items = load_testset(args.data, args.format)
+    train = load_testset(args.train, args.format) if args.train else None
+    outputs = run_baseline(
+        args.algorithm, items, train=train, word_strings=not args.no_strings
+    )
+    folder = Path(args.out)
+    write_outputs(outputs, folder / OUTPUTS_FILE)
+    how = "from the training data" if train else "leaving each item out"
+    descriptions = {
+        "full-brevity": "Full Brevity (Dale 1989): a smallest distinguishing set.",
+        "greedy": "Greedy (Dale 1989): adds the attribute ruling out most distractors.",
+        "incremental": "Incremental Algorithm (Dale & Reiter 1995), preference order"
+        f" learnt {how}.",
+    }
+    realised = "" if args.no_strings else " Realised with the template realiser."
+    write_metadata(
+        {
+            "team": folder.parent.name,
+            "system": folder.name,
+            "description": descriptions[args.algorithm] + realised,
+            "contact": args.contact,
+            "primary": False,
+            "submitted": args.submitted,
+            "tasks": ["attribute_selection"]
+            if args.no_strings
+            else [
+                "end_to_end",
+                "attribute_selection",
+            ],
+            "reference": False,
+            "release_consent": True,
+        },
+        folder / METADATA_FILE,
+    )
+    print(f"wrote {len(outputs)} outputs to {folder / OUTPUTS_FILE}")
+    return 0
+
+
 def _cmd_convert(args: argparse.Namespace) -> int:
     from .campaign import prepare_testset
 
@@ -239,6 +282,35 @@ def build_parser() -> argparse.ArgumentParser:
     )
     score.add_argument("--json", metavar="FILE", help="write the system scores as JSON")
     score.set_defaults(func=_cmd_score)
+
+    baseline = sub.add_parser(
+        "baseline",
+        help="run a baseline system and write it as a submission",
+        description=(
+            "Run one of the organisers' baselines (Full Brevity, Greedy, Incremental"
+            " Algorithm) on a data set and write a submission folder (outputs.xml and"
+            " system.yaml). The folder's parent names the team."
+        ),
+    )
+    baseline.add_argument(
+        "algorithm", choices=("full-brevity", "greedy", "incremental")
+    )
+    baseline.add_argument("data", help="the test set (XML file or corpus folder)")
+    baseline.add_argument("out", help="submission folder to write, <team>/<system>")
+    baseline.add_argument("--format", choices=("tuna", "b5-ref"), default="tuna")
+    baseline.add_argument("--train", help="training split for the preference order")
+    baseline.add_argument(
+        "--no-strings", action="store_true", help="attribute sets only (no realiser)"
+    )
+    baseline.add_argument(
+        "--contact", default="organisers", help="contact in system.yaml"
+    )
+    baseline.add_argument(
+        "--submitted",
+        default="2026-01-01T00:00:00Z",
+        help="timestamp for system.yaml (fixed, so outputs are reproducible)",
+    )
+    baseline.set_defaults(func=_cmd_baseline)
 
     convert = sub.add_parser(
         "convert",

@@ -289,3 +289,61 @@ def test_preference_order_learnt_from_demo_train_matches_counts(
 def test_module_exports() -> None:
     for name in baselines.__all__:
         assert hasattr(baselines, name)
+
+
+def test_run_baseline_incremental_leaves_each_item_out():
+    from stecflow.baselines import run_baseline
+
+    A = EntityAttribute
+
+    def domain(colour):
+        return Domain(
+            (
+                Entity(
+                    "e1",
+                    True,
+                    (A("type", "chair"), A("colour", colour), A("size", "large")),
+                ),
+                Entity(
+                    "e2",
+                    False,
+                    (A("type", "chair"), A("colour", "blue"), A("size", "small")),
+                ),
+            )
+        )
+
+    # Item a's own reference prefers size; the other two prefer colour.
+    items = [
+        Item(
+            "a",
+            domain("red"),
+            "furniture",
+            references=(Reference(attribute_set=frozenset({("size", "large")})),),
+        ),
+        Item(
+            "b",
+            domain("red"),
+            "furniture",
+            references=(Reference(attribute_set=frozenset({("colour", "red")})),),
+        ),
+        Item(
+            "c",
+            domain("green"),
+            "furniture",
+            references=(Reference(attribute_set=frozenset({("colour", "green")})),),
+        ),
+    ]
+    outputs = run_baseline("incremental", items)
+    assert [sorted(o.attribute_set) for o in outputs] == [
+        [("colour", "red"), ("type", "chair")],  # learnt from b and c: colour first
+        [
+            ("colour", "red"),
+            ("type", "chair"),
+        ],  # from a (size) and c (colour): tie -> canonical order
+        [("colour", "green"), ("type", "chair")],
+    ]
+    assert outputs[0].word_string == "the red chair"
+    fb = run_baseline("full-brevity", items, word_strings=False)
+    assert fb[0].word_string is None and len(fb[0].attribute_set) == 1
+    with pytest.raises(ValueError, match="unknown baseline 'random'"):
+        run_baseline("random", items)
