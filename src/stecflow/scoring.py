@@ -209,38 +209,32 @@ def _rng_seed(seed: int, *parts: str) -> int:
     return int.from_bytes(digest[:8], "little")
 
 
-def _bootstrap_ci(
-    metric: Any,
-    stats: Sequence[tuple[float, ...]],
-    resamples: int,
-    seed: int,
-    subset: str,
-    confidence: float,
-) -> tuple[float, float]:
-    """Percentile bootstrap interval; indices depend only on seed, subset and n.
+def _bootstrap_counts(n: int, resamples: int, seed: int, subset: str) -> Any:
+    """How often each of *n* items is drawn in each resample (resamples × n).
 
-    Every system gets the same resampled item indices for a subset, so intervals
-    (and later paired tests) compare like with like.
+    The draws depend only on the seed, the subset and n, so every system gets the
+    same resampled items for a subset and intervals compare like with like.
     """
     import numpy as np
 
-    n = len(stats)
     if n < 2 or resamples <= 0:
-        return math.nan, math.nan
+        return None
     rng = np.random.default_rng(_rng_seed(seed, subset, str(n)))
     indices = rng.integers(0, n, size=(resamples, n))
-    if metric.level == "item":
-        scores = np.array([s[0] for s in stats], dtype=float)
-        sample = scores[indices]
-        with np.errstate(invalid="ignore"):
-            counts = (~np.isnan(sample)).sum(axis=1)
-            values = np.where(
-                counts > 0, np.nansum(sample, axis=1) / np.maximum(counts, 1), np.nan
-            )
-    else:
-        values = np.array(
-            [metric.aggregate([stats[i] for i in row]) for row in indices]
-        )
+    offsets = (np.arange(resamples) * n)[:, None]
+    flat = np.bincount((indices + offsets).ravel(), minlength=resamples * n)
+    return flat.reshape(resamples, n)
+
+
+def _bootstrap_ci(
+    metric: Any, stats: Sequence[tuple[float, ...]], counts: Any, confidence: float
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the system score (Efron & Tibshirani 1993)."""
+    import numpy as np
+
+    if counts is None:
+        return math.nan, math.nan
+    values = np.array(metric.resample_scores(stats, counts), dtype=float)
     values = values[~np.isnan(values)]
     if values.size == 0:
         return math.nan, math.nan
@@ -319,6 +313,17 @@ def score_outputs(
     item_rows: list[dict[str, Any]] = []
     system_rows: list[dict[str, Any]] = []
     subsets = subsets_of(scored_items)
+    contexts = [
+        {
+            "target": i.domain.target.attribute_set,
+            "distractors": [e.attribute_set for e in i.domain.distractors],
+        }
+        for i in scored_items
+    ]
+    counts = {
+        name: _bootstrap_counts(len(indices), resamples, seed, f"{kind}:{name}")
+        for kind, name, indices in subsets
+    }
     for spec, metric in build_metrics(metric_specs(scoring)):
         signature = metric.signature(extra=extra)
         base = {
@@ -363,13 +368,6 @@ def score_outputs(
             )
             continue
         refs = [[value for _, value in r] for r in refs_with_ids]
-        contexts = [
-            {
-                "target": i.domain.target.attribute_set,
-                "distractors": [e.attribute_set for e in i.domain.distractors],
-            }
-            for i in scored_items
-        ]
         stats = metric.corpus_stats(hyps, refs, contexts)
         for item, hyp, item_refs, context, item_stats in zip(
             scored_items, hyps, refs_with_ids, contexts, stats, strict=True
@@ -407,9 +405,7 @@ def score_outputs(
             else:
                 subset_stats = [stats[i] for i in indices]
             summary = metric.summary(subset_stats)
-            low, high = _bootstrap_ci(
-                metric, subset_stats, resamples, seed, f"{kind}:{name}", confidence
-            )
+            low, high = _bootstrap_ci(metric, subset_stats, counts[name], confidence)
             system_rows.append(
                 {
                     **base,

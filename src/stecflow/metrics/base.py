@@ -529,6 +529,42 @@ class Metric(ABC):
         if len(stats) == 0:
             raise ValueError("cannot aggregate an empty list of segment statistics")
 
+    def resample_scores(self, stats: Sequence[Stats], counts: Any) -> list[float]:
+        """Return the system score of each bootstrap resample.
+
+        Parameters
+        ----------
+        stats : sequence of tuple
+            The segments' statistics.
+        counts : numpy.ndarray of int, shape (resamples, len(stats))
+            ``counts[b, i]`` is how often segment *i* is drawn in resample *b*.
+
+        Returns
+        -------
+        list of float
+            ``aggregate`` of each resample (``nan`` where undefined). Item-level
+            metrics take a weighted mean of the defined item scores; corpus-level
+            metrics override this with a vectorised version where they can.
+        """
+        import numpy as np
+
+        if self.level != "item":
+            return [
+                self.aggregate(
+                    [stats[i] for i in np.repeat(np.arange(len(stats)), row)]
+                )
+                for row in counts
+            ]
+        scores = np.array([self.score_from_stats(s) for s in stats], dtype=float)
+        defined = ~np.isnan(scores)
+        weights = counts[:, defined]
+        n = weights.sum(axis=1)
+        totals = weights @ scores[defined]
+        with np.errstate(invalid="ignore", divide="ignore"):
+            return [
+                float(x) for x in np.where(n > 0, totals / np.maximum(n, 1), np.nan)
+            ]
+
     def item_scores(self, stats: Sequence[Stats]) -> list[float]:
         """Return the per-item scores (``nan`` where undefined)."""
         return [self.score_from_stats(s) for s in stats]

@@ -226,6 +226,13 @@ class BLEU3(TextCorpusMetric):
         summed = [sum(col) for col in zip(*stats, strict=True)]
         return self._compute(summed, self.effective_order)
 
+    def resample_scores(self, stats: Sequence[Stats], counts: Any) -> list[float]:
+        """Corpus BLEU of each bootstrap resample, from summed statistics."""
+        import numpy as np
+
+        totals = counts @ np.array(stats, dtype=np.int64)
+        return [self._compute(row, self.effective_order) for row in totals]
+
     def score_from_stats(self, stats: Stats) -> float:
         """Sentence BLEU of one segment (with ``segment_effective_order``)."""
         return self._compute(stats, self.segment_effective_order)

@@ -21,6 +21,7 @@ import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
 from fractions import Fraction
+from functools import lru_cache
 from typing import Any, ClassVar, Literal
 
 from stecflow.metrics.base import (
@@ -96,8 +97,16 @@ def normalise_attribute_set(
     >>> sorted(normalise_attribute_set([("Colour", " Red "), ("x-dimension", "02")]))
     [('colour', 'red'), ('x-dimension', '2')]
     """
+    if isinstance(pairs, frozenset):
+        return _normalise_frozen(pairs)
     items = pairs.items() if isinstance(pairs, Mapping) else pairs
     return frozenset((_norm_text(name), _norm_text(value)) for name, value in items)
+
+
+@lru_cache(maxsize=1 << 16)
+def _normalise_frozen(pairs: frozenset[tuple[object, object]]) -> AttributeSet:
+    """Cached normalisation of a hashable set (the common case when scoring)."""
+    return frozenset((_norm_text(name), _norm_text(value)) for name, value in pairs)
 
 
 def without_type(attrs: AttributeSet) -> AttributeSet:

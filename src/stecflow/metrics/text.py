@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from stecflow.metrics.base import check_bool, check_choice
@@ -90,18 +91,22 @@ class TextNormaliser:
         """
         if not isinstance(text, str):
             raise TypeError(f"expected a string, got {type(text).__name__}")
-        text = unicodedata.normalize("NFC", text)
-        if self.lowercase:
-            text = text.lower()
-        if self.punctuation != "keep":
-            replacement = {"strip": " ", "delete": "", "split": None}[self.punctuation]
-            text = "".join(
-                (f" {c} " if replacement is None else replacement)
-                if _is_punct(c)
-                else c
-                for c in text
-            )
-        return tuple(text.split())
+        return _tokens(text, self.lowercase, self.punctuation)
+
+
+@lru_cache(maxsize=1 << 16)
+def _tokens(text: str, lowercase: bool, punctuation: str) -> tuple[str, ...]:
+    """Tokenise *text*; cached, since every metric tokenises the same strings."""
+    text = unicodedata.normalize("NFC", text)
+    if lowercase:
+        text = text.lower()
+    if punctuation != "keep":
+        replacement = {"strip": " ", "delete": "", "split": None}[punctuation]
+        text = "".join(
+            (f" {c} " if replacement is None else replacement) if _is_punct(c) else c
+            for c in text
+        )
+    return tuple(text.split())
 
 
 _ROUGE_NON_WORD = re.compile(r"[^A-Za-z0-9\-]")
