@@ -1,0 +1,797 @@
+"""Post hoc comparisons after an ANOVA: Tukey HSD, SPSS homogeneous subsets, letters.
+
+TUNA-REG'09 (seed 001, Tables 7 and 9) shows Tukey HSD results as SPSS homogeneous
+subsets printed as letters: "systems which do not share a letter are significantly
+different". REFERENCE.md section 16 pins down the two displays this module offers:
+
+* **SPSS homogeneous subsets** (:func:`homogeneous_subsets`): one critical range
+  ``HSD = q(1 - alpha; k, df_E) * sqrt(MS_E / n_h)`` with the harmonic mean group
+  size ``n_h``; subsets are the maximal runs of ascending means whose range does not
+  exceed HSD, each with a "Sig." value. ``posthoc.display: spss_subsets`` (default).
+* **Compact letter display** (:func:`compact_letter_display`, Piepho 2004) built from
+  Tukey-Kramer pairwise decisions (:func:`pairwise_tukey`), where two groups share a
+  letter iff they do not differ significantly. ``posthoc.display: cld``.
+
+Both can use the error term (MS_E, df_E) of a factorial model, as SPSS does in a
+two-way UNIANOVA, through the ``model`` argument (or explicit ``ms_error`` and
+``df_error``). statsmodels' ``pairwise_tukeyhsd`` cannot: it always pools the
+one-way variance. With equal group sizes the displays coincide; with unequal sizes
+they can disagree (REFERENCE.md section 16, example B).
+"""
+
+from __future__ import annotations
+
+import itertools
+import string
+from collections.abc import Sequence
+from typing import Any, Literal
+
+import numpy as np
+import pandas as pd
+from scipy.stats import studentized_range
+
+from stecflow.stats._common import (
+    NanPolicy,
+    StatsInputError,
+    as_list,
+    check_columns,
+    drop_missing,
+    fill_column,
+    finish_frame,
+    level_label,
+    not_computable,
+    ok,
+)
+from stecflow.stats.anova import error_term
+
+__all__ = [
+    "PAIRWISE_TUKEY_COLUMNS",
+    "SUBSET_COLUMNS",
+    "compact_letter_display",
+    "homogeneous_subsets",
+    "maximal_subsets",
+    "pairwise_tukey",
+    "subset_letters",
+    "tukey_cld",
+]
+
+#: Columns of :func:`pairwise_tukey`.
+PAIRWISE_TUKEY_COLUMNS = [
+    "group_a",
+    "group_b",
+    "mean_a",
+    "mean_b",
+    "n_a",
+    "n_b",
+    "delta",
+    "se",
+    "q",
+    "p_adj",
+    "ci_low",
+    "ci_high",
+    "reject",
+    "ms_error",
+    "df_error",
+    "alpha",
+    "computable",
+    "reason",
+]
+
+#: Columns of :func:`homogeneous_subsets`.
+SUBSET_COLUMNS = [
+    "subset",
+    "group",
+    "mean",
+    "n",
+    "sig",
+    "n_harmonic",
+    "q_crit",
+    "hsd",
+    "ms_error",
+    "df_error",
+    "alpha",
+    "computable",
+    "reason",
+]
+
+#: Columns of :func:`subset_letters`, :func:`compact_letter_display` and
+#: :func:`tukey_cld`.
+LETTER_COLUMNS = ["group", "mean", "n", "letters", "computable", "reason"]
+
+_SUBSET_SIG_METHODS = ("studentized_range",)
+
+
+def _check_alpha(alpha: float) -> None:
+    if not 0 < alpha < 1:
+        raise StatsInputError(f"alpha must lie in (0, 1), not {alpha}")
+
+
+def _groups(
+    data: pd.DataFrame,
+    dv: str,
+    between: str,
+    model: Sequence[str] | None,
+    ms_error: float | None,
+    df_error: float | None,
+    nan_policy: NanPolicy,
+    what: str,
+) -> tuple[pd.DataFrame, float, float, str]:
+    """Group statistics (sorted by label) and the error term to use."""
+    if not isinstance(between, str):
+        raise StatsInputError(f"{what}: between must be one column name")
+    roles = as_list(model) or [between]
+    if between not in roles:
+        raise StatsInputError(
+            f"{what}: the post hoc factor {between!r} must be one of the model "
+            f"factors {roles}",
+            field=between,
+        )
+    if (ms_error is None) != (df_error is None):
+        raise StatsInputError(f"{what}: give both ms_error and df_error, or neither")
+    clean, _, reason = drop_missing(data, [dv], roles, what=what, nan_policy=nan_policy)
+    labels = clean[between].map(level_label)
+    stats = (
+        clean.assign(_g=labels)
+        .groupby("_g", sort=True)[dv]
+        .agg(["mean", "size"])
+        .rename(columns={"size": "n"})
+    )
+    stats.index.name = "group"
+    stats = stats.reset_index()
+    if reason:
+        return stats, float("nan"), float("nan"), reason
+    if len(stats) < 2:
+        return stats, float("nan"), float("nan"), "fewer than 2 groups with data"
+    if ms_error is not None and df_error is not None:
+        if not (np.isfinite(ms_error) and ms_error > 0 and df_error > 0):
+            return stats, float("nan"), float("nan"), "error term must be positive"
+        return stats, float(ms_error), float(df_error), ""
+    mse, dfe, why = error_term(clean, dv, roles)
+    if why:
+        return stats, float("nan"), float("nan"), f"no error term: {why}"
+    return stats, mse, float(dfe), ""
+
+
+def pairwise_tukey(
+    data: pd.DataFrame,
+    dv: str,
+    between: str,
+    *,
+    model: Sequence[str] | None = None,
+    ms_error: float | None = None,
+    df_error: float | None = None,
+    alpha: float = 0.05,
+    nan_policy: NanPolicy = "omit",
+) -> pd.DataFrame:
+    """Tukey-Kramer pairwise comparisons of group means, with a chosen error term.
+
+    ``q = |mean_a - mean_b| / sqrt(MS_E / 2 * (1/n_a + 1/n_b))`` is referred to the
+    studentized range distribution with *k* (number of groups) and df_E degrees of
+    freedom; the p-value is therefore already family-wise (Tukey) adjusted.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Long format, one row per observation.
+    dv : str
+        Numeric dependent variable.
+    between : str
+        Factor whose levels are compared (e.g. ``"system"``).
+    model : sequence of str, optional
+        Factors of the ANOVA model whose error term is used, e.g.
+        ``["system", "domain"]`` for the two-way SYSTEM x DOMAIN model as in SPSS.
+        Default: the one-way model on *between*.
+    ms_error, df_error : float, optional
+        An explicit error mean square and its df (override *model*).
+    alpha : float
+        Level for the confidence intervals and ``reject``.
+    nan_policy : {"omit", "not_computable"}
+        Missing-value handling (see :mod:`stecflow.stats._common`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair (groups sorted by label, ``group_a`` before ``group_b``):
+        ``group_a``, ``group_b``, ``mean_a``, ``mean_b``, ``n_a``, ``n_b``,
+        ``delta`` (``mean_a - mean_b``), ``se`` (standard error of ``delta``),
+        ``q`` (studentized range statistic, ``|delta| / sqrt(MS_E/2 (1/n_a+1/n_b))``),
+        ``p_adj`` (Tukey p), ``ci_low``, ``ci_high`` (simultaneous 1 - alpha
+        interval for ``delta``), ``reject`` (``p_adj < alpha``), ``ms_error``,
+        ``df_error``, ``alpha``, ``computable``, ``reason``.
+
+    Notes
+    -----
+    With the one-way error term this equals ``scipy.stats.tukey_hsd`` and R's
+    ``TukeyHSD``; with a factorial error term it equals R's
+    ``TukeyHSD(aov(y ~ a * b), "a")`` for the first factor of the model (R adjusts
+    the means of later factors for earlier ones; SPSS and this function use the
+    observed marginal means).
+
+    References
+    ----------
+    Tukey, J. W. (1953). The problem of multiple comparisons. Unpublished
+    manuscript, Princeton University.
+    Kramer, C. Y. (1956). Extension of multiple range tests to group means with
+    unequal numbers of replications. Biometrics 12(3):307-310.
+
+    Examples
+    --------
+    REFERENCE.md section 16, example A:
+
+    >>> df = pd.DataFrame({
+    ...     "g": list("AAAAABBBBBCCCCCDDDDD"),
+    ...     "y": [2, 3, 2.5, 3.5, 3, 3.5, 4, 3, 4.5, 4,
+    ...           5, 4.5, 5.5, 4, 5, 6.5, 6, 5.5, 7, 6]})
+    >>> res = pairwise_tukey(df, "y", "g")
+    >>> res[["group_a", "group_b"]].agg("-".join, axis=1).tolist()
+    ['A-B', 'A-C', 'A-D', 'B-C', 'B-D', 'C-D']
+    >>> res["p_adj"].round(6).tolist()[:4]
+    [0.059076, 0.000234, 0.0, 0.059076]
+    """
+    _check_alpha(alpha)
+    stats, mse, dfe, reason = _groups(
+        data, dv, between, model, ms_error, df_error, nan_policy, "pairwise_tukey"
+    )
+    k = len(stats)
+    rows: list[dict[str, Any]] = []
+    if reason:
+        if k < 2:
+            return finish_frame(
+                [not_computable(reason, alpha=alpha)], PAIRWISE_TUKEY_COLUMNS
+            )
+        for i, j in itertools.combinations(range(k), 2):
+            rows.append(
+                not_computable(
+                    reason,
+                    group_a=stats.at[i, "group"],
+                    group_b=stats.at[j, "group"],
+                    alpha=alpha,
+                )
+            )
+        return finish_frame(rows, PAIRWISE_TUKEY_COLUMNS)
+    q_crit = float(studentized_range.ppf(1 - alpha, k, dfe))
+    for i, j in itertools.combinations(range(k), 2):
+        ma, mb = float(stats.at[i, "mean"]), float(stats.at[j, "mean"])
+        na, nb = int(stats.at[i, "n"]), int(stats.at[j, "n"])
+        delta = ma - mb
+        half_var = mse / 2 * (1 / na + 1 / nb)
+        q = abs(delta) / np.sqrt(half_var)
+        p = float(studentized_range.sf(q, k, dfe))
+        p = min(1.0, max(0.0, p))
+        margin = q_crit * np.sqrt(half_var)
+        rows.append(
+            ok(
+                group_a=stats.at[i, "group"],
+                group_b=stats.at[j, "group"],
+                mean_a=ma,
+                mean_b=mb,
+                n_a=na,
+                n_b=nb,
+                delta=delta,
+                se=float(np.sqrt(2 * half_var)),
+                q=float(q),
+                p_adj=p,
+                ci_low=delta - margin,
+                ci_high=delta + margin,
+                reject=bool(p < alpha),
+                ms_error=mse,
+                df_error=dfe,
+                alpha=alpha,
+            )
+        )
+    frame = finish_frame(rows, PAIRWISE_TUKEY_COLUMNS)
+    fill_column(frame, "reject", False, bool)
+    return frame
+
+
+def maximal_subsets(
+    values: Sequence[float] | np.ndarray, dcrit: float
+) -> list[tuple[int, ...]]:
+    """Maximal runs of sorted values whose range does not exceed *dcrit*.
+
+    This is the SPSS homogeneous-subset rule for a single critical range: sort the
+    values ascending; for each position *i* take the longest run ``i..j`` with
+    ``v(j) - v(i) <= dcrit``; keep the runs not contained in another run. Subsets
+    may overlap (unlike a partition).
+
+    Parameters
+    ----------
+    values : sequence of float
+        The values (e.g. group means), in any order.
+    dcrit : float
+        The critical difference.
+
+    Returns
+    -------
+    list of tuple of int
+        Each subset as a tuple of indices into *values*, members in ascending order
+        of value; subsets ordered from the lowest values up.
+
+    References
+    ----------
+    IBM SPSS Statistics, POSTHOC subcommand (UNIANOVA command): homogeneous subsets.
+    Same result as ``statsmodels.sandbox.stats.multicomp.homogeneous_subsets``
+    followed by ``set_remove_subs`` (REFERENCE.md section 16).
+
+    Examples
+    --------
+    The statsmodels docstring case (REFERENCE.md section 25, row 27):
+
+    >>> maximal_subsets([0, 2, 2.5, 3, 6, 8, 9, 9.5, 10], 2)
+    [(0, 1), (1, 2, 3), (4, 5), (5, 6, 7, 8)]
+    """
+    vals = np.asarray(values, dtype=float)
+    if vals.ndim != 1 or not np.all(np.isfinite(vals)):
+        raise StatsInputError(
+            "maximal_subsets: values must be a 1-d array of finite numbers"
+        )
+    order = np.argsort(vals, kind="stable")
+    srt = vals[order]
+    k = len(srt)
+    tol = 1e-12 * max(1.0, float(np.max(np.abs(srt)))) if k else 0.0
+    spans = []
+    for i in range(k):
+        j = i
+        while j + 1 < k and srt[j + 1] - srt[i] <= dcrit + tol:
+            j += 1
+        spans.append((i, j))
+    keep = [
+        (i, j)
+        for (i, j) in spans
+        if not any((a <= i and j <= b) and (a, b) != (i, j) for (a, b) in spans)
+    ]
+    keep = sorted(set(keep))
+    return [tuple(int(order[p]) for p in range(i, j + 1)) for (i, j) in keep]
+
+
+def homogeneous_subsets(
+    data: pd.DataFrame,
+    dv: str,
+    between: str,
+    *,
+    model: Sequence[str] | None = None,
+    ms_error: float | None = None,
+    df_error: float | None = None,
+    alpha: float = 0.05,
+    sig_method: str = "studentized_range",
+    nan_policy: NanPolicy = "omit",
+) -> pd.DataFrame:
+    """SPSS-style Tukey HSD homogeneous subsets, with each subset's "Sig.".
+
+    Algorithm (REFERENCE.md section 16): sort the group means ascending; with
+    ``n_h = k / sum(1/n_i)`` (harmonic mean group size) and
+    ``HSD = q(1 - alpha; k, df_E) * sqrt(MS_E / n_h)``, the subsets are the maximal
+    runs of sorted means whose range is at most HSD (:func:`maximal_subsets`);
+    ``Sig. = P(Q(k, df_E) >= range / sqrt(MS_E / n_h))``, 1 for a singleton.
+
+    Parameters
+    ----------
+    data : pandas.DataFrame
+        Long format, one row per observation.
+    dv : str
+        Numeric dependent variable.
+    between : str
+        The factor whose levels are grouped (e.g. ``"system"``).
+    model : sequence of str, optional
+        Factors of the ANOVA model that supplies MS_E and df_E, e.g.
+        ``["system", "domain"]`` (SPSS uses the full model's error term in a
+        factorial UNIANOVA). Default: the one-way model on *between*.
+    ms_error, df_error : float, optional
+        Explicit error term (overrides *model*).
+    alpha : float
+        Significance level of the critical range.
+    sig_method : {"studentized_range"}
+        How a subset's Sig. is computed (config ``posthoc.subset_sig``); the only
+        method is the formula above, a reconstruction of SPSS's algorithm.
+    nan_policy : {"omit", "not_computable"}
+        Missing-value handling.
+
+    Returns
+    -------
+    pandas.DataFrame
+        Long format, one row per (subset, member group), subsets numbered from 1
+        (lowest means) as SPSS prints them left to right, members by ascending mean:
+        ``subset``, ``group``, ``mean``, ``n``, ``sig`` (the subset's Sig.),
+        ``n_harmonic``, ``q_crit``, ``hsd``, ``ms_error``, ``df_error``, ``alpha``,
+        ``computable``, ``reason``. When not computable, a single row with
+        ``computable=False``.
+
+    Raises
+    ------
+    StatsInputError
+        For a missing column, a bad *alpha* or an unknown *sig_method*.
+
+    See Also
+    --------
+    subset_letters : the subsets as letters per group (seed 001, Tables 7 and 9).
+    tukey_cld : the compact letter display alternative.
+
+    References
+    ----------
+    IBM SPSS Statistics, POSTHOC subcommand (UNIANOVA command).
+    Tukey, J. W. (1953). The problem of multiple comparisons. Princeton University.
+
+    Examples
+    --------
+    REFERENCE.md section 16, example A (k = 4, n = 5 per group, MS_E = 0.325):
+
+    >>> df = pd.DataFrame({
+    ...     "g": list("AAAAABBBBBCCCCCDDDDD"),
+    ...     "y": [2, 3, 2.5, 3.5, 3, 3.5, 4, 3, 4.5, 4,
+    ...           5, 4.5, 5.5, 4, 5, 6.5, 6, 5.5, 7, 6]})
+    >>> res = homogeneous_subsets(df, "y", "g")
+    >>> res.groupby("subset")["group"].agg("".join).tolist()
+    ['AB', 'BC', 'D']
+    >>> res.groupby("subset")["sig"].first().round(3).tolist()
+    [0.059, 0.059, 1.0]
+    >>> round(float(res["hsd"][0]), 6), round(float(res["q_crit"][0]), 6)
+    (1.031555, 4.046093)
+    """
+    _check_alpha(alpha)
+    if sig_method not in _SUBSET_SIG_METHODS:
+        raise StatsInputError(
+            f"homogeneous_subsets: sig_method must be one of {_SUBSET_SIG_METHODS}, "
+            f"not {sig_method!r}"
+        )
+    stats, mse, dfe, reason = _groups(
+        data, dv, between, model, ms_error, df_error, nan_policy, "homogeneous_subsets"
+    )
+    if reason:
+        return finish_frame([not_computable(reason, alpha=alpha)], SUBSET_COLUMNS)
+    k = len(stats)
+    means = stats["mean"].to_numpy(dtype=float)
+    ns = stats["n"].to_numpy(dtype=float)
+    n_h = k / float(np.sum(1.0 / ns))
+    scale = np.sqrt(mse / n_h)
+    q_crit = float(studentized_range.ppf(1 - alpha, k, dfe))
+    hsd = q_crit * scale
+    rows: list[dict[str, Any]] = []
+    for number, members in enumerate(maximal_subsets(means, hsd), start=1):
+        sub = means[list(members)]
+        if len(members) == 1:
+            sig = 1.0
+        else:
+            sig = float(studentized_range.sf((sub.max() - sub.min()) / scale, k, dfe))
+        for idx in members:
+            rows.append(
+                ok(
+                    subset=number,
+                    group=stats.at[idx, "group"],
+                    mean=float(means[idx]),
+                    n=int(ns[idx]),
+                    sig=sig,
+                    n_harmonic=n_h,
+                    q_crit=q_crit,
+                    hsd=float(hsd),
+                    ms_error=mse,
+                    df_error=dfe,
+                    alpha=alpha,
+                )
+            )
+    frame = finish_frame(rows, SUBSET_COLUMNS)
+    frame["subset"] = frame["subset"].astype(int)
+    frame["n"] = frame["n"].astype(int)
+    return frame
+
+
+def _letter_names(count: int, case: Literal["lower", "upper"]) -> list[str]:
+    first, second = (
+        (string.ascii_lowercase, string.ascii_uppercase)
+        if case == "lower"
+        else (string.ascii_uppercase, string.ascii_lowercase)
+    )
+    alphabet = first + second
+    names = list(alphabet[:count])
+    extra = count - len(names)
+    for i in range(extra):  # beyond 52 letters: a1, b1, ...
+        names.append(f"{alphabet[i % len(alphabet)]}{i // len(alphabet) + 1}")
+    return names
+
+
+def _join(letters: list[str]) -> str:
+    return ("" if all(len(x) == 1 for x in letters) else " ").join(letters)
+
+
+def _letters_frame(
+    groups: Sequence[str],
+    columns: Sequence[set[str]],
+    means: dict[str, float],
+    ns: dict[str, int],
+    case: Literal["lower", "upper"],
+) -> pd.DataFrame:
+    names = _letter_names(len(columns), case)
+    rows: list[dict[str, Any]] = []
+    for g in groups:
+        own = [names[c] for c, col in enumerate(columns) if g in col]
+        rows.append(
+            ok(
+                group=g,
+                mean=means.get(g, np.nan),
+                n=ns.get(g, np.nan),
+                letters=_join(own),
+            )
+        )
+    return finish_frame(rows, LETTER_COLUMNS)
+
+
+def subset_letters(
+    subsets: pd.DataFrame,
+    *,
+    descending: bool = False,
+    case: Literal["lower", "upper"] = "upper",
+) -> pd.DataFrame:
+    """Homogeneous subsets as one letter string per group (seed 001, Tables 7, 9).
+
+    Parameters
+    ----------
+    subsets : pandas.DataFrame
+        The result of :func:`homogeneous_subsets`.
+    descending : bool
+        Order groups from the highest mean down and give ``A`` to the subset with
+        the highest means (use it when higher is better, e.g. Adequacy); default:
+        lowest first (when lower is better, e.g. identification time).
+    case : {"upper", "lower"}
+        Letter case; the seed's tables use capitals.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group, in the display order: ``group``, ``mean``, ``n``,
+        ``letters`` (e.g. ``"AB"``), ``computable``, ``reason``.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({
+    ...     "g": list("AAAAABBBBBCCCCCDDDDD"),
+    ...     "y": [2, 3, 2.5, 3.5, 3, 3.5, 4, 3, 4.5, 4,
+    ...           5, 4.5, 5.5, 4, 5, 6.5, 6, 5.5, 7, 6]})
+    >>> subset_letters(homogeneous_subsets(df, "y", "g"), descending=True)[
+    ...     ["group", "letters"]].values.tolist()
+    [['D', 'A'], ['C', 'B'], ['B', 'BC'], ['A', 'C']]
+    """
+    check_columns(
+        subsets,
+        ["subset", "group", "mean", "n", "computable", "reason"],
+        what="subset_letters",
+    )
+    if len(subsets) == 0 or not subsets["computable"].all():
+        reason = "; ".join(sorted(set(subsets["reason"]) - {""})) or "no subsets"
+        return finish_frame([not_computable(reason)], LETTER_COLUMNS)
+    per_group = subsets.drop_duplicates("group").set_index("group")
+    order = sorted(
+        per_group.index, key=lambda g: (per_group.at[g, "mean"], g), reverse=descending
+    )
+    numbers = sorted(subsets["subset"].unique(), reverse=descending)
+    columns = [set(subsets.loc[subsets["subset"] == s, "group"]) for s in numbers]
+    frame = _letters_frame(
+        order,
+        columns,
+        per_group["mean"].astype(float).to_dict(),
+        per_group["n"].astype(int).to_dict(),
+        case,
+    )
+    frame["n"] = frame["n"].astype(int)
+    return frame
+
+
+def _piepho(
+    groups: Sequence[str], significant: set[frozenset[str]], sweep: bool
+) -> list[set[str]]:
+    """Insert-absorb, optionally sweep (Piepho 2004); returns the letter columns."""
+    cols: list[set[str]] = [set(groups)]
+    position = {g: i for i, g in enumerate(groups)}
+    pairs = sorted(significant, key=lambda p: sorted(position[g] for g in p))
+    for pair in pairs:
+        a, b = sorted(pair, key=position.__getitem__)
+        new: list[set[str]] = []
+        for col in cols:
+            if a in col and b in col:
+                new.extend([col - {b}, col - {a}])
+            else:
+                new.append(col)
+        cols = _absorb(new)
+    if not sweep:
+        return cols
+    # Sweep: drop a group from a column when every non-significance it expresses
+    # there is also expressed by another column, and the group keeps a letter.
+    for c, col in enumerate(cols):
+        for g in sorted(col, key=position.__getitem__):
+            others = [d for e, d in enumerate(cols) if e != c]
+            if not any(g in d for d in others):
+                continue
+            if all(any(g in d and h in d for d in others) for h in col - {g}):
+                col.discard(g)
+    return _absorb([c for c in cols if c])
+
+
+def _absorb(cols: list[set[str]]) -> list[set[str]]:
+    """Remove columns contained in another column (keep the first of equal ones)."""
+    out: list[set[str]] = []
+    for i, col in enumerate(cols):
+        contained = any(
+            (col < other) or (col == other and j < i)
+            for j, other in enumerate(cols)
+            if j != i
+        )
+        if not contained:
+            out.append(set(col))
+    return out
+
+
+def compact_letter_display(
+    pairwise: pd.DataFrame,
+    *,
+    alpha: float = 0.05,
+    p_col: str = "p_adj",
+    order: Sequence[str] | None = None,
+    case: Literal["lower", "upper"] = "lower",
+    sweep: bool = False,
+) -> pd.DataFrame:
+    """Compact letter display of pairwise decisions (Piepho 2004).
+
+    Two groups share a letter if and only if they do not differ significantly
+    (``p < alpha``). The letters come from Piepho's insert-absorb algorithm: each
+    letter is a maximal set of mutually non-significant groups, and groups sharing
+    a letter need not be adjacent in the order of their means. For balanced data
+    (one critical difference) these sets are the SPSS homogeneous subsets.
+
+    Parameters
+    ----------
+    pairwise : pandas.DataFrame
+        One row per pair with columns ``group_a``, ``group_b`` and *p_col*, e.g.
+        the result of :func:`pairwise_tukey`. A pair whose p-value is missing (a
+        not-computable test) counts as not significant.
+    alpha : float
+        Significance level.
+    p_col : str
+        Column with the (adjusted) p-values.
+    order : sequence of str, optional
+        Display order of the groups (e.g. by mean); letters are named in the order
+        in which they first occur along it. Default: sorted group labels.
+    case : {"lower", "upper"}
+        Letter case.
+    sweep : bool
+        Also apply Piepho's sweeping step, which removes letters whose
+        non-significances are all shown by other letters: fewer letters, but the
+        letters are then no longer the maximal sets (nor the SPSS subsets).
+        Default False, as R's ``multcompView::multcompLetters``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per group in *order*: ``group``, ``mean`` and ``n`` (from
+        ``mean_a``/``mean_b`` and ``n_a``/``n_b`` when present, else NaN),
+        ``letters``, ``computable``, ``reason``.
+
+    References
+    ----------
+    Piepho, H.-P. (2004). An algorithm for a letter-based representation of
+    all-pairwise comparisons. Journal of Computational and Graphical Statistics
+    13(2):456-466. Without ``sweep``, the same algorithm as R's
+    ``multcompView::multcompLetters`` (insert-absorb only).
+
+    Examples
+    --------
+    REFERENCE.md section 16, example A (Tukey p-values):
+
+    >>> pw = pd.DataFrame({
+    ...     "group_a": ["A", "A", "A", "B", "B", "C"],
+    ...     "group_b": ["B", "C", "D", "C", "D", "D"],
+    ...     "p_adj": [.059076, .000234, 1e-8, .059076, 1e-6, .006503]})
+    >>> compact_letter_display(pw)[["group", "letters"]].values.tolist()
+    [['A', 'a'], ['B', 'ab'], ['C', 'b'], ['D', 'c']]
+    """
+    _check_alpha(alpha)
+    check_columns(
+        pairwise, ["group_a", "group_b", p_col], what="compact_letter_display"
+    )
+    labels = sorted(
+        set(pairwise["group_a"].map(level_label))
+        | set(pairwise["group_b"].map(level_label))
+    )
+    if order is None:
+        groups = labels
+    else:
+        groups = [level_label(g) for g in order]
+        if sorted(groups) != labels:
+            raise StatsInputError(
+                "compact_letter_display: order must list each group of pairwise once"
+            )
+    means: dict[str, float] = {}
+    ns: dict[str, int] = {}
+    for side in ("a", "b"):
+        if f"mean_{side}" in pairwise and f"n_{side}" in pairwise:
+            for g, m, n in zip(
+                pairwise[f"group_{side}"].map(level_label),
+                pairwise[f"mean_{side}"],
+                pairwise[f"n_{side}"],
+                strict=True,
+            ):
+                if pd.notna(m):
+                    means[g], ns[g] = float(m), int(n)
+    if not groups:
+        return finish_frame([not_computable("no groups")], LETTER_COLUMNS)
+    significant = {
+        frozenset((level_label(a), level_label(b)))
+        for a, b, p in zip(
+            pairwise["group_a"], pairwise["group_b"], pairwise[p_col], strict=True
+        )
+        if pd.notna(p) and float(p) < alpha and level_label(a) != level_label(b)
+    }
+    columns = _piepho(groups, significant, sweep)
+    position = {g: i for i, g in enumerate(groups)}
+    columns.sort(key=lambda col: sorted(position[g] for g in col))
+    return _letters_frame(groups, columns, means, ns, case)
+
+
+def tukey_cld(
+    data: pd.DataFrame,
+    dv: str,
+    between: str,
+    *,
+    model: Sequence[str] | None = None,
+    ms_error: float | None = None,
+    df_error: float | None = None,
+    alpha: float = 0.05,
+    descending: bool = False,
+    case: Literal["lower", "upper"] = "lower",
+    sweep: bool = False,
+    nan_policy: NanPolicy = "omit",
+) -> pd.DataFrame:
+    """Tukey-Kramer comparisons shown as a compact letter display.
+
+    :func:`pairwise_tukey` followed by :func:`compact_letter_display`, with groups
+    ordered by mean.
+
+    Parameters
+    ----------
+    data, dv, between, model, ms_error, df_error, alpha, nan_policy
+        As in :func:`pairwise_tukey`.
+    descending : bool
+        Order groups from the highest mean down (letter ``a`` goes to the best
+        group when higher is better); default lowest first.
+    case : {"lower", "upper"}
+        Letter case.
+    sweep : bool
+        Piepho's sweeping step (see :func:`compact_letter_display`).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``group``, ``mean``, ``n``, ``letters``, ``computable``, ``reason``, one
+        row per group in display order.
+
+    References
+    ----------
+    Kramer (1956); Piepho (2004); see :func:`pairwise_tukey` and
+    :func:`compact_letter_display`.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({
+    ...     "g": list("AAAAABBBBBCCCCCDDDDD"),
+    ...     "y": [2, 3, 2.5, 3.5, 3, 3.5, 4, 3, 4.5, 4,
+    ...           5, 4.5, 5.5, 4, 5, 6.5, 6, 5.5, 7, 6]})
+    >>> tukey_cld(df, "y", "g")["letters"].tolist()
+    ['a', 'ab', 'b', 'c']
+    """
+    pw = pairwise_tukey(
+        data,
+        dv,
+        between,
+        model=model,
+        ms_error=ms_error,
+        df_error=df_error,
+        alpha=alpha,
+        nan_policy=nan_policy,
+    )
+    if not pw["computable"].all():
+        reason = "; ".join(sorted(set(pw["reason"]) - {""}))
+        return finish_frame([not_computable(reason)], LETTER_COLUMNS)
+    means = dict(zip(pw["group_a"], pw["mean_a"], strict=True)) | dict(
+        zip(pw["group_b"], pw["mean_b"], strict=True)
+    )
+    order = sorted(means, key=lambda g: (means[g], g), reverse=descending)
+    frame = compact_letter_display(pw, alpha=alpha, order=order, case=case, sweep=sweep)
+    frame["n"] = frame["n"].astype(int)
+    return frame
