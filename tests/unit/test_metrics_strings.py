@@ -160,3 +160,20 @@ def test_string_metric_signatures():
     )
     assert "rapidfuzz:" in SE().signature()
     assert SSA(lowercase=False).signature().startswith("SSA|refs:mean|case:mixed|")
+
+
+@pytest.mark.parametrize("multi_ref", ["mean", "min", "max"])
+def test_se_corpus_path_equals_segment_path(multi_ref):
+    from stecflow.metrics import get_metric
+
+    se = get_metric("se", multi_ref=multi_ref)
+    hyps = ["the large red chair", "", "A big, red SOFA", "the man"]
+    refs = [
+        ["the big red chair", "the red chair facing left"],
+        ["the chair"],
+        ["a big red sofa", "the sofa", "red sofa on the left"],
+        ["the man with glasses"],
+    ]
+    assert se.corpus_stats(hyps, refs) == [
+        se.segment_stats(h, r) for h, r in zip(hyps, refs, strict=True)
+    ]

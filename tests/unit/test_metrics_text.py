@@ -73,3 +73,16 @@ def test_ngram_counts_order_follows_the_text():
     assert counts[("the", "red")] == 2
     assert counts[("red", "the", "red")] == 1
     assert ngram_counts((), 3) == {}
+
+
+@pytest.mark.parametrize("punctuation", ["strip", "delete", "split", "keep"])
+@pytest.mark.parametrize("lowercase", [True, False])
+def test_ascii_fast_path_equals_the_unicode_path(punctuation, lowercase):
+    """Every ASCII character is tokenised the same way by both code paths."""
+    from stecflow.metrics.text import _tokens
+
+    ascii_text = "".join(chr(c) for c in range(32, 127)) + " The Chair, (left)!"
+    # A non-ASCII character forces the general path; it is a letter, kept as is.
+    general = _tokens(ascii_text + " é", lowercase, punctuation)
+    fast = _tokens(ascii_text, lowercase, punctuation)
+    assert general == (*fast, "é")

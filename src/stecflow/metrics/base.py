@@ -230,7 +230,9 @@ def reduce_over_references(
     if not defined:
         return math.nan
     if mode == "mean":
-        return float(sum(Fraction(v) for v in defined) / len(defined))
+        if any(isinstance(v, Fraction) for v in defined):  # exact thirds (MASI)
+            return float(sum(Fraction(v) for v in defined) / len(defined))
+        return math.fsum(defined) / len(defined)
     if mode == "max":
         return float(max(defined))
     if mode == "min":

@@ -97,6 +97,16 @@ class TextNormaliser:
 @lru_cache(maxsize=1 << 16)
 def _tokens(text: str, lowercase: bool, punctuation: str) -> tuple[str, ...]:
     """Tokenise *text*; cached, since every metric tokenises the same strings."""
+    if text.isascii():  # fast path: a translation table of ASCII punctuation
+        if lowercase:
+            text = text.lower()
+        if punctuation == "strip":
+            text = text.encode("ascii").translate(_ASCII_STRIP).decode("ascii")
+        elif punctuation == "delete":
+            text = text.encode("ascii").translate(None, _ASCII_DELETE).decode("ascii")
+        elif punctuation == "split":
+            text = _ASCII_PUNCT_RE.sub(r" \g<0> ", text)
+        return tuple(text.split())
     text = unicodedata.normalize("NFC", text)
     if lowercase:
         text = text.lower()
@@ -107,6 +117,13 @@ def _tokens(text: str, lowercase: bool, punctuation: str) -> tuple[str, ...]:
             for c in text
         )
     return tuple(text.split())
+
+
+#: ASCII characters of Unicode category P* ($+<=>^`|~ are symbols, category S).
+_ASCII_PUNCT = [chr(c) for c in range(128) if _is_punct(chr(c))]
+_ASCII_DELETE = "".join(_ASCII_PUNCT).encode("ascii")
+_ASCII_STRIP = bytes.maketrans(_ASCII_DELETE, b" " * len(_ASCII_DELETE))
+_ASCII_PUNCT_RE = re.compile("[" + re.escape("".join(_ASCII_PUNCT)) + "]")
 
 
 _ROUGE_NON_WORD = re.compile(r"[^A-Za-z0-9\-]")
