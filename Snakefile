@@ -11,6 +11,8 @@
 #   results/scores/items/<team>/<system>.tsv      item x reference x metric scores
 #   results/scores/systems/<team>/<system>.json   one system's scores per subset
 #   results/scores/systems.tsv                    system x metric x subset, with CIs
+#   results/scores/items.tsv                      item scores of the systems analysed
+#   results/stats/<analysis>.tsv / .json          one statistical analysis each
 #   results/logs/<rule>/...                       one log per job
 
 
@@ -25,6 +27,7 @@ configfile: "config/config.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/validation.smk"
 include: "workflow/rules/scoring.smk"
+include: "workflow/rules/statistics.smk"
 
 
 rule all:
@@ -33,4 +36,5 @@ rule all:
         "results/data/testset.xml",
         "results/validation/summary.tsv",
         "results/scores/systems.tsv",
+        expand("results/stats/{analysis}.tsv", analysis=ANALYSES),
     localrule: True

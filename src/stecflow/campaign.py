@@ -104,9 +104,9 @@ def check_config(config: Mapping[str, Any]) -> None:
             raise ConfigError(
                 f"{exc}; write it as 2026-06-01T23:59:59Z", field="campaign.deadline"
             ) from None
-    from .scoring import build_metrics, metric_specs
+    from .analysis import analysis_specs
 
-    build_metrics(metric_specs(config.get("scoring")))
+    analysis_specs(config)  # checks the metrics too
     data = config.get("data", {})
     if data.get("format") == "b5-ref" and "attribute_selection" not in campaign.get(
         "tasks", []

@@ -44,6 +44,7 @@ __all__ = [
     "aggregate_scores",
     "build_metrics",
     "format_score_table",
+    "metric_directions",
     "metric_signatures",
     "metric_specs",
     "score_outputs",
@@ -178,6 +179,14 @@ def metric_signatures(scoring: Mapping[str, Any] | None) -> dict[str, str]:
     extra = _bootstrap_extra(scoring)
     return {
         spec.id: metric.signature(extra=extra)
+        for spec, metric in build_metrics(metric_specs(scoring))
+    }
+
+
+def metric_directions(scoring: Mapping[str, Any] | None) -> dict[str, bool]:
+    """Map each metric ID to True if higher scores are better."""
+    return {
+        spec.id: metric.higher_is_better
         for spec, metric in build_metrics(metric_specs(scoring))
     }
 

@@ -20,11 +20,13 @@ def test_tiny_campaign_dry_run(tiny_campaign):
         "summarise_validation": 1,
         "score_submission": 3,
         "aggregate_scores": 1,
+        "collect_item_scores": 1,
+        "run_analysis": 4,
     }
 
 
 def test_demo_campaign_dry_run():
-    jobs = planned_jobs(REPO)
+    jobs = planned_jobs(REPO, "--forceall")
     n = sum(
         1
         for team in (REPO / "submissions").iterdir()
@@ -33,10 +35,12 @@ def test_demo_campaign_dry_run():
     )
     assert n >= 8
     assert jobs["validate_submission"] == n and jobs["summarise_validation"] == 1
+    assert jobs["score_submission"] == n and jobs["aggregate_scores"] == 1
+    assert jobs["run_analysis"] == 5  # the analyses listed in config/config.yaml
 
 
 def test_b5ref_campaign_dry_run(b5ref_dir):
-    jobs = planned_jobs(REPO, "--configfile", "config/b5-ref.yaml")
+    jobs = planned_jobs(REPO, "--forceall", "--configfile", "config/b5-ref.yaml")
     assert jobs["prepare_testset"] == 1
     assert jobs["validate_submission"] == len(
         list((REPO / "resources" / "b5-ref" / "submissions").glob("*/*/"))

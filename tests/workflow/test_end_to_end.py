@@ -72,6 +72,8 @@ def test_new_submission_reruns_only_its_jobs(tiny_campaign):
         "summarise_validation": 1,
         "score_submission": 1,
         "aggregate_scores": 1,
+        "collect_item_scores": 1,
+        "run_analysis": 4,
     }
     plan = snakemake(tiny_campaign, "--dry-run").stdout
     scored = re.findall(r"output: results/scores/items/(\S+)\.tsv", plan)
@@ -83,7 +85,13 @@ def test_changing_a_metric_setting_reruns_scoring_only(tiny_campaign):
     config = tiny_campaign / "config" / "config.yaml"
     config.write_text(config.read_text() + "scoring:\n  text:\n    lowercase: false\n")
     jobs = planned_jobs(tiny_campaign)
-    assert jobs == {"all": 1, "score_submission": 3, "aggregate_scores": 1}
+    assert jobs == {
+        "all": 1,
+        "score_submission": 3,
+        "aggregate_scores": 1,
+        "collect_item_scores": 1,
+        "run_analysis": 4,
+    }
 
 
 def test_scores_of_the_tiny_campaign(tiny_campaign):

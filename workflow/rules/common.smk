@@ -3,7 +3,7 @@
 # scanned once, sorted; everything else is delegated to stecflow.
 from snakemake.utils import validate
 
-from stecflow import campaign, ids, scoring
+from stecflow import analysis, campaign, ids, scoring
 
 validate(config, schema="../schemas/config.schema.yaml")
 campaign.check_config(config)
@@ -14,11 +14,14 @@ SUBMISSION_SYSTEMS = [system for _, system in SUBMISSIONS]
 # Signatures of the configured metrics: a param of the scoring rule, so changing a
 # metric's settings or version re-runs scoring and what depends on it.
 METRIC_SIGNATURES = sorted(scoring.metric_signatures(config["scoring"]).values())
+HIGHER_IS_BETTER = scoring.metric_directions(config["scoring"])
+ANALYSES = {spec["id"]: spec for spec in analysis.analysis_specs(config)}
 
 
 wildcard_constraints:
     team=ids.ID_REGEX,
     system=ids.ID_REGEX,
+    analysis=ids.ID_REGEX,
 
 
 def get_submission_dir(wildcards):
@@ -54,6 +57,21 @@ def get_score_summaries(wildcards):
         team=SUBMISSION_TEAMS,
         system=SUBMISSION_SYSTEMS,
     )
+
+
+def get_item_scores(wildcards):
+    """Every submission's item-score table, in discovery order."""
+    return expand(
+        "results/scores/items/{team}/{system}.tsv",
+        zip,
+        team=SUBMISSION_TEAMS,
+        system=SUBMISSION_SYSTEMS,
+    )
+
+
+def get_analysis_spec(wildcards):
+    """The config entry of one analysis (plain data)."""
+    return ANALYSES[wildcards.analysis]
 
 
 def get_discovery_problems(wildcards):

@@ -1,0 +1,195 @@
+from __future__ import annotations
+
+import json
+
+import pytest
+import yaml
+
+from stecflow.analysis import analysis_specs, collect_item_scores, run_analysis
+from stecflow.errors import ConfigError
+from stecflow.io import read_tsv, write_json, write_tsv
+from stecflow.scoring import ITEM_COLUMNS
+from tests.conftest import REPO
+
+# REFERENCE.md §16 example A: four systems, five items each (lower is better here).
+EXAMPLE_A = {
+    "A": [2, 3, 2.5, 3.5, 3],
+    "B": [3.5, 4, 3, 4.5, 4],
+    "C": [5, 4.5, 5.5, 4, 5],
+    "D": [6.5, 6, 5.5, 7, 6],
+}
+
+
+@pytest.fixture
+def campaign(tmp_path):
+    """Per-submission summaries and item tables for example A, plus a late system."""
+    summaries, items = [], []
+    systems_rows = []
+    for n, (system, values) in enumerate(
+        [*EXAMPLE_A.items(), ("LATE", [9, 9, 9, 9, 9])]
+    ):
+        team = "human" if system == "D" else f"team{n}"
+        summary = {
+            "team": team,
+            "system": system,
+            "status": "scored",
+            "late": system == "LATE",
+            "reference_set": system == "D",
+            "primary": True,
+            "reason": None,
+            "scores": [],
+        }
+        write_json(summary, tmp_path / f"{system}.json")
+        rows = [
+            {
+                "item": f"i{k}",
+                "subdomain": "people" if k % 2 else "furniture",
+                "condition": "+LOC",
+                "metric": "se",
+                "reference": "*",
+                "value": v,
+                "stats": str(v),
+            }
+            for k, v in enumerate(values)
+        ]
+        write_tsv(rows, ITEM_COLUMNS, tmp_path / f"{system}.tsv")
+        summaries.append(tmp_path / f"{system}.json")
+        items.append(tmp_path / f"{system}.tsv")
+        for metric, value in (
+            ("se", sum(values) / 5),
+            ("bleu3", 100 - 10 * sum(values) / 5),
+            ("nist5", n),
+        ):
+            systems_rows.append(
+                {
+                    "team": team,
+                    "system": system,
+                    "status": "scored",
+                    "subset": "all",
+                    "metric": metric,
+                    "value": value,
+                    "reference_set": system == "D",
+                }
+            )
+    write_tsv(
+        systems_rows,
+        ["team", "system", "status", "subset", "metric", "value", "reference_set"],
+        tmp_path / "systems.tsv",
+    )
+    return tmp_path, summaries, items
+
+
+def test_collect_excludes_late_unless_asked(campaign):
+    folder, summaries, items = campaign
+    assert collect_item_scores(summaries, items, folder / "items.tsv") == 4
+    rows = read_tsv(folder / "items.tsv")
+    assert {r["label"] for r in rows} == {"A", "B", "C", "D"} and len(rows) == 20
+    assert (
+        collect_item_scores(summaries, items, folder / "all.tsv", include_late=True)
+        == 5
+    )
+
+
+def test_tukey_reproduces_reference_example_a(campaign):
+    folder, summaries, items = campaign
+    collect_item_scores(summaries, items, folder / "items.tsv")
+    spec = {"id": "t", "test": "tukey", "measure": "se", "factors": ["system"]}
+    record = run_analysis(
+        spec,
+        folder / "items.tsv",
+        folder / "systems.tsv",
+        folder / "t.tsv",
+        folder / "t.json",
+        higher_is_better={"se": False},
+    )
+    letters = {r["system"]: r["letters"] for r in read_tsv(folder / "t.tsv")}
+    assert letters == {"A": "A", "B": "AB", "C": "B", "D": "C"}
+    sigs = sorted({round(s["sig"], 3) for s in record["subsets"]})
+    assert sigs == [0.059, 1.0]
+    assert record["subsets"][0]["hsd"] == pytest.approx(1.031555, abs=1e-6)
+
+
+def test_anova_text_as_the_seed_writes_it(campaign):
+    folder, summaries, items = campaign
+    collect_item_scores(summaries, items, folder / "items.tsv")
+    spec = {"id": "a", "test": "anova", "measure": "se", "factors": ["system"]}
+    record = run_analysis(
+        spec,
+        folder / "items.tsv",
+        folder / "systems.tsv",
+        folder / "a.tsv",
+        folder / "a.json",
+    )
+    table = read_tsv(folder / "a.tsv")
+    assert (
+        table[0]["source"] == "system"
+        and table[0]["df"] == "3"
+        and table[0]["df_resid"] == "16"
+    )
+    assert float(table[1]["ms"]) == pytest.approx(0.325)
+    assert record["text"][0]["about"] == "system"
+    assert record["text"][0]["text"].startswith("F(3, 16) = ")
+    assert json.loads((folder / "a.json").read_text())["systems"] == [
+        "A",
+        "B",
+        "C",
+        "D",
+    ]
+
+
+def test_correlations_use_system_level_scores_and_can_drop_references(campaign):
+    folder, summaries, items = campaign
+    collect_item_scores(summaries, items, folder / "items.tsv")
+    spec = {
+        "id": "c",
+        "test": "correlations",
+        "measures": ["se", "bleu3", "nist5"],
+        "factors": ["system"],
+    }
+    run_analysis(
+        spec,
+        folder / "items.tsv",
+        folder / "systems.tsv",
+        folder / "c.tsv",
+        folder / "c.json",
+    )
+    rows = {(r["measure_a"], r["measure_b"]): r for r in read_tsv(folder / "c.tsv")}
+    assert float(rows[("se", "bleu3")]["r"]) == pytest.approx(-1.0)
+    assert rows[("se", "bleu3")]["n"] == "4" and rows[("se", "bleu3")]["sig"] == "**"
+    record = run_analysis(
+        spec,
+        folder / "items.tsv",
+        folder / "systems.tsv",
+        folder / "c.tsv",
+        folder / "c.json",
+        exclude_references_from_correlations=True,
+    )
+    assert record["excluded_systems"] == ["D"]
+    assert read_tsv(folder / "c.tsv")[0]["n"] == "3"
+
+
+def test_default_analyses_and_config_errors():
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    config["statistics"]["analyses"] = []
+    assert [s["id"] for s in analysis_specs(config)] == [
+        "se-anova",
+        "se-tukey",
+        "accuracy-kruskal",
+        "correlations",
+    ]
+    config["statistics"]["analyses"] = [
+        {"id": "x", "test": "anova", "measure": "bleu3"}
+    ]
+    with pytest.raises(ConfigError, match="corpus-level"):
+        analysis_specs(config)
+    config["statistics"]["analyses"] = [
+        {"id": "x", "test": "kruskal", "measure": "sse"}
+    ]
+    with pytest.raises(ConfigError) as info:
+        analysis_specs(config)
+    assert info.value.field == "statistics.analyses[0].measure"
+    config["statistics"]["analyses"] = [
+        {"id": "x", "test": "anova", "measure": "se", "factors": ["subdomain"]}
+    ]
+    with pytest.raises(ConfigError, match="start with system"):
+        analysis_specs(config)

@@ -1,0 +1,36 @@
+rule collect_item_scores:
+    """Gather the item scores of every system that enters the statistics."""
+    input:
+        summaries=get_score_summaries,
+        item_scores=get_item_scores,
+    output:
+        table="results/scores/items.tsv",
+    log:
+        "results/logs/collect_item_scores/collect_item_scores.log",
+    localrule: True
+    params:
+        include_late=config["statistics"]["include_late"],
+    script:
+        "../scripts/collect_item_scores.py"
+
+
+rule run_analysis:
+    """Run one configured statistical analysis (ANOVA, Tukey, Kruskal-Wallis, correlations)."""
+    input:
+        item_scores="results/scores/items.tsv",
+        systems="results/scores/systems.tsv",
+    output:
+        table="results/stats/{analysis}.tsv",
+        record="results/stats/{analysis}.json",
+    log:
+        "results/logs/run_analysis/{analysis}.log",
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        spec=get_analysis_spec,
+        alpha=config["statistics"]["alpha"],
+        higher_is_better=HIGHER_IS_BETTER,
+        exclude_references=config["statistics"]["exclude_references_from_correlations"],
+    script:
+        "../scripts/run_analysis.py"

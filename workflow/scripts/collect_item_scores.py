@@ -1,0 +1,19 @@
+"""Adapter for rule `collect_item_scores` (workflow/rules/statistics.smk)."""
+
+from stecflow.analysis import collect_item_scores
+from stecflow.logs import job_log
+
+
+def main(smk) -> None:
+    """Run one job; `smk` is the object Snakemake injects as `snakemake`."""
+    with job_log(smk.log[0]):
+        collect_item_scores(
+            list(smk.input.summaries),
+            list(smk.input.item_scores),
+            smk.output.table,
+            include_late=smk.params.include_late,
+        )
+
+
+if __name__ == "__main__":
+    main(snakemake)  # noqa: F821 (defined by Snakemake's script preamble)
