@@ -22,7 +22,9 @@ def test_help_lists_every_command(capsys):
         assert command in out
 
 
-@pytest.mark.parametrize("command", ["validate", "score", "baseline", "convert", "demo"])
+@pytest.mark.parametrize(
+    "command", ["validate", "score", "baseline", "convert", "demo"]
+)
 def test_each_subcommand_has_help(command, capsys):
     with pytest.raises(SystemExit):
         main([command, "--help"])
@@ -38,7 +40,10 @@ def test_validate_exit_codes(tiny_campaign, capsys):
     assert "**Status: ACCEPTED**" in capsys.readouterr().out
     assert main(["validate", str(bad), "--testset", str(TINY_TESTSET)]) == 1
     out = capsys.readouterr().out
-    assert "**Status: REJECTED**" in out and "| gamma/broken/outputs.xml | 12 | TRIAL t9 |" in out
+    assert (
+        "**Status: REJECTED**" in out
+        and "| gamma/broken/outputs.xml | 12 | TRIAL t9 |" in out
+    )
 
 
 def test_validate_prints_what_the_workflow_writes(tiny_campaign, capsys, tmp_path):
@@ -47,11 +52,29 @@ def test_validate_prints_what_the_workflow_writes(tiny_campaign, capsys, tmp_pat
 
     bad = tiny_campaign / "submissions" / "gamma" / "broken"
     config = tiny_campaign / "config" / "config.yaml"
-    assert main(["validate", str(bad), "--config", str(config), "--testset", str(TINY_TESTSET), "--json", str(tmp_path / "r.json")]) == 1
+    assert (
+        main(
+            [
+                "validate",
+                str(bad),
+                "--config",
+                str(config),
+                "--testset",
+                str(TINY_TESTSET),
+                "--json",
+                str(tmp_path / "r.json"),
+            ]
+        )
+        == 1
+    )
     printed = capsys.readouterr().out
     record = validate_submission(
-        bad, read_items(TINY_TESTSET), team="gamma", system="broken",
-        campaign_tasks=["end_to_end", "attribute_selection"], deadline="2026-06-01T23:59:59Z",
+        bad,
+        read_items(TINY_TESTSET),
+        team="gamma",
+        system="broken",
+        campaign_tasks=["end_to_end", "attribute_selection"],
+        deadline="2026-06-01T23:59:59Z",
     )
     assert printed == format_report(record) + "\n"
     assert (tmp_path / "r.md").read_text() == format_report(record)
@@ -59,12 +82,27 @@ def test_validate_prints_what_the_workflow_writes(tiny_campaign, capsys, tmp_pat
 
 def test_validate_late_deadline_flag(tiny_campaign, capsys):
     beta = tiny_campaign / "submissions" / "beta" / "sys2"
-    assert main(["validate", str(beta), "--testset", str(TINY_TESTSET), "--deadline", "2026-06-01T00:00:00Z"]) == 0
+    assert (
+        main(
+            [
+                "validate",
+                str(beta),
+                "--testset",
+                str(TINY_TESTSET),
+                "--deadline",
+                "2026-06-01T00:00:00Z",
+            ]
+        )
+        == 0
+    )
     assert "(late submission)" in capsys.readouterr().out
 
 
 def test_usage_errors_are_plain(tmp_path, capsys):
-    assert main(["validate", str(tmp_path / "nowhere"), "--testset", str(TINY_TESTSET)]) == 2
+    assert (
+        main(["validate", str(tmp_path / "nowhere"), "--testset", str(TINY_TESTSET)])
+        == 2
+    )
     assert "not a folder" in capsys.readouterr().err
     assert main(["validate", str(tmp_path)]) == 2
     assert "--testset" in capsys.readouterr().err
@@ -79,6 +117,10 @@ def test_convert(tmp_path, capsys):
 
 
 def test_console_script_is_installed():
-    result = subprocess.run([sys.executable, "-m", "stecflow.cli", "--version"], capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "stecflow.cli", "--version"],
+        capture_output=True,
+        text=True,
+    )
     assert result.returncode == 0 and result.stdout.startswith("stecflow ")
     assert build_parser().prog == "stecflow"

@@ -7,7 +7,13 @@ import pytest
 
 from stecflow.metrics import get_metric
 
-HYPS = ["the red chair", "a big sofa facing left", "", "the man with glasses", "the fan"]
+HYPS = [
+    "the red chair",
+    "a big sofa facing left",
+    "",
+    "the man with glasses",
+    "the fan",
+]
 REFS = [
     ["the red chair", "the large red chair"],
     ["the large sofa facing left"],
