@@ -1,0 +1,760 @@
+/*
+ * stecflow experiment runner (rating and identification studies).
+ *
+ * Plain JavaScript with no library and no network access other than same-origin
+ * "api/..." calls in online mode. The study document is window.STECFLOW_STUDY,
+ * set by stimuli.js (see stecflow.stimuli for its fields).
+ *
+ * Modes
+ *   online:  the page is served by stecflow.server (api/ping answers). The server
+ *            assigns a list; every answered trial is queued in localStorage and
+ *            POSTed to api/trial (retried until acknowledged), so a reload or a
+ *            server restart loses nothing; on load the page asks api/session which
+ *            trials are stored and resumes at the first one missing.
+ *   offline: the page is opened from disk (file://), with ?offline=1, or served
+ *            without the collection server. The experimenter picks the list
+ *            (or ?list=L01); trials are kept in localStorage and saved at the end
+ *            as a TSV file with the same columns as the server's export.
+ *
+ * Every screen sets document.body.dataset.screen (and dataset.order in trials),
+ * which the browser tests use to follow the experiment.
+ */
+(function () {
+  "use strict";
+
+  const app = document.getElementById("app");
+  const statusBar = document.getElementById("status");
+  const STUDY = window.STECFLOW_STUDY;
+
+  function fatal(message) {
+    document.body.dataset.screen = "error";
+    app.replaceChildren();
+    const p = document.createElement("p");
+    p.className = "error";
+    p.id = "error";
+    p.textContent = message;
+    app.append(p);
+  }
+
+  if (!STUDY || STUDY.format !== "stecflow-study") {
+    fatal("The study files are missing or damaged (stimuli.js). Please tell the experimenter.");
+    return;
+  }
+
+  const S = STUDY.settings;
+  const TX = STUDY.texts;
+  const COLUMNS = STUDY.columns;
+  const TASK = STUDY.task;
+  const VARIANT = STUDY.variant;
+  const KEY = "stecflow:" + STUDY.study + ":" + String(STUDY.sha256).slice(0, 16) + ":";
+  const params = new URLSearchParams(window.location.search);
+  document.body.style.setProperty("--cell", S.cell_px + "px");
+  document.title = S.title;
+
+  // ------------------------------------------------------------------ utilities
+
+  function el(tag, props) {
+    const node = document.createElement(tag);
+    for (const [key, value] of Object.entries(props || {})) {
+      if (value === null || value === undefined || value === false) continue;
+      if (key === "text") node.textContent = value;
+      else if (key === "className") node.className = value;
+      else node.setAttribute(key, value === true ? "" : String(value));
+    }
+    for (let i = 2; i < arguments.length; i++) {
+      if (arguments[i]) node.append(arguments[i]);
+    }
+    return node;
+  }
+
+  function show(name, ...children) {
+    document.body.dataset.screen = name;
+    delete document.body.dataset.order;
+    const screen = el("div", { className: "screen", id: "screen-" + name });
+    for (const child of children) if (child) screen.append(child);
+    app.replaceChildren(screen);
+    return screen;
+  }
+
+  function paragraphs(texts) {
+    const box = el("div", { className: "text" });
+    for (const text of texts) box.append(el("p", { text: text }));
+    return box;
+  }
+
+  function setStatus(message) {
+    statusBar.textContent = message || "";
+  }
+
+  function setProgress(label, fraction) {
+    document.getElementById("progress-box").hidden = false;
+    document.getElementById("progress-text").textContent = label;
+    document.getElementById("progress").value = Math.max(0, Math.min(1, fraction));
+  }
+
+  const now = () => performance.now();
+  const r1 = (x) => Math.round(x * 10) / 10;
+  const r3 = (x) => Math.round(x * 1000) / 1000;
+  const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  // Time of the frame in which newly added content is first painted.
+  const onset = () => new Promise((resolve) => requestAnimationFrame(() => resolve(now())));
+
+  function randomHex(bytes) {
+    const data = new Uint8Array(bytes);
+    window.crypto.getRandomValues(data);
+    return Array.from(data, (b) => b.toString(16).padStart(2, "0")).join("");
+  }
+
+  function participantId() {
+    const raw = params.get("participant") || params.get("PROLIFIC_PID") || "";
+    const clean = raw.replace(/[^A-Za-z0-9_-]/g, "").slice(0, 64);
+    return clean || null;
+  }
+
+  const store = {
+    get(name) {
+      try {
+        const text = window.localStorage.getItem(KEY + name);
+        return text === null ? null : JSON.parse(text);
+      } catch (e) {
+        return null;
+      }
+    },
+    set(name, value) {
+      try {
+        window.localStorage.setItem(KEY + name, JSON.stringify(value));
+      } catch (e) {
+        setStatus("Your browser does not let this page store data; please do not reload it.");
+      }
+    },
+    del(name) {
+      try {
+        window.localStorage.removeItem(KEY + name);
+      } catch (e) {
+        /* nothing to remove */
+      }
+    },
+  };
+
+  // Resolve when `button` is clicked or one of `keys` is pressed (not repeated).
+  function waitFor(button, keys) {
+    return new Promise((resolve) => {
+      function finish(event) {
+        button.removeEventListener("click", finish);
+        document.removeEventListener("keydown", onKey);
+        resolve(event);
+      }
+      function onKey(event) {
+        if (event.repeat || button.disabled || !keys || !keys.includes(event.key)) return;
+        event.preventDefault();
+        finish(event);
+      }
+      button.addEventListener("click", finish);
+      document.addEventListener("keydown", onKey);
+    });
+  }
+
+  async function message(name, texts, label) {
+    const button = el("button", { id: "continue", type: "button", text: label || "Continue" });
+    show(name, paragraphs(texts), button, el("p", { className: "hint", text: "(or press the space bar)" }));
+    await waitFor(button, [" ", "Enter"]);
+  }
+
+  // ------------------------------------------------------------------ sound
+
+  let audioContext = null;
+
+  function beep() {
+    if (!S.warning_beep) return;
+    try {
+      const Context = window.AudioContext || window.webkitAudioContext;
+      if (!Context) return;
+      audioContext = audioContext || new Context();
+      if (audioContext.state === "suspended") audioContext.resume().catch(() => {});
+      const start = audioContext.currentTime + 0.01;
+      const end = start + S.beep_ms / 1000;
+      const oscillator = audioContext.createOscillator();
+      const gain = audioContext.createGain();
+      oscillator.frequency.value = S.beep_hz;
+      gain.gain.setValueAtTime(0.0001, start);
+      gain.gain.exponentialRampToValueAtTime(0.25, start + 0.005);
+      gain.gain.exponentialRampToValueAtTime(0.0001, end);
+      oscillator.connect(gain);
+      gain.connect(audioContext.destination);
+      oscillator.start(start);
+      oscillator.stop(end + 0.01);
+    } catch (e) {
+      /* no audio device: the trial goes on without the beep */
+    }
+  }
+
+  function loadAudio(src) {
+    return new Promise((resolve) => {
+      const audio = new Audio();
+      let settled = false;
+      const done = () => {
+        if (!settled) {
+          settled = true;
+          resolve(audio);
+        }
+      };
+      audio.preload = "auto";
+      audio.addEventListener("canplaythrough", done, { once: true });
+      audio.addEventListener("error", done, { once: true });
+      setTimeout(done, 3000);
+      audio.src = src;
+      audio.load();
+    });
+  }
+
+  // ------------------------------------------------------------------ displays
+
+  async function makeGrid(trial, clickable, highlight) {
+    const [columns, rows] = trial.grid;
+    const grid = el("div", { className: "grid", id: "grid" });
+    grid.style.setProperty("--cols", String(columns));
+    grid.style.setProperty("--rows", String(rows));
+    const loads = [];
+    trial.entities.forEach((entity, index) => {
+      const label = "picture " + (index + 1);
+      const img = el("img", { src: entity.image, alt: label, draggable: "false" });
+      const cell = clickable
+        ? el("button", { type: "button", className: "cell", "data-entity": entity.id, "aria-label": label }, img)
+        : el("div", { className: "cell", "data-entity": entity.id }, img);
+      cell.style.gridColumn = String(entity.x);
+      cell.style.gridRow = String(entity.y);
+      if (highlight && entity.id === trial.target) cell.classList.add("target");
+      grid.append(cell);
+      loads.push(img.decode().catch(() => null));
+    });
+    await Promise.all(loads);
+    return grid;
+  }
+
+  function makeSlider(name, question, labels) {
+    const input = el("input", {
+      type: "range", id: name, name: name, min: "0", max: "1000", step: "1", value: "500",
+      "aria-label": question,
+    });
+    const box = el("div", { className: "slider", id: name + "-box" },
+      el("p", { className: "question", text: question }),
+      input,
+      el("div", { className: "ends" }, el("span", { text: labels[0] }), el("span", { text: labels[1] })));
+    const slider = { box: box, input: input, touched: false };
+    for (const type of ["input", "change", "pointerdown"]) {
+      input.addEventListener(type, () => {
+        slider.touched = true;
+        box.dispatchEvent(new Event("touched"));
+      });
+    }
+    // Hidden scale: 1001 pointer positions mapped to the integers 1-100.
+    slider.value = () => Math.max(1, Math.min(100, Math.ceil(Number(input.value) / 10)));
+    return slider;
+  }
+
+  async function ratingTrial(trial) {
+    const grid = await makeGrid(trial, false, true);
+    const adequacy = makeSlider("adequacy", TX.adequacy_question, TX.adequacy_labels);
+    const fluency = makeSlider("fluency", TX.fluency_question, TX.fluency_labels);
+    const next = el("button", { id: "next", type: "button", text: "Next", disabled: S.require_slider_touch });
+    const hint = el("p", { className: "hint", text: S.require_slider_touch ? "Move both sliders to go on." : "" });
+    const update = () => {
+      if (adequacy.touched && fluency.touched) {
+        next.disabled = false;
+        hint.textContent = "";
+      }
+    };
+    adequacy.box.addEventListener("touched", update);
+    fluency.box.addEventListener("touched", update);
+    show("rating",
+      el("p", { className: "description", id: "description", text: trial.description }),
+      grid, adequacy.box, fluency.box, next, hint);
+    document.body.dataset.order = String(trial.order);
+    const t0 = await onset();
+    await waitFor(next, null);
+    const t1 = now();
+    return { adequacy: adequacy.value(), fluency: fluency.value(), rt_ms: r1(t1 - t0) };
+  }
+
+  async function identificationTrial(trial) {
+    const start = el("button", { id: "start-trial", type: "button", text: "Start" });
+    show("ready",
+      el("p", { className: "text", text: "Click Start or press the space bar when you are ready." }),
+      start);
+    document.body.dataset.order = String(trial.order);
+    const gridPromise = makeGrid(trial, true, false);
+    const audioPromise = VARIANT === "spoken" && trial.audio ? loadAudio(trial.audio) : Promise.resolve(null);
+    await waitFor(start, [" "]);
+    beep();
+    show("fixation", el("div", { className: "fixation", id: "fixation", text: "+" }));
+    document.body.dataset.order = String(trial.order);
+    await sleep(S.fixation_ms);
+    if (VARIANT !== "spoken" && S.delay_ms > 0) {
+      show("blank", el("div", { className: "blank" }));
+      document.body.dataset.order = String(trial.order);
+      await sleep(S.delay_ms);
+    }
+    const grid = await gridPromise;
+    const audio = await audioPromise;
+    const description = el("p", { className: "description", id: "description", text: trial.description });
+    let readingTime = null;
+    if (VARIANT === "read_first") {
+      const call = el("button", { id: "show-pictures", type: "button", text: "Show pictures" });
+      show("reading", description, call, el("p", { className: "hint", text: "(or press the space bar)" }));
+      document.body.dataset.order = String(trial.order);
+      const r0 = await onset();
+      const waits = [waitFor(call, [" "])];
+      if (S.reading_timeout_ms) waits.push(sleep(S.reading_timeout_ms));
+      await Promise.race(waits);
+      readingTime = r1(now() - r0);
+    }
+    const parts = [];
+    if (VARIANT === "together" || (VARIANT === "read_first" && !S.hide_description)) {
+      parts.push(description);
+    }
+    parts.push(grid);
+    const cantTell = S.cant_tell
+      ? el("button", { id: "cant-tell", type: "button", className: "secondary", text: "Can't tell" })
+      : null;
+    if (cantTell) parts.push(cantTell);
+    show("identify", ...parts);
+    document.body.dataset.order = String(trial.order);
+    const t0 = await onset();
+    let audioOnset = null;
+    let voiceTimer = null;
+    if (audio) {
+      audio.addEventListener("playing", () => {
+        if (audioOnset === null) audioOnset = r1(now() - t0);
+      }, { once: true });
+      voiceTimer = setTimeout(() => {
+        const played = audio.play();
+        if (played && played.catch) played.catch(() => setStatus("The sound could not be played."));
+      }, S.delay_ms);
+    }
+    const response = await new Promise((resolve) => {
+      const timer = setTimeout(() => resolve({ timeout: true }), Math.max(0, S.timeout_ms - (now() - t0)));
+      grid.addEventListener("click", (event) => {
+        const cell = event.target.closest(".cell");
+        if (!cell) return;
+        const t = now();
+        clearTimeout(timer);
+        const rect = cell.getBoundingClientRect();
+        const byMouse = event.detail > 0 && rect.width > 0 && rect.height > 0;
+        resolve({
+          entity: cell.dataset.entity,
+          t: t,
+          x: byMouse ? r3(Math.max(0, Math.min(1, (event.clientX - rect.left) / rect.width))) : null,
+          y: byMouse ? r3(Math.max(0, Math.min(1, (event.clientY - rect.top) / rect.height))) : null,
+        });
+      });
+      if (cantTell) {
+        cantTell.addEventListener("click", () => {
+          clearTimeout(timer);
+          resolve({ cantTell: true, t: now() });
+        });
+      }
+    });
+    if (voiceTimer !== null) clearTimeout(voiceTimer);
+    if (audio) audio.pause();
+    const timedOut = Boolean(response.timeout);
+    const identification = timedOut ? null : r1(response.t - t0);
+    const result = {
+      chosen_entity: response.entity || null,
+      cant_tell: Boolean(response.cantTell),
+      timeout: timedOut,
+      reading_time_ms: readingTime,
+      identification_time_ms: identification,
+      rt_ms: identification === null ? null : r1(identification + (readingTime || 0)),
+      audio_onset_ms: audioOnset,
+      click_x: response.x === undefined ? null : response.x,
+      click_y: response.y === undefined ? null : response.y,
+    };
+    if (trial.practice && S.feedback_ms > 0) {
+      let text = "Correct.";
+      let good = true;
+      if (timedOut) {
+        text = "Too slow: please answer a little faster.";
+        good = false;
+      } else if (result.chosen_entity !== trial.target) {
+        text = result.cant_tell ? "This description was meant to be clear enough." : "That was not the picture meant.";
+        good = false;
+      }
+      show("feedback", el("p", { className: "feedback " + (good ? "good" : "bad"), id: "feedback", text: text }));
+      document.body.dataset.order = String(trial.order);
+      await sleep(S.feedback_ms);
+    }
+    return result;
+  }
+
+  // ------------------------------------------------------------------ the session
+
+  function welcomeScreen(offline) {
+    const start = el("button", { id: "start", type: "button", text: "Start" });
+    let select = null;
+    const parts = [paragraphs(TX.instructions)];
+    if (offline) {
+      const wanted = params.get("list");
+      select = el("select", { id: "list-select", "aria-label": "list" });
+      for (const list of STUDY.lists) {
+        select.append(el("option", { value: list.list, text: list.list, selected: list.list === wanted }));
+      }
+      parts.push(el("p", { className: "hint" },
+        "Offline mode: the results are saved as a file at the end. List: ", select));
+    }
+    parts.push(start);
+    show("welcome", ...parts);
+    return waitFor(start, null).then(() => (select ? select.value : null));
+  }
+
+  async function runTrials(list, done, record) {
+    document.body.dataset.list = list.list;
+    const trials = list.trials;
+    const nPractice = trials.filter((t) => t.practice).length;
+    const nTest = trials.length - nPractice;
+    let practiceDone = trials.filter((t) => t.practice && done.has(t.order)).length;
+    let testDone = trials.filter((t) => !t.practice && done.has(t.order)).length;
+    let ranOne = false;
+    for (const trial of trials) {
+      if (done.has(trial.order)) continue;
+      if (!trial.practice && nPractice > 0 && testDone === 0) {
+        await message("practice-over", [
+          "The practice is over. The experiment itself starts now; it works in the same way.",
+        ]);
+      } else if (!trial.practice && ranOne && S.break_every > 0 && testDone > 0 && testDone % S.break_every === 0) {
+        await message("break", [
+          "Time for a short break. You have done " + testDone + " of " + nTest + " trials.",
+          "Continue when you are ready.",
+        ]);
+      }
+      const label = trial.practice
+        ? "Practice " + (practiceDone + 1) + " of " + nPractice
+        : "Trial " + (testDone + 1) + " of " + nTest;
+      setProgress(label, (practiceDone + testDone) / trials.length);
+      const result = TASK === "rating" ? await ratingTrial(trial) : await identificationTrial(trial);
+      await record(trial, result);
+      done.add(trial.order);
+      if (trial.practice) practiceDone += 1;
+      else testDone += 1;
+      ranOne = true;
+      setProgress(label, (practiceDone + testDone) / trials.length);
+    }
+  }
+
+  function resumeTexts(list, done) {
+    return [
+      "Welcome back. You have answered " + done.size + " of " + list.trials.length +
+        " trials; you will continue where you stopped.",
+    ];
+  }
+
+  // ------------------------------------------------------------------ online
+
+  let token = null;
+  let pending = [];
+  let rejected = [];
+  let flushing = null;
+
+  async function request(method, path, body) {
+    const headers = {};
+    if (body !== undefined) headers["Content-Type"] = "application/json";
+    if (token) headers.Authorization = "Bearer " + token;
+    const response = await fetch("api/" + path, {
+      method: method,
+      headers: headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+      cache: "no-store",
+      credentials: "same-origin",
+    });
+    let data = null;
+    try {
+      data = await response.json();
+    } catch (e) {
+      data = null;
+    }
+    return { status: response.status, data: data };
+  }
+
+  // Retry until the server answers (any status below 500).
+  async function persistent(method, path, body) {
+    let delay = 300;
+    for (;;) {
+      try {
+        const res = await request(method, path, body);
+        if (res.status < 500) {
+          setStatus("");
+          return res;
+        }
+      } catch (e) {
+        /* network error: retry */
+      }
+      setStatus("Waiting for the server\u2026 (your answers are kept)");
+      await sleep(delay);
+      delay = Math.min(delay * 2, 3000);
+    }
+  }
+
+  async function drain() {
+    let delay = 300;
+    while (pending.length) {
+      const payload = pending[0];
+      let res = null;
+      try {
+        res = await request("POST", "trial", payload);
+      } catch (e) {
+        res = null;
+      }
+      if (res && (res.status === 200 || res.status === 201)) {
+        pending.shift();
+        store.set("pending", pending);
+        delay = 300;
+        setStatus("");
+        continue;
+      }
+      if (res && res.status >= 400 && res.status < 500 && res.status !== 408 && res.status !== 429) {
+        rejected.push({ payload: payload, status: res.status, error: res.data && res.data.error });
+        store.set("rejected", rejected);
+        pending.shift();
+        store.set("pending", pending);
+        console.warn("stecflow: the server refused trial", payload.order, res.status, res.data);
+        continue;
+      }
+      setStatus("Saving\u2026 the server does not answer yet; your answers are kept and will be sent.");
+      await sleep(delay);
+      delay = Math.min(delay * 2, 3000);
+    }
+  }
+
+  function flush() {
+    if (!flushing) {
+      flushing = drain().finally(() => {
+        flushing = null;
+      });
+    }
+    return flushing;
+  }
+
+  async function flushed() {
+    while (pending.length) await flush();
+  }
+
+  function finishScreen(code, extra) {
+    const parts = [paragraphs(["Thank you! The experiment is finished."])];
+    if (code) {
+      parts.push(el("p", { text: "Your completion code:" }));
+      parts.push(el("p", { className: "code", id: "completion-code", text: code }));
+    }
+    for (const part of extra || []) parts.push(part);
+    show("done", ...parts);
+  }
+
+  async function runOnline() {
+    token = store.get("token");
+    pending = store.get("pending") || [];
+    rejected = store.get("rejected") || [];
+    let state = null;
+    let returning = false;
+    if (token) {
+      const res = await persistent("GET", "session");
+      if (res.status === 200) {
+        state = res.data;
+        returning = true;
+      } else {
+        token = null;
+        pending = [];
+        store.del("token");
+        store.del("pending");
+      }
+    }
+    if (state && state.completed) {
+      finishScreen(state.completion_code);
+      return;
+    }
+    if (!state) {
+      await welcomeScreen(false);
+      show("connecting", el("p", { text: "Preparing the experiment\u2026" }));
+      const res = await persistent("POST", "session", { participant: participantId() });
+      if (res.status !== 201) {
+        fatal((res.data && res.data.error) || "The experiment cannot start now (error " + res.status + ").");
+        return;
+      }
+      token = res.data.token;
+      store.set("token", token);
+      state = res.data;
+    }
+    const list = STUDY.lists.find((l) => l.list === state.list);
+    if (!list) {
+      fatal("The server assigned an unknown list (" + state.list + "); please tell the experimenter.");
+      return;
+    }
+    const done = new Set(state.answered);
+    for (const payload of pending) done.add(payload.order);
+    flush();
+    if (done.size > 0 && done.size < list.trials.length) {
+      await message("resume", resumeTexts(list, done));
+    } else if (done.size === 0 && returning) {
+      await welcomeScreen(false);
+    }
+    for (;;) {
+      await runTrials(list, done, (trial, result) => {
+        const payload = Object.assign({ order: trial.order, item: trial.item, system: trial.system }, result);
+        pending.push(payload);
+        store.set("pending", pending);
+        flush();
+      });
+      show("saving", el("p", { text: "Saving your answers\u2026" }));
+      await flushed();
+      const res = await persistent("POST", "complete", {});
+      if (res.status === 200) {
+        finishScreen(res.data.completion_code);
+        return;
+      }
+      if (res.status === 409 && res.data && Array.isArray(res.data.missing)) {
+        for (const order of res.data.missing) done.delete(order);
+        continue;
+      }
+      fatal((res.data && res.data.error) || "The answers could not be saved (error " + res.status + ").");
+      return;
+    }
+  }
+
+  // ------------------------------------------------------------------ offline
+
+  function tsvCell(value) {
+    if (value === null || value === undefined) return "";
+    if (value === true) return "true";
+    if (value === false) return "false";
+    return String(value).replace(/[\t\r\n]/g, " ");
+  }
+
+  function offlineRow(state, trial, result) {
+    const identification = TASK === "identification";
+    let correct = null;
+    if (identification && result.chosen_entity) correct = result.chosen_entity === trial.target;
+    else if (identification && result.cant_tell) correct = false;
+    const row = {
+      study: STUDY.study,
+      task: TASK,
+      variant: VARIANT,
+      session: state.session,
+      participant: state.participant,
+      session_status: "offline",
+      list: state.list,
+      order: trial.order,
+      item: trial.item,
+      system: trial.system,
+      subdomain: trial.subdomain,
+      practice: trial.practice,
+      filler: trial.filler,
+      target_entity: trial.target,
+      correct: correct,
+    };
+    for (const column of COLUMNS) {
+      if (!(column in row)) row[column] = column in result ? result[column] : null;
+    }
+    return row;
+  }
+
+  function download(state) {
+    const lines = [COLUMNS.join("\t")];
+    const rows = state.rows.slice().sort((a, b) => a.order - b.order);
+    for (const row of rows) lines.push(COLUMNS.map((c) => tsvCell(row[c])).join("\t"));
+    const blob = new Blob([lines.join("\n") + "\n"], { type: "text/tab-separated-values" });
+    const url = URL.createObjectURL(blob);
+    const link = el("a", { href: url, download: STUDY.study + "-" + state.list + "-" + state.session + ".tsv" });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60000);
+    state.downloaded = true;
+    store.set("offline", state);
+  }
+
+  function offlineFinish(state) {
+    const save = el("button", { id: "download", type: "button", text: "Download the results" });
+    const again = el("button", { id: "new-session", type: "button", className: "secondary", text: "Start a new session" });
+    save.addEventListener("click", () => download(state));
+    again.addEventListener("click", () => {
+      if (!state.downloaded && !window.confirm("The results have not been downloaded. Discard them?")) return;
+      store.del("offline");
+      window.location.reload();
+    });
+    finishScreen(S.completion_code, [
+      paragraphs(["Experimenter: download the results file before starting a new session."]),
+      save,
+      again,
+    ]);
+  }
+
+  async function runOffline() {
+    let state = store.get("offline");
+    if (state && state.completed) {
+      offlineFinish(state);
+      return;
+    }
+    if (!state) {
+      const listId = await welcomeScreen(true);
+      state = {
+        session: "offline-" + randomHex(8),
+        list: listId,
+        participant: participantId(),
+        rows: [],
+        completed: false,
+        downloaded: false,
+      };
+      store.set("offline", state);
+    }
+    const list = STUDY.lists.find((l) => l.list === state.list);
+    if (!list) {
+      store.del("offline");
+      fatal("Unknown list " + state.list + "; reload the page.");
+      return;
+    }
+    const done = new Set(state.rows.map((row) => row.order));
+    if (done.size > 0) await message("resume", resumeTexts(list, done));
+    await runTrials(list, done, (trial, result) => {
+      state.rows.push(offlineRow(state, trial, result));
+      store.set("offline", state);
+    });
+    state.completed = true;
+    store.set("offline", state);
+    offlineFinish(state);
+  }
+
+  // ------------------------------------------------------------------ start
+
+  async function detectMode() {
+    if (window.location.protocol === "file:" || params.get("offline") === "1") return "offline";
+    let delay = 300;
+    for (;;) {
+      try {
+        const res = await request("GET", "ping");
+        if (res.status === 200 && res.data && res.data.study === STUDY.study) {
+          return res.data.sha256 === STUDY.sha256 ? "online" : "stale";
+        }
+        if (res.status === 404) return "offline";
+      } catch (e) {
+        /* the server is not reachable yet */
+      }
+      setStatus("Connecting to the server\u2026");
+      await sleep(delay);
+      delay = Math.min(delay * 2, 3000);
+    }
+  }
+
+  async function main() {
+    const mode = await detectMode();
+    setStatus("");
+    document.body.dataset.mode = mode;
+    if (mode === "stale") {
+      fatal("This page is out of date: the experiment was rebuilt. Please reload the page.");
+    } else if (mode === "online") {
+      await runOnline();
+    } else {
+      await runOffline();
+    }
+  }
+
+  main().catch((error) => {
+    fatal("Something went wrong: " + (error && error.message ? error.message : error));
+  });
+})();

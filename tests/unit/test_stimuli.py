@@ -1,0 +1,553 @@
+"""Tests of stecflow.stimuli: the web experiment's files and the DMDX item files."""
+
+from __future__ import annotations
+
+import csv
+import hashlib
+import io
+import json
+import re
+import subprocess
+import sys
+import wave
+from pathlib import Path
+
+import pytest
+
+from stecflow import stimuli
+from stecflow.designs import latin_square_design, two_group_design
+from stecflow.errors import ConfigError
+from stecflow.model import Domain, Entity, EntityAttribute, Item, Reference
+from stecflow.pictures import image_name
+from stecflow.stimuli import (
+    ADEQUACY_QUESTION,
+    FLUENCY_QUESTION,
+    RESPONSE_COLUMNS,
+    StimuliError,
+    StudySettings,
+    build_study,
+    espeak_version,
+    make_dmdx_files,
+    make_study_files,
+    study_sha256,
+)
+from tests.browser.studykit import IMAGES, demo_design, demo_items, demo_outputs
+
+SYSTEMS = ("full-brevity", "greedy", "HUMAN-1")
+TEXT_SUFFIXES = (".html", ".js", ".css", ".json", ".svg", ".tsv", ".txt", ".rtf")
+#: XML namespace names are identifiers, not addresses: nothing is fetched from them.
+NAMESPACES = ("http://www.w3.org/2000/svg", "http://www.w3.org/1999/xlink")
+
+
+def _inputs(**options):
+    design = demo_design(systems=SYSTEMS, **options)
+    test, dev = demo_items()
+    return design, test + dev, demo_outputs(tuple(sorted(SYSTEMS)))
+
+
+def _files(task="rating", variant=None, settings=None, **options):
+    design, items, outputs = _inputs(**options)
+    return make_study_files(
+        design,
+        items,
+        outputs,
+        task=task,
+        variant=variant,
+        images_dir=IMAGES,
+        settings=settings,
+    )
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
+    }
+
+
+# --------------------------------------------------------------------------- lists
+
+
+@pytest.mark.parametrize("subjects", [3, 6])
+def test_one_list_per_subject_slot_in_design_order(subjects):
+    design, items, outputs = _inputs(n_items=6, subjects=subjects)
+    bundle = make_study_files(design, items, outputs, task="rating", images_dir=IMAGES)
+    lists = bundle.document["lists"]
+    assert len(lists) == design.subjects == subjects
+    assert [x["list"] for x in lists] == sorted(design.trials["list"].unique())
+    for lst in lists:
+        expected = design.trials[design.trials["list"] == lst["list"]]
+        got = [
+            (t["order"], t["item"], t["system"], t["practice"], t["filler"])
+            for t in lst["trials"]
+        ]
+        want = [
+            (
+                int(r.order),
+                r.item,
+                r.system if isinstance(r.system, str) else None,
+                bool(r.practice),
+                bool(r.filler),
+            )
+            for r in expected.itertuples()
+        ]
+        assert got == want
+
+
+def test_trials_carry_description_target_and_grid():
+    bundle = _files()
+    test, dev = demo_items()
+    by_id = {i.id: i for i in test + dev}
+    outputs = demo_outputs(tuple(sorted(SYSTEMS)))
+    for lst in bundle.document["lists"]:
+        for trial in lst["trials"]:
+            item = by_id[trial["item"]]
+            if trial["system"] is None:  # practice: the human reference
+                assert trial["practice"]
+                assert trial["description"] == item.references[0].word_string
+            else:
+                assert trial["description"] == outputs[trial["system"]][item.id]
+            assert trial["target"] == item.domain.target.id
+            assert trial["grid"] == [5, 3]
+            for entity in trial["entities"]:
+                source = next(e for e in item.domain.entities if e.id == entity["id"])
+                assert entity["x"] == int(source.value_of("x-dimension"))
+                assert entity["y"] == int(source.value_of("y-dimension"))
+                assert entity["image"] == f"images/{source.image}"
+
+
+def test_document_has_the_seed_questions_and_columns():
+    doc = _files().document
+    assert doc["texts"]["adequacy_question"] == ADEQUACY_QUESTION
+    assert doc["texts"]["fluency_question"] == FLUENCY_QUESTION
+    assert ADEQUACY_QUESTION.startswith("How clear is this description?")
+    assert ADEQUACY_QUESTION.endswith("based on the phrase given?")
+    assert FLUENCY_QUESTION.endswith("Is it good, clear English?")
+    assert doc["columns"] == list(RESPONSE_COLUMNS)
+    assert doc["settings"]["timeout_ms"] == 15000
+    assert doc["settings"]["fixation_ms"] == 1000
+    assert doc["settings"]["delay_ms"] == 500
+    assert doc["design"]["kind"] == "latin_square"
+
+
+# --------------------------------------------------------------------------- bytes
+
+
+def test_build_is_byte_deterministic_and_independent_of_input_order(tmp_path):
+    design, items, outputs = _inputs()
+    first = build_study(
+        design,
+        items,
+        outputs,
+        task="identification",
+        variant="read_first",
+        images_dir=IMAGES,
+        out_dir=tmp_path / "a" / "web",
+        dmdx_dir=tmp_path / "a" / "dmdx",
+    )
+    shuffled = {
+        s: dict(reversed(list(o.items()))) for s, o in reversed(outputs.items())
+    }
+    second = build_study(
+        demo_design(systems=tuple(reversed(SYSTEMS))),
+        list(reversed(items)),
+        shuffled,
+        task="identification",
+        variant="read_first",
+        images_dir=IMAGES,
+        out_dir=tmp_path / "b" / "web",
+        dmdx_dir=tmp_path / "b" / "dmdx",
+    )
+    assert first == second
+    assert _tree(tmp_path / "a") == _tree(tmp_path / "b")
+    assert first["sha256"] == study_sha256(tmp_path / "a" / "web")
+
+
+def test_building_in_another_process_gives_the_same_bytes(tmp_path):
+    code = (
+        "import sys; from pathlib import Path; "
+        "from tests.browser.studykit import build_demo_study; "
+        "build_demo_study(Path(sys.argv[1]), task='rating')"
+    )
+    root = Path(__file__).resolve().parents[2]
+    for name in ("x", "y"):
+        subprocess.run(
+            [sys.executable, "-c", code, str(tmp_path / name)],
+            check=True,
+            cwd=root,
+            env={"PYTHONHASHSEED": name == "x" and "1" or "2", "PATH": ""},
+        )
+    assert _tree(tmp_path / "x") == _tree(tmp_path / "y")
+
+
+def test_no_network_references_in_generated_files(tmp_path):
+    design, items, outputs = _inputs()
+    build_study(
+        design,
+        items,
+        outputs,
+        task="identification",
+        images_dir=IMAGES,
+        out_dir=tmp_path / "web",
+        dmdx_dir=tmp_path / "dmdx",
+        settings={"cant_tell": True},
+    )
+    checked = 0
+    for path in sorted(tmp_path.rglob("*")):
+        if path.suffix not in TEXT_SUFFIXES:
+            continue
+        text = path.read_text(encoding="utf-8")
+        for url in re.findall(r"(?:https?|ftp|wss?)://[^\s\"'<>)]*", text):
+            assert url in NAMESPACES, f"{path.name}: {url}"
+            assert f'xmlns="{url}"' in text or f'xmlns:xlink="{url}"' in text
+        assert "//cdn" not in text and "@import" not in text
+        checked += 1
+    assert checked > 10
+    html = (tmp_path / "web" / "index.html").read_text()
+    sources = re.findall(r'(?:src|href)="([^"]+)"', html)
+    assert sorted(sources) == [
+        "data:,",
+        "experiment.css",
+        "experiment.js",
+        "stimuli.js",
+    ]
+
+
+def test_every_picture_is_shipped_and_listed_in_the_manifest(tmp_path):
+    design, items, outputs = _inputs()
+    build_study(
+        design, items, outputs, task="rating", images_dir=IMAGES, out_dir=tmp_path
+    )
+    doc = json.loads((tmp_path / "stimuli.json").read_text())
+    referenced = {
+        e["image"] for lst in doc["lists"] for t in lst["trials"] for e in t["entities"]
+    }
+    for image in referenced:
+        copy = tmp_path / image
+        assert copy.is_file(), image
+        assert copy.read_bytes() == (IMAGES / Path(image).name).read_bytes()
+    shipped = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.svg")}
+    assert shipped == referenced
+    with open(tmp_path / "MANIFEST.tsv", encoding="utf-8") as handle:
+        manifest = list(csv.DictReader(handle, delimiter="\t"))
+    files = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")}
+    files = {f for f in files if (tmp_path / f).is_file()} - {"MANIFEST.tsv"}
+    assert {row["path"] for row in manifest} == files
+    for row in manifest:
+        data = (tmp_path / row["path"]).read_bytes()
+        assert int(row["size"]) == len(data)
+        assert row["sha256"] == hashlib.sha256(data).hexdigest()
+    js = (tmp_path / "stimuli.js").read_text()
+    assert json.loads(js.split(" = ", 1)[1].split(";\n", 1)[0]) == doc
+    sha = hashlib.sha256((tmp_path / "stimuli.json").read_bytes()).hexdigest()
+    assert f'window.STECFLOW_STUDY.sha256 = "{sha}";' in js
+
+
+def test_study_sha256_detects_changed_files(tmp_path):
+    design, items, outputs = _inputs()
+    build_study(design, items, outputs, task="rating", out_dir=tmp_path)
+    study_sha256(tmp_path)
+    (tmp_path / "experiment.css").write_text("body { color: red }\n")
+    with pytest.raises(StimuliError, match="experiment.css differs"):
+        study_sha256(tmp_path)
+
+
+def test_a_built_study_is_not_overwritten_by_accident(tmp_path):
+    design, items, outputs = _inputs()
+    build_study(design, items, outputs, task="rating", out_dir=tmp_path)
+    with pytest.raises(StimuliError, match="frozen"):
+        build_study(design, items, outputs, task="rating", out_dir=tmp_path)
+    (tmp_path / "stale.txt").write_text("left over")
+    build_study(design, items, outputs, task="rating", out_dir=tmp_path, overwrite=True)
+    assert not (tmp_path / "stale.txt").exists()
+
+
+# --------------------------------------------------------------------------- pictures
+
+
+def _entity(eid, target=False, attrs=(), image=None):
+    return Entity(
+        eid, target, tuple(EntityAttribute(n, v) for n, v in attrs), image=image
+    )
+
+
+def _b5ref_like_items():
+    people = [
+        ("gender", "male"),
+        ("hair.colour", "dark"),
+        ("glasses", "no"),
+    ]
+    items = []
+    for k in range(1, 5):
+        entities = tuple(
+            _entity(chr(ord("a") + j), j == 0, [*people, ("id", f"{k}-{j}")])
+            for j in range(6)
+        )
+        items.append(
+            Item(
+                f"ctx-{k:02d}",
+                Domain(entities),
+                "people",
+                references=(Reference(word_string="o homem de óculos {sério}"),),
+            )
+        )
+    return items
+
+
+def test_entities_without_pictures_or_positions_get_placeholders_and_a_layout():
+    items = _b5ref_like_items()
+    design = latin_square_design(
+        ["A", "B"], [i.id for i in items[:2]], subjects=2, seed=3, study="b5"
+    )
+    outputs = {s: {i.id: f"descrição {s}" for i in items} for s in ("A", "B")}
+    bundle = make_study_files(design, items, outputs, task="identification")
+    firsts = set()
+    for lst in bundle.document["lists"]:
+        for trial in lst["trials"]:
+            assert trial["grid"] == [3, 2]
+            cells = {(e["x"], e["y"]) for e in trial["entities"]}
+            assert cells == {(x, y) for x in (1, 2, 3) for y in (1, 2)}
+            for entity in trial["entities"]:
+                assert re.fullmatch(
+                    r"images/placeholder-[0-9a-f]{16}\.svg", entity["image"]
+                )
+                svg = bundle.files[entity["image"]].decode()
+                assert f">{entity['id']}</text>" in svg and "glasses: no" in svg
+            first = min(trial["entities"], key=lambda e: (e["y"], e["x"]))
+            firsts.add(first["id"] == trial["target"])
+    # the layout is drawn from the seed: it does not follow the document order
+    again = make_study_files(design, items, outputs, task="identification")
+    assert again.files == bundle.files
+    assert False in firsts  # the target is not always in the first cell
+
+
+def test_demo_drawings_for_entities_with_demo_attributes_but_no_image():
+    attrs = [("type", "desk"), ("colour", "grey"), ("size", "small")]
+    entities = (
+        _entity(
+            "e1",
+            True,
+            [
+                *attrs,
+                ("orientation", "left"),
+                ("x-dimension", "1"),
+                ("y-dimension", "1"),
+            ],
+        ),
+        _entity(
+            "e2",
+            False,
+            [
+                *attrs,
+                ("orientation", "back"),
+                ("x-dimension", "2"),
+                ("y-dimension", "3"),
+            ],
+        ),
+    )
+    items = [Item(f"t{k}", Domain(entities), "furniture") for k in (1, 2)]
+    design = latin_square_design(["A", "B"], ["t1", "t2"], subjects=2, seed=1)
+    outputs = {"A": {"t1": "x", "t2": "y"}, "B": {"t1": "z", "t2": "w"}}
+    bundle = make_study_files(design, items, outputs, task="rating")
+    name = image_name({n: v for n, v in [*attrs, ("orientation", "left")]})
+    assert f"images/{name}" in bundle.files
+    assert bundle.files[f"images/{name}"].startswith(b"<svg")
+
+
+def test_missing_picture_file_is_an_error_naming_the_item(tmp_path):
+    design, items, outputs = _inputs()
+    with pytest.raises(StimuliError, match=r"is not in .*data.images"):
+        make_study_files(design, items, outputs, task="rating", images_dir=tmp_path)
+
+
+def test_missing_output_is_an_error_listing_every_gap():
+    design, items, outputs = _inputs()
+    broken = {s: dict(o) for s, o in outputs.items()}
+    removed = sorted(broken["greedy"])[:6]
+    for item in removed:
+        del broken["greedy"][item]
+    with pytest.raises(StimuliError, match="no output of system greedy") as error:
+        make_study_files(design, items, broken, task="rating")
+    assert "problem(s)" in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("task", "variant", "message"),
+    [
+        ("ranking", None, "not one of rating, identification"),
+        ("rating", "spoken", "a rating study has no variant"),
+        ("identification", "sung", "not one of together, read_first, spoken"),
+    ],
+)
+def test_unknown_task_or_variant(task, variant, message):
+    design, items, outputs = _inputs()
+    with pytest.raises(StimuliError, match=message):
+        make_study_files(design, items, outputs, task=task, variant=variant)
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def test_settings_reject_unknown_keys_and_bad_values():
+    with pytest.raises(ConfigError, match="experiment.fixation: unknown key"):
+        StudySettings.from_mapping({"fixation": 100})
+    with pytest.raises(ConfigError, match="experiment.timeout_ms: must be between"):
+        StudySettings.from_mapping({"timeout_ms": 10})
+    with pytest.raises(ConfigError, match="completion_code"):
+        StudySettings(completion_code="has spaces")
+    with pytest.raises(ConfigError, match="must be true or false"):
+        StudySettings(cant_tell="yes")
+    assert StudySettings.from_mapping(None) == StudySettings()
+
+
+def test_settings_reach_the_page_and_custom_instructions_replace_the_default():
+    doc = _files(
+        task="identification",
+        settings={"cant_tell": True, "instructions": "One.\n\nTwo."},
+    ).document
+    assert doc["settings"]["cant_tell"] is True
+    assert doc["texts"]["instructions"] == ["One.", "Two."]
+    default = _files(task="identification", settings={"cant_tell": True}).document
+    assert any("Can't tell" in p for p in default["texts"]["instructions"])
+    assert any("2 practice examples" in p for p in default["texts"]["instructions"])
+
+
+# --------------------------------------------------------------------------- speech
+
+
+def test_spoken_variant_refuses_without_espeak(monkeypatch):
+    monkeypatch.setattr(stimuli.shutil, "which", lambda name: None)
+    with pytest.raises(StimuliError, match="apt-get install espeak-ng"):
+        _files(task="identification", variant="spoken")
+
+
+@pytest.mark.skipif(espeak_version() is None, reason="espeak-ng is not installed")
+def test_spoken_variant_ships_one_deterministic_wav_per_description():
+    first = _files(task="identification", variant="spoken")
+    second = _files(task="identification", variant="spoken")
+    assert first.files == second.files
+    doc = first.document
+    assert doc["speech"]["engine"] == "espeak-ng" and doc["speech"]["voice"] == "en-us"
+    texts = {}
+    for lst in doc["lists"]:
+        for trial in lst["trials"]:
+            assert trial["audio"] in first.files
+            texts.setdefault(trial["audio"], set()).add(trial["description"])
+    assert all(len(t) == 1 for t in texts.values())
+    with wave.open(io.BytesIO(first.files[next(iter(texts))])) as handle:
+        assert handle.getnframes() > 1000
+
+
+# --------------------------------------------------------------------------- DMDX
+
+
+def _read_items_tsv(data: bytes) -> list[dict[str, str]]:
+    return list(csv.DictReader(io.StringIO(data.decode()), delimiter="\t"))
+
+
+@pytest.mark.parametrize("variant", ["together", "read_first"])
+def test_dmdx_item_file_per_list(variant):
+    bundle = _files(task="identification", variant=variant)
+    files = make_dmdx_files(bundle)
+    doc = bundle.document
+    assert files == make_dmdx_files(bundle)
+    assert "README.txt" in files and files["bell.wav"].startswith(b"RIFF")
+    for lst in doc["lists"]:
+        rtf = files[f"{lst['list']}.rtf"].decode("ascii")
+        assert rtf.startswith("{\\rtf1") and rtf.rstrip().endswith("}")
+        assert rtf.count("{") == rtf.count("}")
+        lines = rtf.splitlines()
+        assert lines[1].startswith("<ep>") and "<t 15000>" in lines[1]
+        assert "<id mouse>" in lines[1] and lines[1].endswith("<eop>\\par")
+        numbers = [int(m) for m in re.findall(r"^\+(\d+) ", rtf, flags=re.M)]
+        orders = [t["order"] for t in lst["trials"]]
+        if variant == "together":
+            assert numbers == orders
+        else:
+            assert numbers == [n for o in orders for n in (10000 + o, o)]
+        assert rtf.count('<wav> "bell"') == len(orders)
+        assert rtf.count('<msfd 1000> <xy .5,.5> "+"') == len(orders)
+        table = _read_items_tsv(files[f"{lst['list']}-items.tsv"])
+        assert len(table) == len(orders) * (1 if variant == "together" else 2)
+        for row in table:
+            trial = next(t for t in lst["trials"] if t["order"] == int(row["order"]))
+            assert (
+                row["item"] == trial["item"] and row["target_entity"] == trial["target"]
+            )
+            boxes = dict(b.split(":") for b in row["boxes"].split(";"))
+            assert set(boxes) == {e["id"] for e in trial["entities"]}
+            for box in boxes.values():
+                x1, y1, x2, y2 = map(float, box.split(","))
+                assert 0 <= x1 < x2 <= 1 and 0 <= y1 < y2 <= 1
+        for trial in lst["trials"]:
+            for entity in trial["entities"]:
+                assert f'"{Path(entity["image"]).stem}"' in rtf
+
+
+def test_dmdx_escapes_rtf_and_rating_studies_get_a_readme_only():
+    assert stimuli._rtf('o "homem" {sério} \\ ção') == (
+        "o 'homem' \\{s\\u233?rio\\} \\\\ \\u231?\\u227?o"
+    )
+    files = make_dmdx_files(_files(task="rating"))
+    assert sorted(files) == ["README.txt"]
+    assert b"Rating studies have no DMDX files" in files["README.txt"]
+
+
+@pytest.mark.skipif(espeak_version() is None, reason="espeak-ng is not installed")
+def test_dmdx_spoken_items_play_the_descriptions():
+    bundle = _files(task="identification", variant="spoken")
+    files = make_dmdx_files(bundle)
+    for path in bundle.audio:
+        assert files[Path(path).name] == bundle.audio[path]
+    rtf = files["L01.rtf"].decode()
+    assert rtf.count("* <msfd 500>") == len(bundle.document["lists"][0]["trials"])
+
+
+# --------------------------------------------------------------------------- designs
+
+
+def test_two_group_design_with_cant_tell():
+    test, dev = demo_items()
+    contexts = [i.id for i in test[:4]]
+    shared = [i.id for i in test[4:6]]
+    design = two_group_design(
+        contexts,
+        original="HUMAN-1",
+        replacement="greedy",
+        shared=shared,
+        subjects=2,
+        seed=5,
+        practice_pool=[i.id for i in dev[:5]],
+        n_practice=1,
+        study="two-groups",
+    )
+    outputs = demo_outputs(("HUMAN-1", "greedy"))
+    bundle = make_study_files(
+        design,
+        test + dev,
+        outputs,
+        task="identification",
+        settings={"cant_tell": True},
+        images_dir=IMAGES,
+    )
+    lists = bundle.document["lists"]
+    assert [x["group"] for x in lists] == [1, 2]
+    sets = {t["item_set"] for x in lists for t in x["trials"] if not t["practice"]}
+    assert sets == {"A", "B", "shared"}
+    assert bundle.document["settings"]["cant_tell"] is True
+
+
+def test_importing_stimuli_and_server_is_light():
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import stecflow.stimuli, stecflow.server, sys; print(' '.join(sys.modules))",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    heavy = {"pandas", "scipy", "numpy", "snakemake", "statsmodels", "jinja2"}
+    assert not heavy & {m.split(".")[0] for m in out}
