@@ -12,6 +12,11 @@
 #   results/scores/systems/<team>/<system>.json   one system's scores per subset
 #   results/scores/systems.tsv                    system x metric x subset, with CIs
 #   results/scores/items.tsv                      item scores of the systems analysed
+#   results/studies/<study>/design.tsv            one row per trial of a human study
+#   results/studies/<study>/balance.tsv           proof that the design is balanced
+#   results/studies/<study>/web/                  the experiment: open index.html, or
+#                                                 run `stecflow serve <study>`
+#   results/studies/<study>/dmdx/                 DMDX item files for lab replications
 #   results/stats/<analysis>.tsv / .json          one statistical analysis each
 #   results/logs/<rule>/...                       one log per job
 
@@ -27,6 +32,7 @@ configfile: "config/config.yaml"
 include: "workflow/rules/common.smk"
 include: "workflow/rules/validation.smk"
 include: "workflow/rules/scoring.smk"
+include: "workflow/rules/studies.smk"
 include: "workflow/rules/statistics.smk"
 
 
@@ -37,4 +43,5 @@ rule all:
         "results/validation/summary.tsv",
         "results/scores/systems.tsv",
         expand("results/stats/{analysis}.tsv", analysis=ANALYSES),
+        expand("results/studies/{study}/web", study=STUDIES),
     localrule: True

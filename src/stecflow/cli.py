@@ -170,6 +170,44 @@ def _cmd_baseline(args: argparse.Namespace) -> int:
     return 0
 
 
+def _study_dir(study: str) -> str:
+    """A study ID means results/studies/<id>; anything else is a folder."""
+    from .ids import is_valid_id
+
+    if is_valid_id(study) and not Path(study).exists():
+        return f"results/studies/{study}"
+    return study
+
+
+def _cmd_serve(args: argparse.Namespace) -> int:
+    from .server import serve
+
+    folder = _study_dir(args.study)
+    print(f"serving {folder} on http://{args.host}:{args.port}/ (Ctrl-C stops)")
+    serve(
+        folder,
+        host=args.host,
+        port=args.port,
+        db_path=args.db,
+        abandon_after_s=args.abandon_after,
+    )
+    return 0
+
+
+def _cmd_export(args: argparse.Namespace) -> int:
+    from .server import export_responses
+
+    n = export_responses(
+        _study_dir(args.study),
+        args.out,
+        db_path=args.db,
+        abandon_after_s=args.abandon_after,
+        include_practice=not args.no_practice,
+    )
+    print(f"wrote {n} responses to {args.out}")
+    return 0
+
+
 def _cmd_convert(args: argparse.Namespace) -> int:
     from .campaign import prepare_testset
 
@@ -311,6 +349,53 @@ def build_parser() -> argparse.ArgumentParser:
         help="timestamp for system.yaml (fixed, so outputs are reproducible)",
     )
     baseline.set_defaults(func=_cmd_baseline)
+
+    serve = sub.add_parser(
+        "serve",
+        help="run a human study's web experiment and collect responses",
+        description=(
+            "Serve a study built by the workflow (results/studies/<study>/web) and"
+            " store every answer the moment it is given, in SQLite. Lists are handed"
+            " out so that they fill evenly; sessions abandoned for --abandon-after"
+            " seconds release their list. Participants open http://HOST:PORT/, or"
+            " ?participant=ID to record who they are."
+        ),
+    )
+    serve.add_argument("study", help="study ID (results/studies/<ID>) or study folder")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    serve.add_argument(
+        "--db", help="SQLite file (default: responses.sqlite beside web/)"
+    )
+    serve.add_argument(
+        "--abandon-after",
+        type=float,
+        default=1800.0,
+        metavar="SECONDS",
+        help="release the list of a session silent this long (default 1800)",
+    )
+    serve.set_defaults(func=_cmd_serve)
+
+    export = sub.add_parser(
+        "export",
+        help="export a study's collected responses as TSV",
+        description=(
+            "Write every stored trial of a study as TSV, one row per trial, in the"
+            " format the judgments stage reads (columns in stecflow.server's docs)."
+        ),
+    )
+    export.add_argument("study", help="study ID (results/studies/<ID>) or study folder")
+    export.add_argument("--out", required=True, help="TSV file to write")
+    export.add_argument(
+        "--db", help="SQLite file (default: responses.sqlite beside web/)"
+    )
+    export.add_argument(
+        "--abandon-after", type=float, default=1800.0, metavar="SECONDS"
+    )
+    export.add_argument(
+        "--no-practice", action="store_true", help="leave practice trials out"
+    )
+    export.set_defaults(func=_cmd_export)
 
     convert = sub.add_parser(
         "convert",

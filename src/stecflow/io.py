@@ -14,7 +14,14 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-__all__ = ["format_float", "read_json", "read_tsv", "write_json", "write_tsv"]
+__all__ = [
+    "format_float",
+    "format_tsv",
+    "read_json",
+    "read_tsv",
+    "write_json",
+    "write_tsv",
+]
 
 #: Significant digits kept for floats in result files.
 FLOAT_DIGITS = 10
@@ -33,7 +40,9 @@ def format_float(value: float, digits: int = FLOAT_DIGITS) -> str:
 
 
 def _cell(value: Any) -> str:
-    if value is None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return ""
+    if value.__class__.__name__ in ("NAType", "NaTType"):  # pandas' missing values
         return ""
     if isinstance(value, bool):
         return "true" if value else "false"
@@ -44,15 +53,24 @@ def _cell(value: Any) -> str:
     return str(value).replace("\t", " ").replace("\r", " ").replace("\n", " ")
 
 
+def format_tsv(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str:
+    """Render *rows* as TSV text with exactly *columns*, in the order given.
+
+    >>> format_tsv([{"a": 1.5, "b": None}], ["a", "b"])
+    'a\\tb\\n1.5\\t\\n'
+    """
+    lines = ["\t".join(columns)]
+    lines.extend("\t".join(_cell(row.get(c)) for c in columns) for row in rows)
+    return "\n".join(lines) + "\n"
+
+
 def write_tsv(
     rows: Iterable[Mapping[str, Any]], columns: Sequence[str], path: str | Path
 ) -> None:
     """Write *rows* as TSV with exactly *columns*, in the order given."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8", newline="") as handle:
-        handle.write("\t".join(columns) + "\n")
-        for row in rows:
-            handle.write("\t".join(_cell(row.get(c)) for c in columns) + "\n")
+        handle.write(format_tsv(rows, columns))
 
 
 def read_tsv(path: str | Path) -> list[dict[str, str]]:

@@ -18,7 +18,15 @@ def test_help_lists_every_command(capsys):
         main(["--help"])
     assert info.value.code == 0
     out = capsys.readouterr().out
-    for command in ("validate", "score", "baseline", "convert", "demo"):
+    for command in (
+        "validate",
+        "score",
+        "baseline",
+        "serve",
+        "export",
+        "convert",
+        "demo",
+    ):
         assert command in out
 
 

@@ -52,7 +52,9 @@ def test_id_patterns_agree_with_stecflow_ids(schema_path):
         for line in text.splitlines()
         if "pattern:" in line and "A-Za-z" in line
     ]
-    assert patterns and set(patterns) == {ids.ID_PATTERN}
+    team_system = f"^{ids.ID_REGEX}/{ids.ID_REGEX}$"  # study systems: team/system
+    assert patterns and set(patterns) <= {ids.ID_PATTERN, team_system}
+    assert ids.ID_PATTERN in patterns
 
 
 @pytest.mark.parametrize(

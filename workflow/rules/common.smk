@@ -3,7 +3,7 @@
 # scanned once, sorted; everything else is delegated to stecflow.
 from snakemake.utils import validate
 
-from stecflow import analysis, campaign, ids, scoring
+from stecflow import analysis, campaign, ids, scoring, studies
 
 validate(config, schema="../schemas/config.schema.yaml")
 campaign.check_config(config)
@@ -16,12 +16,15 @@ SUBMISSION_SYSTEMS = [system for _, system in SUBMISSIONS]
 METRIC_SIGNATURES = sorted(scoring.metric_signatures(config["scoring"]).values())
 HIGHER_IS_BETTER = scoring.metric_directions(config["scoring"])
 ANALYSES = {spec["id"]: spec for spec in analysis.analysis_specs(config)}
+studies.check_studies(config, SUBMISSIONS)
+STUDIES = {spec["id"]: spec for spec in studies.study_specs(config)}
 
 
 wildcard_constraints:
     team=ids.ID_REGEX,
     system=ids.ID_REGEX,
     analysis=ids.ID_REGEX,
+    study=ids.ID_REGEX,
 
 
 def get_submission_dir(wildcards):
@@ -72,6 +75,40 @@ def get_item_scores(wildcards):
 def get_analysis_spec(wildcards):
     """The config entry of one analysis (plain data)."""
     return ANALYSES[wildcards.analysis]
+
+
+def get_study_spec(wildcards):
+    """The config entry of one study (plain data)."""
+    return STUDIES[wildcards.study]
+
+
+def get_practice_items(wildcards):
+    """Where practice items come from: the development split, if the study has any."""
+    if STUDIES[wildcards.study]["practice"] and config["data"]["dev"]:
+        return [config["data"]["dev"]]
+    return []
+
+
+def get_study_submission_dirs(wildcards):
+    """team/system -> submission folder, for the systems of one study."""
+    root = config["submissions"]["root"]
+    return {
+        system: f"{root}/{system}" for system in STUDIES[wildcards.study]["systems"]
+    }
+
+
+def get_study_outputs(wildcards):
+    """The outputs files of one study's systems (and their validation records)."""
+    systems = STUDIES[wildcards.study]["systems"]
+    root = config["submissions"]["root"]
+    return [f"{root}/{s}/outputs.xml" for s in systems] + [
+        f"results/validation/{s}.json" for s in systems
+    ]
+
+
+def get_images_dir(wildcards):
+    """The entity pictures folder, if the campaign has one."""
+    return [config["data"]["images"]] if config["data"]["images"] else []
 
 
 def get_discovery_problems(wildcards):

@@ -1,0 +1,249 @@
+"""The human-studies stage: designs from the config, checked against the campaign.
+
+A study is declared in the config (``studies``) with an explicit list of systems
+(``team/system``, human reference sets included), its task and its number of
+subjects. Its design depends only on that entry, the test set and the seed, never
+on "all submissions", so a late submission cannot change an opened study; a late
+system goes into a new study.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+from .io import format_tsv, write_json, write_tsv
+
+__all__ = [
+    "build_stimuli",
+    "check_studies",
+    "design_study",
+    "make_design",
+    "study_specs",
+]
+
+log = logging.getLogger(__name__)
+
+
+def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The configured studies, with defaults filled in; IDs must be unique."""
+    specs, seen = [], set()
+    for n, entry in enumerate(config.get("studies") or []):
+        if entry["id"] in seen:
+            raise ConfigError(
+                f"study ID {entry['id']!r} is used twice", field=f"studies[{n}].id"
+            )
+        seen.add(entry["id"])
+        spec = {
+            "variant": None,
+            "practice": 0,
+            "carryover_balanced": False,
+            "group_by_subdomain": True,
+            "subdomains": None,
+            "responses": [],
+            **entry,
+        }
+        if spec["task"] == "identification" and spec["variant"] is None:
+            spec["variant"] = "together"
+        if spec["task"] == "rating" and spec["variant"] is not None:
+            raise ConfigError(
+                "rating studies have no variant", field=f"studies[{n}].variant"
+            )
+        specs.append(spec)
+    return specs
+
+
+def check_studies(
+    config: Mapping[str, Any], submissions: Iterable[tuple[str, str]]
+) -> None:
+    """Check that every study's systems are submissions, listed once each.
+
+    Raises
+    ------
+    ConfigError
+        Naming the study and the system that is not in ``submissions/``.
+    """
+    known = {f"{team}/{system}" for team, system in submissions}
+    for n, spec in enumerate(study_specs(config)):
+        systems = spec["systems"]
+        for system in systems:
+            if system not in known:
+                raise ConfigError(
+                    f"study {spec['id']!r} lists {system!r}, which is not a submission"
+                    " (give team/system as in submissions/<team>/<system>)",
+                    field=f"studies[{n}].systems",
+                )
+        if len(set(systems)) != len(systems):
+            raise ConfigError(
+                f"study {spec['id']!r} lists a system twice",
+                field=f"studies[{n}].systems",
+            )
+
+
+def make_design(
+    spec: Mapping[str, Any],
+    testset_path: str | Path,
+    practice_path: str | Path | None,
+) -> Any:
+    """Build the :class:`~stecflow.designs.Design` of one study (deterministic)."""
+    from .corpus import read_items
+    from .designs import latin_square_design
+
+    items = read_items(testset_path)
+    if spec.get("subdomains"):
+        items = [i for i in items if i.subdomain in spec["subdomains"]]
+    practice_pool: Sequence[str] = ()
+    if spec["practice"]:
+        if practice_path is None:
+            raise ConfigError(
+                f"study {spec['id']!r} asks for practice trials; set data.dev",
+                field="data.dev",
+            )
+        practice_pool = [i.id for i in read_items(practice_path)]
+    return latin_square_design(
+        spec["systems"],
+        [i.id for i in items],
+        subjects=spec["subjects"],
+        seed=spec["seed"],
+        subdomains={i.id: i.subdomain for i in items},
+        group_by_subdomain=spec["group_by_subdomain"],
+        carryover_balanced=spec["carryover_balanced"],
+        practice_pool=practice_pool,
+        n_practice=spec["practice"],
+        study=spec["id"],
+    )
+
+
+def _design_text(design: Any) -> str:
+    from .designs import TRIAL_COLUMNS
+
+    return format_tsv(design.trials.to_dict(orient="records"), TRIAL_COLUMNS)
+
+
+def design_study(
+    spec: Mapping[str, Any],
+    testset_path: str | Path,
+    practice_path: str | Path | None,
+    design_path: str | Path,
+    balance_path: str | Path,
+    settings_path: str | Path,
+) -> dict[str, Any]:
+    """Build one study's design and write it with its balance table.
+
+    Parameters
+    ----------
+    spec
+        One entry of :func:`study_specs`.
+    testset_path
+        The campaign's test set (stecflow XML).
+    practice_path
+        Items to draw practice trials from (outside the test set), e.g. the
+        development split; required when ``spec["practice"] > 0``.
+    design_path, balance_path, settings_path
+        ``design.tsv`` (one row per trial), ``balance.tsv`` (the proof of balance)
+        and ``design.json`` (the design's parameters and notes).
+
+    Raises
+    ------
+    ConfigError
+        If the design is impossible (e.g. subjects not a multiple of the number of
+        systems); the message says what would work.
+    """
+    from .designs import balance_problems, balance_table
+
+    design = make_design(spec, testset_path, practice_path)
+    problems = balance_problems(design)
+    if problems:  # our own bug if it ever happens
+        raise RuntimeError(f"design of {spec['id']} is not balanced: {problems}")
+    Path(design_path).parent.mkdir(parents=True, exist_ok=True)
+    Path(design_path).write_text(_design_text(design), encoding="utf-8")
+    balance = balance_table(design)
+    write_tsv(balance.to_dict(orient="records"), list(balance.columns), balance_path)
+    settings = {**design.settings(), "task": spec["task"], "variant": spec["variant"]}
+    write_json(settings, settings_path)
+    log.info(
+        "%s: %d trials for %d subjects",
+        spec["id"],
+        settings["n_trials"],
+        design.subjects,
+    )
+    return settings
+
+
+def build_stimuli(
+    spec: Mapping[str, Any],
+    design_path: str | Path,
+    testset_path: str | Path,
+    practice_path: str | Path | None,
+    submission_dirs: Mapping[str, str | Path],
+    images_dir: str | Path | None,
+    web_dir: str | Path,
+    dmdx_dir: str | Path,
+) -> dict[str, Any]:
+    """Build a study's self-contained web experiment and DMDX item files.
+
+    The design is rebuilt from the study's config entry and must equal the written
+    ``design.tsv``; the outputs of the study's systems are read from their
+    submissions (human reference sets are systems like any other). When the config
+    pins the study (``sha256``, set when the study opens), the stimuli must hash to
+    it: an opened study never changes.
+
+    Parameters
+    ----------
+    submission_dirs
+        ``team/system`` -> the submission folder, for every system of the study.
+
+    Returns
+    -------
+    dict
+        The summary of :func:`stecflow.stimuli.build_study` (with ``sha256``).
+    """
+    from .corpus import read_items
+    from .stimuli import build_study
+    from .submission import OUTPUTS_FILE
+    from .validation import read_outputs
+
+    design = make_design(spec, testset_path, practice_path)
+    if Path(design_path).read_text(encoding="utf-8") != _design_text(design):
+        raise ConfigError(
+            f"{design_path} no longer matches study {spec['id']!r} in the config; a"
+            " study's design must not change once built",
+            field=f"studies[{spec['id']}]",
+        )
+    items = read_items(testset_path)
+    if practice_path is not None:
+        items += read_items(practice_path)
+    outputs_by_system = {}
+    for system, folder in sorted(submission_dirs.items()):
+        data = (Path(folder) / OUTPUTS_FILE).read_bytes()
+        outputs, _ = read_outputs(data, f"{system}/{OUTPUTS_FILE}", items, [])
+        outputs_by_system[system] = {o.item_id: o.word_string or "" for o in outputs}
+    settings = {
+        "title": spec.get("title") or spec["id"],
+        **(spec.get("experiment") or {}),
+    }
+    summary = build_study(
+        design,
+        items,
+        outputs_by_system,
+        task=spec["task"],
+        variant=spec["variant"],
+        images_dir=images_dir,
+        out_dir=web_dir,
+        dmdx_dir=dmdx_dir,
+        settings=settings,
+        overwrite=True,
+    )
+    pinned = spec.get("sha256")
+    if pinned and pinned != summary["sha256"]:
+        raise ConfigError(
+            f"study {spec['id']!r} is opened (sha256 {pinned[:12]}...) but its stimuli"
+            f" now hash to {summary['sha256'][:12]}...; an opened study must not"
+            " change: put new systems in a new study",
+            field=f"studies[{spec['id']}].sha256",
+        )
+    log.info("%s: %d files, sha256 %s", spec["id"], summary["files"], summary["sha256"])
+    return summary

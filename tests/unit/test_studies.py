@@ -1,0 +1,108 @@
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from stecflow.corpus import read_items, write_items
+
+from stecflow.errors import ConfigError
+from stecflow.io import read_json, read_tsv
+from stecflow.studies import check_studies, design_study, study_specs
+
+SUBMISSIONS = [("alpha", "sys1"), ("beta", "sys2"), ("human", "HUMAN-1")]
+
+
+def config(**study):
+    entry = {
+        "id": "s",
+        "task": "rating",
+        "systems": ["alpha/sys1", "beta/sys2"],
+        "subjects": 2,
+        "seed": 1,
+    }
+    return {"studies": [{**entry, **study}]}
+
+
+def test_defaults_and_variants():
+    [spec] = study_specs(config(task="identification"))
+    assert spec["variant"] == "together" and spec["practice"] == 0
+    with pytest.raises(ConfigError, match="rating studies have no variant"):
+        study_specs(config(variant="spoken"))
+
+
+def test_systems_must_be_submissions():
+    check_studies(config(), SUBMISSIONS)
+    with pytest.raises(ConfigError) as info:
+        check_studies(config(systems=["alpha/sys1", "late/primary"]), SUBMISSIONS)
+    assert info.value.field == "studies[0].systems" and "late/primary" in str(
+        info.value
+    )
+    with pytest.raises(ConfigError, match="twice"):
+        check_studies(config(systems=["alpha/sys1", "alpha/sys1"]), SUBMISSIONS)
+
+
+def test_design_study_writes_design_and_balance(tiny_campaign, tmp_path):
+    [spec] = study_specs(config(practice=1))
+    out = tmp_path / "s"
+    testset = tiny_campaign / "testset.xml"
+    practice = tmp_path / "dev.xml"
+    write_items([replace(i, id=f"dev-{i.id}") for i in read_items(testset)], practice)
+    settings = design_study(
+        spec,
+        testset,
+        practice,
+        out / "design.tsv",
+        out / "balance.tsv",
+        out / "design.json",
+    )
+    assert settings["n_trials"] == 8 and settings["subjects"] == 2
+    rows = read_tsv(out / "design.tsv")
+    test_rows = [r for r in rows if r["practice"] == "false"]
+    warmup = [(r["subject_slot"], r["item"]) for r in rows if r["practice"] == "true"]
+    assert len(warmup) == 2 and warmup[0][1] == warmup[1][1]  # the same for everyone
+    assert warmup[0][1].startswith("dev-")
+    assert len(test_rows) == 8 and {r["system"] for r in test_rows} == {
+        "alpha/sys1",
+        "beta/sys2",
+    }
+    # each subject sees each system equally often, each item x system cell once
+    for subject in ("1", "2"):
+        systems = [r["system"] for r in test_rows if r["subject_slot"] == subject]
+        assert systems.count("alpha/sys1") == systems.count("beta/sys2") == 2
+    assert len({(r["item"], r["system"]) for r in test_rows}) == 8
+    assert all(r["ok"] == "true" for r in read_tsv(out / "balance.tsv"))
+    assert read_json(out / "design.json")["task"] == "rating"
+    again = tmp_path / "again"
+    design_study(
+        spec,
+        testset,
+        practice,
+        again / "design.tsv",
+        again / "balance.tsv",
+        again / "design.json",
+    )
+    assert (again / "design.tsv").read_bytes() == (out / "design.tsv").read_bytes()
+
+
+def test_impossible_design_says_what_would_work(tiny_campaign, tmp_path):
+    [spec] = study_specs(config(subjects=3))
+    with pytest.raises(ConfigError, match="2, 4"):
+        design_study(
+            spec,
+            tiny_campaign / "testset.xml",
+            None,
+            tmp_path / "d.tsv",
+            tmp_path / "b.tsv",
+            tmp_path / "d.json",
+        )
+    [spec] = study_specs(config(practice=2))
+    with pytest.raises(ConfigError, match="data.dev"):
+        design_study(
+            spec,
+            tiny_campaign / "testset.xml",
+            None,
+            tmp_path / "d.tsv",
+            tmp_path / "b.tsv",
+            tmp_path / "d.json",
+        )
