@@ -539,14 +539,19 @@ def read_system_scores(path: str | Path) -> list[dict[str, str]]:
 def format_score_table(system_rows: Sequence[Mapping[str, Any]]) -> str:
     """Render system rows as a compact text table: metrics × subsets.
 
+    Every metric's signature is listed under the table.
+
     >>> print(format_score_table([
     ...     {"metric": "se", "status": "scored", "subset_kind": "all",
-    ...      "subset": "all", "value": 2.5, "n": 4},
+    ...      "subset": "all", "value": 2.5, "n": 4, "signature": "SE|version:1"},
     ...     {"metric": "bleu3", "status": "skipped", "subset_kind": "all",
     ...      "subset": "all", "reason": "no word strings"}]))
     metric  all (n=4)
     se          2.500
     bleu3   skipped: no word strings
+    <BLANKLINE>
+    signatures:
+      se: SE|version:1
     """
     subsets: list[str] = []
     counts: dict[str, Any] = {}
@@ -573,6 +578,16 @@ def format_score_table(system_rows: Sequence[Mapping[str, Any]]) -> str:
             for s, h in zip(subsets, headers, strict=True)
         ]
         lines.append("  ".join([metric.ljust(width), *cells]).rstrip())
+    signatures = {
+        r["metric"]: r["signature"] for r in system_rows if r.get("signature")
+    }
+    if signatures:
+        lines += ["", "signatures:"]
+        lines += [
+            f"  {metric}: {signatures[metric]}"
+            for metric in metrics
+            if metric in signatures
+        ]
     return "\n".join(lines)
 
 

@@ -9,6 +9,7 @@ system goes into a new study.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -38,6 +39,8 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
             )
         seen.add(entry["id"])
         spec = {
+            "design": "latin_square",
+            "shared": 0,
             "variant": None,
             "practice": 0,
             "carryover_balanced": False,
@@ -51,6 +54,12 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
         if spec["task"] == "rating" and spec["variant"] is not None:
             raise ConfigError(
                 "rating studies have no variant", field=f"studies[{n}].variant"
+            )
+        if spec["design"] == "two_group" and len(spec["systems"]) != 2:
+            raise ConfigError(
+                "a two_group design compares exactly two systems: the original"
+                " expressions first, then the system's replacements",
+                field=f"studies[{n}].systems",
             )
         specs.append(spec)
     return specs
@@ -90,7 +99,7 @@ def make_design(
 ) -> Any:
     """Build the :class:`~stecflow.designs.Design` of one study (deterministic)."""
     from .corpus import read_items
-    from .designs import latin_square_design
+    from .designs import latin_square_design, two_group_design
 
     items = read_items(testset_path)
     if spec.get("subdomains"):
@@ -103,6 +112,25 @@ def make_design(
                 field="data.dev",
             )
         practice_pool = [i.id for i in read_items(practice_path)]
+    if spec["design"] == "two_group":
+        # seed 000: the same contexts with the original expression for one group
+        # and the system's for the other; `shared` items are seen by both groups.
+        ids = [i.id for i in items]
+        n_shared = spec.get("shared", 0)
+        shared = sorted(ids, key=lambda i: _stable_key(spec["seed"], i))[:n_shared]
+        original, replacement = spec["systems"]
+        return two_group_design(
+            [i for i in ids if i not in shared],
+            original=original,
+            replacement=replacement,
+            subjects=spec["subjects"],
+            seed=spec["seed"],
+            shared=shared,
+            strata={i.id: i.subdomain for i in items},
+            practice_pool=practice_pool,
+            n_practice=spec["practice"],
+            study=spec["id"],
+        )
     return latin_square_design(
         spec["systems"],
         [i.id for i in items],
@@ -115,6 +143,11 @@ def make_design(
         n_practice=spec["practice"],
         study=spec["id"],
     )
+
+
+def _stable_key(seed: int, item_id: str) -> str:
+    """A seeded, platform-independent sort key (never the salted hash())."""
+    return hashlib.sha256(f"{seed}\x1f{item_id}".encode()).hexdigest()
 
 
 def _design_text(design: Any) -> str:

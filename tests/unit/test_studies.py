@@ -5,7 +5,6 @@ from dataclasses import replace
 import pytest
 
 from stecflow.corpus import read_items, write_items
-
 from stecflow.errors import ConfigError
 from stecflow.io import read_json, read_tsv
 from stecflow.studies import check_studies, design_study, study_specs
@@ -105,4 +104,38 @@ def test_impossible_design_says_what_would_work(tiny_campaign, tmp_path):
             tmp_path / "d.tsv",
             tmp_path / "b.tsv",
             tmp_path / "d.json",
+        )
+
+
+def test_two_group_design_from_the_config(tiny_campaign, tmp_path):
+    [spec] = study_specs(
+        config(design="two_group", task="identification", shared=2, subjects=4)
+    )
+    out = tmp_path / "tg"
+    settings = design_study(
+        spec,
+        tiny_campaign / "testset.xml",
+        None,
+        out / "d.tsv",
+        out / "b.tsv",
+        out / "d.json",
+    )
+    assert settings["kind"] == "two_group" and settings["subjects"] == 4
+    rows = read_tsv(out / "d.tsv")
+    shared = {r["item"] for r in rows if r["item_set"] == "shared"}
+    assert len(shared) == 2
+    # every subject sees the shared items with the original system (alpha/sys1)
+    assert {r["system"] for r in rows if r["item_set"] == "shared"} == {"alpha/sys1"}
+    # each context of sets A and B is seen with both systems, by different groups
+    others = [r for r in rows if r["item_set"] in ("A", "B")]
+    for item in {r["item"] for r in others}:
+        seen = {(r["group"], r["system"]) for r in others if r["item"] == item}
+        assert len(seen) == 2
+        assert {g for g, _ in seen} == {"1", "2"}
+        assert {s for _, s in seen} == {"alpha/sys1", "beta/sys2"}
+    with pytest.raises(ConfigError, match="exactly two systems"):
+        study_specs(
+            config(
+                design="two_group", systems=["alpha/sys1", "beta/sys2", "human/HUMAN-1"]
+            )
         )
