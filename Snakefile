@@ -17,6 +17,10 @@
 #   results/studies/<study>/web/                  the experiment: open index.html, or
 #                                                 run `stecflow serve <study>`
 #   results/studies/<study>/dmdx/                 DMDX item files for lab replications
+#   results/judgments/<study>.tsv                 one row per trial, merged with the design
+#   results/judgments/quality/<study>.tsv         data-quality problems found
+#   results/judgments/measures/<study>.tsv        derived measures per system and subdomain
+#   results/judgments/summary/<study>.json        counts, outliers, settings
 #   results/stats/<analysis>.tsv / .json          one statistical analysis each
 #   results/logs/<rule>/...                       one log per job
 
@@ -33,6 +37,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/validation.smk"
 include: "workflow/rules/scoring.smk"
 include: "workflow/rules/studies.smk"
+include: "workflow/rules/judgments.smk"
 include: "workflow/rules/statistics.smk"
 
 
@@ -44,4 +49,5 @@ rule all:
         "results/scores/systems.tsv",
         expand("results/stats/{analysis}.tsv", analysis=ANALYSES),
         expand("results/studies/{study}/web", study=STUDIES),
+        expand("results/judgments/{study}.tsv", study=STUDIES),
     localrule: True

@@ -1,18 +1,25 @@
-"""The statistics stage: run the configured analyses on scores (and judgments).
+"""The statistics stage: run the configured analyses on scores and judgments.
 
 The config's ``statistics.analyses`` lists analyses by ID; each becomes one job
 writing ``results/stats/<id>.tsv`` (the tidy result of a :mod:`stecflow.stats`
-function) and ``results/stats/<id>.json`` (the settings it ran with, the systems
-it covered and the result written as the seed papers write it, e.g.
+function) and ``results/stats/<id>.json`` (the settings it ran with, the systems it
+covered and the result written as the seed papers write it, e.g.
 ``F(7, 880) = 7.29, p < .001``).
 
-Without an explicit list, the analyses TUNA-REG'09 reported on automatic scores
-run (seed 001 §5.1): a one-way ANOVA of string-edit distance on SYSTEM with Tukey
-homogeneous subsets, a Kruskal-Wallis test on the Accuracy indicators, and the
-Pearson correlations between the system means of every measure.
+An analysis reads either the automatic scores (``source: scores``; the measure is a
+metric ID) or one human study (``source: <study ID>``; the measure is one of
+:data:`JUDGMENT_MEASURES`). Correlations take measures of both kinds, human ones
+written ``<study>:<measure>``, on per-system means.
 
-Which systems enter: accepted submissions, human reference sets included,
-late ones only if ``statistics.include_late`` (the official ranking excludes them).
+Without an explicit list, the analyses TUNA-REG'09 reported run (seed 001 §5): a
+one-way ANOVA of string-edit distance on SYSTEM with Tukey homogeneous subsets and a
+Kruskal-Wallis test on Accuracy; for each rating study SYSTEM × DOMAIN ANOVAs of
+Adequacy and Fluency with Tukey subsets; for each identification study a SYSTEM ×
+DOMAIN ANOVA of identification time with Tukey subsets and a Kruskal-Wallis test on
+identification accuracy; and the Pearson correlations between all these measures.
+
+Which systems enter: accepted submissions, human reference sets included, late
+ones only if ``statistics.include_late`` (the official ranking excludes them).
 """
 
 from __future__ import annotations
@@ -27,6 +34,7 @@ from .io import read_json, read_tsv, write_json, write_tsv
 
 __all__ = [
     "ITEM_TABLE_COLUMNS",
+    "JUDGMENT_MEASURES",
     "TESTS",
     "analysis_specs",
     "collect_item_scores",
@@ -37,6 +45,26 @@ log = logging.getLogger(__name__)
 
 #: The tests an analysis can run.
 TESTS = ("anova", "tukey", "kruskal", "correlations")
+
+#: Measures of human studies: the column of ``judgments/<study>.tsv``, the flag
+#: selecting the trials analysed, whether higher is better, and the tasks having it.
+JUDGMENT_MEASURES: dict[str, tuple[str, str, bool, tuple[str, ...]]] = {
+    "adequacy": ("adequacy", "in_analysis", True, ("rating",)),
+    "fluency": ("fluency", "in_analysis", True, ("rating",)),
+    "identification_accuracy": ("correct", "in_analysis", True, ("identification",)),
+    "identification_time": (
+        "identification_time_adj_ms",
+        "in_time_analysis",
+        False,
+        ("identification",),
+    ),
+    "reading_time": (
+        "reading_time_adj_ms",
+        "in_time_analysis",
+        False,
+        ("identification",),
+    ),
+}
 
 #: Columns of ``results/scores/items.tsv`` (every included system's item scores).
 ITEM_TABLE_COLUMNS = (
@@ -53,22 +81,92 @@ ITEM_TABLE_COLUMNS = (
     "value",
 )
 
-_DEFAULT_ANALYSES = (
-    {"id": "se-anova", "test": "anova", "measure": "se", "factors": ["system"]},
-    {"id": "se-tukey", "test": "tukey", "measure": "se", "factors": ["system"]},
-    {"id": "accuracy-kruskal", "test": "kruskal", "measure": "string_accuracy"},
-    {"id": "correlations", "test": "correlations"},
-)
+
+def _study_measures(study: Mapping[str, Any]) -> list[str]:
+    return [m for m, (*_, tasks) in JUDGMENT_MEASURES.items() if study["task"] in tasks]
+
+
+def _default_analyses(
+    metrics: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]
+) -> list[dict[str, Any]]:
+    """What TUNA-REG'09 reported, for the metrics and studies configured."""
+    out: list[dict[str, Any]] = []
+    if "se" in metrics:
+        out += [
+            {"id": "se-anova", "test": "anova", "measure": "se"},
+            {"id": "se-tukey", "test": "tukey", "measure": "se"},
+        ]
+    if "string_accuracy" in metrics:
+        out.append(
+            {"id": "accuracy-kruskal", "test": "kruskal", "measure": "string_accuracy"}
+        )
+    correlated = [
+        m for m in ("string_accuracy", "se", "bleu3", "nist5") if m in metrics
+    ]
+    two_way = ["system", "subdomain"]
+    for study in studies:
+        sid = study["id"]
+        if study["task"] == "rating":
+            for measure in ("adequacy", "fluency"):
+                out += [
+                    {
+                        "id": f"{sid}-{measure}-anova",
+                        "test": "anova",
+                        "source": sid,
+                        "measure": measure,
+                        "factors": two_way,
+                    },
+                    {
+                        "id": f"{sid}-{measure}-tukey",
+                        "test": "tukey",
+                        "source": sid,
+                        "measure": measure,
+                        "factors": two_way,
+                    },
+                ]
+            correlated += [f"{sid}:adequacy", f"{sid}:fluency"]
+        else:
+            out += [
+                {
+                    "id": f"{sid}-time-anova",
+                    "test": "anova",
+                    "source": sid,
+                    "measure": "identification_time",
+                    "factors": two_way,
+                },
+                {
+                    "id": f"{sid}-time-tukey",
+                    "test": "tukey",
+                    "source": sid,
+                    "measure": "identification_time",
+                    "factors": two_way,
+                },
+                {
+                    "id": f"{sid}-accuracy-kruskal",
+                    "test": "kruskal",
+                    "source": sid,
+                    "measure": "identification_accuracy",
+                },
+            ]
+            correlated += [
+                f"{sid}:identification_accuracy",
+                f"{sid}:identification_time",
+            ]
+    if len(correlated) >= 2:
+        out.append(
+            {"id": "correlations", "test": "correlations", "measures": correlated}
+        )
+    return out
 
 
 def analysis_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The analyses to run, with defaults filled in, checked against the metrics.
+    """The analyses to run, with defaults filled in, checked against the config.
 
     Raises
     ------
     ConfigError
-        For an unknown measure, a test on a corpus-level metric that needs item
-        scores, or a repeated ID, naming the key path.
+        For an unknown measure or source, a test on a corpus-level metric (which
+        has no item scores), bad factors or a repeated ID, naming the key path.
     """
     from .scoring import build_metrics, metric_specs
 
@@ -77,31 +175,47 @@ def analysis_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
         spec.id: metric
         for spec, metric in build_metrics(metric_specs(config.get("scoring")))
     }
-    entries = statistics.get("analyses") or [
-        a
-        for a in _DEFAULT_ANALYSES
-        if a.get("measure") is None or a["measure"] in metrics
-    ]
+    studies = {s["id"]: s for s in config.get("studies") or []}
+    available = dict.fromkeys(metrics, "scores")
+    for sid, study in studies.items():
+        available.update(
+            dict.fromkeys((f"{sid}:{m}" for m in _study_measures(study)), sid)
+        )
+    entries = statistics.get("analyses") or _default_analyses(
+        metrics, list(studies.values())
+    )
     specs, seen = [], set()
     for n, entry in enumerate(entries):
         where = f"statistics.analyses[{n}]"
-        spec = {"factors": ["system"], **entry}
+        spec = {"factors": ["system"], "source": "scores", **entry}
         if spec["id"] in seen:
             raise ConfigError(f"analysis ID {spec['id']!r} is used twice", field=where)
         seen.add(spec["id"])
         if spec["test"] == "correlations":
-            spec.setdefault("measures", list(metrics))
-            unknown = [m for m in spec["measures"] if m not in metrics]
+            spec.setdefault("measures", list(available))
+            valid, chosen = list(available), spec["measures"]
+        elif spec["source"] == "scores":
+            valid, chosen = list(metrics), [spec.get("measure")]
+        elif spec["source"] in studies:
+            valid, chosen = (
+                _study_measures(studies[spec["source"]]),
+                [spec.get("measure")],
+            )
         else:
-            unknown = [] if spec.get("measure") in metrics else [spec.get("measure")]
+            raise ConfigError(
+                f"unknown source {spec['source']!r}; use scores or a study ID"
+                f" ({', '.join(studies) or 'no studies are configured'})",
+                field=f"{where}.source",
+            )
+        unknown = [m for m in chosen if m not in valid]
         if unknown:
             raise ConfigError(
-                f"unknown measure {unknown[0]!r}; the configured metrics are"
-                f" {', '.join(metrics)}",
+                f"unknown measure {unknown[0]!r}; measures here: {', '.join(valid)}",
                 field=f"{where}.measure",
             )
         if (
             spec["test"] != "correlations"
+            and spec["source"] == "scores"
             and metrics[spec["measure"]].level == "corpus"
         ):
             raise ConfigError(
@@ -109,11 +223,8 @@ def analysis_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
                 f" for a {spec['test']} test (use it in correlations)",
                 field=f"{where}.measure",
             )
-        if spec["factors"][0] != "system" or not set(spec["factors"]) <= {
-            "system",
-            "subdomain",
-            "condition",
-        }:
+        allowed = {"system", "subdomain", "condition"}
+        if spec["factors"][0] != "system" or not set(spec["factors"]) <= allowed:
             raise ConfigError(
                 "factors must start with system and may add subdomain and condition",
                 field=f"{where}.factors",
@@ -165,6 +276,7 @@ def collect_item_scores(
             continue
         chosen.append((summary, item_path))
     labels = _labels([(s["team"], s["system"]) for s, _ in chosen])
+    keep = ("item", "subdomain", "condition", "metric", "value")
     rows = []
     for summary, item_path in chosen:
         identity = {
@@ -175,23 +287,11 @@ def collect_item_scores(
             "late": summary["late"],
             "primary": summary["primary"],
         }
-        for row in read_tsv(item_path):
-            if row["reference"] == "*":
-                rows.append(
-                    {
-                        **identity,
-                        **{
-                            k: row[k]
-                            for k in (
-                                "item",
-                                "subdomain",
-                                "condition",
-                                "metric",
-                                "value",
-                            )
-                        },
-                    }
-                )
+        rows.extend(
+            {**identity, **{k: row[k] for k in keep}}
+            for row in read_tsv(item_path)
+            if row["reference"] == "*"
+        )
     write_tsv(rows, ITEM_TABLE_COLUMNS, out_path)
     return len(chosen)
 
@@ -202,14 +302,33 @@ def _item_frame(items_path: str | Path, measure: str) -> Any:
     frame = pd.read_csv(items_path, sep="\t", dtype=str, keep_default_na=False)
     frame = frame[frame["metric"] == measure].copy()
     frame["value"] = pd.to_numeric(frame["value"].replace("", "nan"))
-    return frame.rename(columns={"label": "system_label"})
+    return frame
+
+
+def _judgment_frame(
+    judgments_path: str | Path, measure: str, labels: Mapping[tuple[str, str], str]
+) -> Any:
+    """Trials analysed for one judgment measure, with ``label`` and ``value``."""
+    import pandas as pd
+
+    column, flag, _, _ = JUDGMENT_MEASURES[measure]
+    frame = pd.read_csv(judgments_path, sep="\t", dtype=str, keep_default_na=False)
+    frame = frame[(frame[flag] == "true") & (frame["system"] != "")].copy()
+    frame["value"] = pd.to_numeric(
+        frame[column].replace({"true": "1", "false": "0", "": "nan"})
+    )
+    pairs = [tuple(s.split("/", 1)) for s in frame["system"]]
+    frame["label"] = [labels.get(p, f"{p[0]}/{p[1]}") for p in pairs]
+    return frame
 
 
 def _system_frame(
     systems_path: str | Path,
     labels: Mapping[tuple[str, str], str],
     measures: Sequence[str],
+    judgments: Mapping[str, str | Path],
 ) -> Any:
+    """One row per system: system-level scores and means of judgment measures."""
     import pandas as pd
 
     rows: dict[str, dict[str, Any]] = {}
@@ -217,16 +336,21 @@ def _system_frame(
         key = (row["team"], row["system"])
         if key not in labels or row["status"] != "scored" or row["subset"] != "all":
             continue
+        entry = rows.setdefault(
+            labels[key],
+            {"system": labels[key], "reference_set": row["reference_set"] == "true"},
+        )
         if row["metric"] in measures:
-            entry = rows.setdefault(
-                labels[key],
-                {
-                    "system": labels[key],
-                    "reference_set": row["reference_set"] == "true",
-                },
-            )
             entry[row["metric"]] = float(row["value"]) if row["value"] else float("nan")
-    return pd.DataFrame(list(rows.values()))
+    frame = pd.DataFrame(list(rows.values()), columns=["system", "reference_set"])
+    frame = pd.DataFrame(list(rows.values())) if rows else frame
+    for name in measures:
+        if ":" in name:
+            study, measure = name.split(":", 1)
+            trials = _judgment_frame(judgments[study], measure, labels)
+            means = trials.groupby("label")["value"].mean()
+            frame[name] = frame["system"].map(means)
+    return frame
 
 
 def _about(row: Any) -> str:
@@ -246,6 +370,7 @@ def run_analysis(
     alpha: float = 0.05,
     higher_is_better: Mapping[str, bool] | None = None,
     exclude_references_from_correlations: bool = False,
+    judgments: Mapping[str, str | Path] | None = None,
 ) -> dict[str, Any]:
     """Run one configured analysis and write its table and its JSON record.
 
@@ -254,7 +379,8 @@ def run_analysis(
     spec
         One entry of :func:`analysis_specs`.
     items_path
-        ``scores/items.tsv`` from :func:`collect_item_scores`.
+        ``scores/items.tsv`` from :func:`collect_item_scores`; it also decides
+        which systems enter (and their labels).
     systems_path
         ``scores/systems.tsv`` (system-level scores, for correlations: BLEU and
         NIST enter with their corpus-level values).
@@ -264,11 +390,16 @@ def run_analysis(
         Metric ID -> direction, so that letter ``A`` goes to the best systems.
     exclude_references_from_correlations
         Leave the human reference sets out of correlations.
+    judgments
+        Study ID -> ``judgments/<study>.tsv``, for analyses of human judgments and
+        correlations with their system means.
     """
     from .stats.formatting import format_result
 
+    judgments = judgments or {}
     test = spec["test"]
     factors = [("label" if f == "system" else f) for f in spec["factors"]]
+    labels = {(r["team"], r["system"]): r["label"] for r in read_tsv(items_path)}
     record: dict[str, Any] = {
         "id": spec["id"],
         "test": test,
@@ -278,12 +409,9 @@ def run_analysis(
     if test == "correlations":
         from .stats.correlation import pairwise_corr
 
-        labels = {}
-        for row in read_tsv(items_path):
-            labels[(row["team"], row["system"])] = row["label"]
-        frame = _system_frame(systems_path, labels, spec["measures"])
+        frame = _system_frame(systems_path, labels, spec["measures"], judgments)
         excluded = (
-            sorted(frame.loc[frame["reference_set"], "system"])
+            sorted(frame.loc[frame["reference_set"].astype(bool), "system"])
             if exclude_references_from_correlations and len(frame)
             else []
         )
@@ -299,9 +427,13 @@ def run_analysis(
             }
         )
     else:
-        frame = _item_frame(items_path, spec["measure"]).rename(
-            columns={"system_label": "label"}
-        )
+        source = spec.get("source", "scores")
+        if source == "scores":
+            frame = _item_frame(items_path, spec["measure"])
+            best_high = (higher_is_better or {}).get(spec["measure"], True)
+        else:
+            frame = _judgment_frame(judgments[source], spec["measure"], labels)
+            best_high = JUDGMENT_MEASURES[spec["measure"]][2]
         record["systems"] = sorted(frame["label"].unique().tolist())
         record["n_observations"] = int(frame["value"].notna().sum())
         if test == "anova":
@@ -312,20 +444,14 @@ def run_analysis(
             from .stats.nonparametric import kruskal
 
             result = kruskal(frame, "value", "label")
-        elif test == "tukey":
+        else:
             from .stats.posthoc import homogeneous_subsets, subset_letters
 
             subsets = homogeneous_subsets(
                 frame, "value", "label", model=factors, alpha=alpha
             )
-            best_high = (higher_is_better or {}).get(spec["measure"], True)
             result = subset_letters(subsets, descending=best_high)
             record["subsets"] = subsets.to_dict(orient="records")
-        else:  # pragma: no cover - the schema and analysis_specs allow only TESTS
-            raise ConfigError(
-                f"unknown test {test!r}",
-                field=f"statistics.analyses[{spec['id']}].test",
-            )
         # tables speak of "system", whatever the column was called internally
         result = result.rename(columns={"group": "system"})
         if "source" in result:
@@ -337,8 +463,7 @@ def run_analysis(
             for _, row in result.iterrows()
             if (text := format_result(row))
         ]
-    columns = list(result.columns)
-    write_tsv(result.to_dict(orient="records"), columns, out_tsv)
+    write_tsv(result.to_dict(orient="records"), list(result.columns), out_tsv)
     write_json(record, out_json)
     log.info("%s: %d result rows", spec["id"], len(result))
     return record

@@ -47,6 +47,8 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
             "group_by_subdomain": True,
             "subdomains": None,
             "responses": [],
+            "corrections": None,
+            "simulate": False,
             **entry,
         }
         if spec["task"] == "identification" and spec["variant"] is None:
@@ -54,6 +56,13 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
         if spec["task"] == "rating" and spec["variant"] is not None:
             raise ConfigError(
                 "rating studies have no variant", field=f"studies[{n}].variant"
+            )
+        if not spec["simulate"] and not spec["responses"]:
+            raise ConfigError(
+                f"study {spec['id']!r} has no responses: list the files collected"
+                " (server exports, offline files, CSV, DMDX .azk) or set"
+                " simulate: true",
+                field=f"studies[{n}].responses",
             )
         if spec["design"] == "two_group" and len(spec["systems"]) != 2:
             raise ConfigError(

@@ -171,12 +171,48 @@ def test_correlations_use_system_level_scores_and_can_drop_references(campaign):
 def test_default_analyses_and_config_errors():
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     config["statistics"]["analyses"] = []
-    assert [s["id"] for s in analysis_specs(config)] == [
+    specs = analysis_specs(config)
+    assert [s["id"] for s in specs] == [
         "se-anova",
         "se-tukey",
         "accuracy-kruskal",
+        "rating-adequacy-anova",
+        "rating-adequacy-tukey",
+        "rating-fluency-anova",
+        "rating-fluency-tukey",
+        "identification-time-anova",
+        "identification-time-tukey",
+        "identification-accuracy-kruskal",
         "correlations",
     ]
+    # TUNA-REG'09 Table 10: the eight measures, correlated on system means
+    assert specs[-1]["measures"] == [
+        "string_accuracy",
+        "se",
+        "bleu3",
+        "nist5",
+        "rating:adequacy",
+        "rating:fluency",
+        "identification:identification_accuracy",
+        "identification:identification_time",
+    ]
+    assert specs[3]["factors"] == ["system", "subdomain"]
+    assert specs[3]["source"] == "rating"
+    config["statistics"]["analyses"] = [
+        {
+            "id": "x",
+            "test": "anova",
+            "source": "rating",
+            "measure": "identification_time",
+        }
+    ]
+    with pytest.raises(ConfigError, match="adequacy, fluency"):
+        analysis_specs(config)
+    config["statistics"]["analyses"] = [
+        {"id": "x", "test": "anova", "source": "ratings", "measure": "adequacy"}
+    ]
+    with pytest.raises(ConfigError, match="unknown source 'ratings'"):
+        analysis_specs(config)
     config["statistics"]["analyses"] = [
         {"id": "x", "test": "anova", "measure": "bleu3"}
     ]

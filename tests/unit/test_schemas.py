@@ -46,12 +46,21 @@ def test_every_object_is_closed_and_described(schema_path):
 
 @pytest.mark.parametrize("schema_path", [CONFIG_SCHEMA, SUBMISSION_SCHEMA])
 def test_id_patterns_agree_with_stecflow_ids(schema_path):
-    text = schema_path.read_text()
-    patterns = [
-        line.split(":", 1)[1].strip().strip('"')
-        for line in text.splitlines()
-        if "pattern:" in line and "A-Za-z" in line
-    ]
+    """Every ID property (id, team, system, study systems) uses stecflow.ids' regex."""
+
+    def id_patterns(node, key=None):
+        if isinstance(node, dict):
+            if key in ("id", "team", "system", "systems") and "pattern" in node:
+                yield node["pattern"]
+            if key == "systems" and isinstance(node.get("items"), dict):
+                yield node["items"]["pattern"]
+            for k, v in node.items():
+                yield from id_patterns(v, k if k not in ("properties", "items") else key)
+        elif isinstance(node, list):
+            for v in node:
+                yield from id_patterns(v, key)
+
+    patterns = list(id_patterns(load(schema_path)))
     team_system = f"^{ids.ID_REGEX}/{ids.ID_REGEX}$"  # study systems: team/system
     assert patterns and set(patterns) <= {ids.ID_PATTERN, team_system}
     assert ids.ID_PATTERN in patterns

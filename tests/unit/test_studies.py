@@ -19,6 +19,7 @@ def config(**study):
         "systems": ["alpha/sys1", "beta/sys2"],
         "subjects": 2,
         "seed": 1,
+        "simulate": True,
     }
     return {"studies": [{**entry, **study}]}
 
@@ -139,3 +140,11 @@ def test_two_group_design_from_the_config(tiny_campaign, tmp_path):
                 design="two_group", systems=["alpha/sys1", "beta/sys2", "human/HUMAN-1"]
             )
         )
+
+
+def test_a_study_needs_responses_or_simulation():
+    with pytest.raises(ConfigError, match="no responses") as info:
+        study_specs(config(simulate=False))
+    assert info.value.field == "studies[0].responses"
+    [spec] = study_specs(config(simulate=False, responses=["exports/s.tsv"]))
+    assert spec["responses"] == ["exports/s.tsv"] and spec["corrections"] is None

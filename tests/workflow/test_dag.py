@@ -36,8 +36,10 @@ def test_demo_campaign_dry_run():
     assert n >= 8
     assert jobs["validate_submission"] == n and jobs["summarise_validation"] == 1
     assert jobs["score_submission"] == n and jobs["aggregate_scores"] == 1
-    assert jobs["run_analysis"] == 5  # the analyses listed in config/config.yaml
-    assert jobs["design_study"] == jobs["build_stimuli"] == 2  # rating, identification
+    assert jobs["run_analysis"] == 11  # the analyses listed in config/config.yaml
+    # two studies (rating, identification), answered by simulated participants
+    assert jobs["design_study"] == jobs["build_stimuli"] == 2
+    assert jobs["simulate_responses"] == jobs["merge_judgments"] == 2
 
 
 def test_b5ref_campaign_dry_run(b5ref_dir):

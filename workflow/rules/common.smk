@@ -111,6 +111,44 @@ def get_images_dir(wildcards):
     return [config["data"]["images"]] if config["data"]["images"] else []
 
 
+def get_study_task(wildcards):
+    """rating or identification."""
+    return STUDIES[wildcards.study]["task"]
+
+
+def get_study_variant(wildcards):
+    """The identification variant (None for rating)."""
+    return STUDIES[wildcards.study]["variant"]
+
+
+def get_study_responses(wildcards):
+    """A study's response files: the simulated ones, or those the config lists."""
+    spec = STUDIES[wildcards.study]
+    if spec["simulate"]:
+        return [f"results/judgments/simulated/{wildcards.study}.tsv"]
+    return sorted(spec["responses"])
+
+
+def get_study_corrections(wildcards):
+    """The corrections file of a study, if the organisers wrote one."""
+    corrections = STUDIES[wildcards.study]["corrections"]
+    return [corrections] if corrections else []
+
+
+def get_analysis_judgment_paths(wildcards):
+    """Study ID -> judgments table, for the studies one analysis reads."""
+    spec = ANALYSES[wildcards.analysis]
+    sources = {spec["source"]} | {
+        m.split(":")[0] for m in spec.get("measures", []) if ":" in m
+    }
+    return {s: f"results/judgments/{s}.tsv" for s in sorted(sources) if s in STUDIES}
+
+
+def get_analysis_judgments(wildcards):
+    """The judgments tables one analysis reads (as input files)."""
+    return list(get_analysis_judgment_paths(wildcards).values())
+
+
 def get_discovery_problems(wildcards):
     """Entries of the submissions folder that are not submissions, with reasons."""
     return [list(problem) for problem in DISCOVERY.problems]

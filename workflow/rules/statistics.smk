@@ -19,6 +19,7 @@ rule run_analysis:
     input:
         item_scores="results/scores/items.tsv",
         systems="results/scores/systems.tsv",
+        judgments=get_analysis_judgments,
     output:
         table="results/stats/{analysis}.tsv",
         record="results/stats/{analysis}.json",
@@ -32,5 +33,6 @@ rule run_analysis:
         alpha=config["statistics"]["alpha"],
         higher_is_better=HIGHER_IS_BETTER,
         exclude_references=config["statistics"]["exclude_references_from_correlations"],
+        judgments=get_analysis_judgment_paths,
     script:
         "../scripts/run_analysis.py"

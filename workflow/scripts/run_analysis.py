@@ -16,6 +16,7 @@ def main(smk) -> None:
             alpha=smk.params.alpha,
             higher_is_better=smk.params.higher_is_better,
             exclude_references_from_correlations=smk.params.exclude_references,
+            judgments=smk.params.judgments,
         )
 
 

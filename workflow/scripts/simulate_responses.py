@@ -1,0 +1,20 @@
+"""Adapter for rule `simulate_responses` (workflow/rules/judgments.smk)."""
+
+from stecflow.judgments.simulate import simulate_study
+from stecflow.logs import job_log
+
+
+def main(smk) -> None:
+    """Run one job; `smk` is the object Snakemake injects as `snakemake`."""
+    with job_log(smk.log[0]):
+        simulate_study(
+            stimuli_path=smk.input.web,
+            items_paths=[smk.input.testset, *smk.input.practice],
+            out_path=smk.output.responses,
+            seed=smk.params.seed,
+            settings=smk.params.settings,
+        )
+
+
+if __name__ == "__main__":
+    main(snakemake)  # noqa: F821 (defined by Snakemake's script preamble)
