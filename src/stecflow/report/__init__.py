@@ -1,0 +1,186 @@
+"""The campaign report: one self-contained, deterministic HTML file.
+
+:func:`render_report` reads the results of every stage (validation, scores,
+statistics, and later human judgments) and writes ``results/report/index.html``:
+
+1. Overview: campaign, tasks, deadline, test-set sizes, participants with their
+   validation status (links to each team's validation report).
+2. Automatic evaluation: seed 001 Table 5 style tables overall, per subdomain and
+   per condition, with bootstrap confidence intervals, every metric per family,
+   per-system interval plots, and the metric signatures.
+3. Human evaluation: Tables 6/8 style means and SDs once judgments exist (a
+   marked placeholder until then).
+4. Statistical analyses: ANOVA sentences and tables, Tukey homogeneous subsets as
+   letters (Tables 7/9), Kruskal-Wallis, the correlation matrix (Table 10) with
+   its heat map and scatter plots.
+5. Data quality: rejected submissions with all their errors, unreadable folders,
+   late submissions, metrics not computed, judgment issues.
+6. Methods, generated from the config; 7. provenance: versions, config hash,
+   seeds, signatures, sha256 of every input.
+
+The page needs no network: styles are inline, figures are inline SVG drawn by
+:mod:`stecflow.report.svg`, tables download as CSV and LaTeX through ``data:``
+URIs, and a Content Security Policy forbids every fetch and every script. All
+text from submissions is escaped (Jinja2 autoescaping). Same inputs give the
+same bytes: no timestamps, host or user names, or absolute paths.
+
+Importing this package is cheap (no pandas or scipy); the statistics formatting
+helpers are imported when a report is built.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .build import build_report
+from .inputs import PathLike
+
+__all__ = [
+    "STYLESHEET",
+    "build_report",
+    "render_html",
+    "render_report",
+]
+
+log = logging.getLogger(__name__)
+
+#: File name of the stylesheet, next to the main template.
+STYLESHEET = "report.css"
+
+
+def _csp_hash(text: str) -> str:
+    digest = hashlib.sha256(text.encode("utf-8")).digest()
+    return "sha256-" + base64.b64encode(digest).decode("ascii")
+
+
+def render_html(document: Mapping[str, Any], template: PathLike) -> str:
+    """Render a document model from :func:`build_report` with the Jinja2 template.
+
+    Parameters
+    ----------
+    document
+        The report's document model.
+    template
+        Path of the main template (``index.html.j2``); the stylesheet
+        (:data:`STYLESHEET`) and included templates are read from its folder.
+
+    Returns
+    -------
+    str
+        The HTML page.
+    """
+    import jinja2
+
+    folder = Path(template).parent
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(folder)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    css = (folder / STYLESHEET).read_text(encoding="utf-8")
+    policy = (
+        "default-src 'none'; "
+        f"style-src '{_csp_hash(css)}'; "
+        "base-uri 'none'; form-action 'none'"
+    )
+    from markupsafe import Markup
+
+    page = env.get_template(Path(template).name).render(
+        doc=document,
+        css=css,
+        csp=Markup(policy),  # our own constant text
+    )
+    return page
+
+
+def render_report(
+    *,
+    config: Mapping[str, Any],
+    validation_summary: PathLike,
+    validation_records: Sequence[PathLike],
+    systems: PathLike,
+    testset: PathLike,
+    template: PathLike,
+    out_html: PathLike,
+    stats_records: Sequence[PathLike] = (),
+    stats_tables: Sequence[PathLike] = (),
+    source_testset: PathLike | None = None,
+    judgment_measures: Sequence[PathLike] = (),
+    judgment_summaries: Sequence[PathLike] = (),
+    judgment_quality: Sequence[PathLike] = (),
+    snakemake_version: str | None = None,
+) -> str:
+    """Write the campaign report, one self-contained HTML file.
+
+    Parameters
+    ----------
+    config
+        The campaign config (as validated: defaults filled in).
+    validation_summary
+        ``results/validation/summary.tsv``.
+    validation_records
+        Every ``results/validation/<team>/<system>.json``.
+    systems
+        ``results/scores/systems.tsv``.
+    testset
+        ``results/data/testset.xml`` (the normalised test set).
+    template
+        ``workflow/templates/report/index.html.j2`` (siblings: stylesheet, macros).
+    out_html
+        Where to write the page (``results/report/index.html``).
+    stats_records, stats_tables
+        ``results/stats/<analysis>.json`` and ``.tsv``, in report order (paired
+        by file stem).
+    source_testset
+        The configured test set (file or folder), for its checksum.
+    judgment_measures, judgment_summaries, judgment_quality
+        The judgments stage's ``results/judgments/measures/<study>.tsv``,
+        ``summary/<study>.json`` and ``quality/<study>.tsv`` (any may be empty:
+        the human sections then say that judgments are awaited).
+    snakemake_version
+        Version of the Snakemake that ran the workflow (the rule passes it).
+
+    Returns
+    -------
+    str
+        The HTML written.
+
+    Raises
+    ------
+    ConfigError
+        If the config names an unknown metric or option.
+    """
+    document = build_report(
+        config=config,
+        validation_summary=validation_summary,
+        validation_records=validation_records,
+        systems=systems,
+        stats_records=stats_records,
+        stats_tables=stats_tables,
+        testset=testset,
+        source_testset=source_testset,
+        judgment_measures=judgment_measures,
+        judgment_summaries=judgment_summaries,
+        judgment_quality=judgment_quality,
+        snakemake_version=snakemake_version,
+    )
+    page = render_html(document, template)
+    out = Path(out_html)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(page.encode("utf-8"))
+    log.info(
+        "report: %d sections, %d tables, %d figures, %d bytes",
+        len(document["sections"]),
+        document["counts"]["tables"],
+        document["counts"]["figures"],
+        len(page.encode("utf-8")),
+    )
+    return page

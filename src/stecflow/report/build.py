@@ -1,0 +1,142 @@
+"""Assemble the report: read every input, build the sections in document order."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from .. import __version__
+from ..io import read_tsv
+from .context import Context, display_path, path_tail
+from .human import human_section
+from .inputs import (
+    PathLike,
+    config_sha256,
+    file_sha256,
+    metric_infos,
+    path_sha256,
+    read_analyses,
+    read_judgments,
+    read_records,
+    read_system_scores,
+    read_testset,
+)
+from .methods import methods_section, provenance_section
+from .overview import overview_section
+from .quality import quality_section
+from .scores import scores_section
+from .statistics import statistics_section
+
+__all__ = ["build_report"]
+
+
+def build_report(
+    *,
+    config: Mapping[str, Any],
+    validation_summary: PathLike,
+    validation_records: Sequence[PathLike],
+    systems: PathLike,
+    stats_records: Sequence[PathLike] = (),
+    stats_tables: Sequence[PathLike] = (),
+    testset: PathLike,
+    source_testset: PathLike | None = None,
+    judgment_measures: Sequence[PathLike] = (),
+    judgment_summaries: Sequence[PathLike] = (),
+    judgment_quality: Sequence[PathLike] = (),
+    snakemake_version: str | None = None,
+) -> dict[str, Any]:
+    """Read every input and return the report's document model.
+
+    Parameters are those of :func:`stecflow.report.render_report` (without the
+    template and output).
+
+    Returns
+    -------
+    dict
+        ``title``, ``campaign``, ``sections`` (each ``id``, ``title``, ``blocks``),
+        ``nav`` and ``meta`` for the template.
+    """
+    campaign = config.get("campaign") or {}
+    prefix = f"{campaign.get('id', 'report')}-"
+    studies = [
+        str(s.get("id")) for s in config.get("studies") or [] if isinstance(s, Mapping)
+    ]
+    ctx = Context(
+        config=config,
+        metrics=metric_infos(config),
+        entries=read_system_scores(systems),
+        records=read_records(validation_records),
+        summary=read_tsv(validation_summary),
+        testset=read_testset(testset),
+        analyses=read_analyses(stats_records, stats_tables),
+        judgments=read_judgments(
+            judgment_measures, judgment_summaries, judgment_quality, studies
+        ),
+        prefix=prefix,
+    )
+    inputs: list[tuple[str, str, str]] = []
+    data = config.get("data") or {}
+    if source_testset is not None and Path(source_testset).exists():
+        inputs.append(
+            (
+                "test set",
+                display_path(str(data.get("testset") or Path(source_testset).name)),
+                path_sha256(source_testset),
+            )
+        )
+    inputs.append(
+        ("test set (normalised)", path_tail(testset, 2), file_sha256(testset))
+    )
+    inputs.append(
+        (
+            "validation summary",
+            path_tail(validation_summary, 2),
+            file_sha256(validation_summary),
+        )
+    )
+    inputs.append(("scores", path_tail(systems, 2), file_sha256(systems)))
+    for path in sorted([*stats_records, *stats_tables], key=lambda p: Path(p).name):
+        inputs.append(("statistics", path_tail(path, 2), file_sha256(path)))
+    judgment_files = [*judgment_measures, *judgment_summaries, *judgment_quality]
+    for path in sorted(judgment_files, key=lambda p: path_tail(p, 2)):
+        inputs.append(("judgments", path_tail(path, 2), file_sha256(path)))
+
+    sections = [
+        ("overview", "Overview", overview_section(ctx)),
+        ("scores", "Automatic evaluation", scores_section(ctx)),
+        ("human", "Human evaluation", human_section(ctx)),
+        ("statistics", "Statistical analyses", statistics_section(ctx)),
+        ("quality", "Data quality", quality_section(ctx)),
+        ("methods", "Methods", methods_section(ctx)),
+        (
+            "provenance",
+            "Provenance",
+            provenance_section(ctx, snakemake_version, inputs),
+        ),
+    ]
+    out_sections = []
+    for number, (anchor, title, blocks) in enumerate(sections, start=1):
+        subsections = [
+            {"id": b["id"], "text": b["text"]} for b in blocks if b["kind"] == "h3"
+        ]
+        out_sections.append(
+            {
+                "id": anchor,
+                "number": number,
+                "title": title,
+                "blocks": blocks,
+                "subsections": subsections,
+            }
+        )
+    return {
+        "title": str(campaign.get("title") or campaign.get("id") or "Campaign report"),
+        "campaign_id": str(campaign.get("id", "")),
+        "sections": out_sections,
+        "meta": {
+            "stecflow_version": __version__,
+            "snakemake_version": snakemake_version or "",
+            "config_sha256": config_sha256(config),
+        },
+        "counts": {"tables": ctx.tables, "figures": ctx.figures},
+    }

@@ -1,0 +1,515 @@
+"""What the report's section builders share: the context, blocks, ordering, cells.
+
+A section is a list of *blocks* (plain dicts the template draws: ``p``, ``h3``,
+``table``, ``figure``, ``figures``, ``dl``, ``codes``, ``notice``, ``details``).
+:class:`Context` holds the inputs every builder reads and numbers tables and
+figures in document order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from typing import Any
+from urllib.parse import quote
+
+from markupsafe import Markup
+
+from .formatting import DASH, fixed, parse_float
+from .inputs import (
+    JudgmentStudy,
+    MetricInfo,
+    PathLike,
+    SystemEntry,
+    TestsetInfo,
+    fallback_metric,
+)
+from .tables import Cell, Column, Row, Table
+
+__all__ = [
+    "FAMILY_TITLES",
+    "HUMAN_LABELS",
+    "HEADLINE",
+    "LATE_MARK",
+    "REFERENCE_MARK",
+    "SYSTEM_COLUMN",
+    "Block",
+    "Context",
+    "ci_note",
+    "codes",
+    "display_path",
+    "facts",
+    "heading",
+    "headline_metrics",
+    "measure_info",
+    "measure_label",
+    "measure_values",
+    "metric_ids",
+    "notice",
+    "official_ranks",
+    "ordered_systems",
+    "paragraph",
+    "path_tail",
+    "ranking_metric",
+    "score_cell",
+    "score_column",
+    "score_notes",
+    "score_rows",
+    "signature_list",
+    "subset_title",
+    "system_cell",
+    "title_case",
+    "validation_link",
+    "yes_no",
+]
+
+Block = dict[str, Any]
+FAMILY_TITLES = {
+    "text": "word strings",
+    "attributes": "attribute sets (against the references)",
+    "domain": "attribute sets (against the domain)",
+    "other": "other measures",
+}
+HEADLINE = (
+    ("string_accuracy", "se", "bleu3", "nist5"),  # TUNA-REG'09, seed 001 Table 5
+    ("dice", "masi", "set_accuracy"),  # ASGRE / TUNA-AS
+)
+LATE_MARK = "†"
+REFERENCE_MARK = "‡"
+
+
+def paragraph(*parts: str | Mapping[str, str]) -> Block:
+    """A paragraph of text parts (``{"text", "href"|"code"|"em"}`` for markup)."""
+    return {
+        "kind": "p",
+        "parts": [{"text": p} if isinstance(p, str) else dict(p) for p in parts],
+    }
+
+
+def notice(text: str, tone: str = "info", title: str = "") -> Block:
+    """A highlighted note: ``tone`` is ``info``, ``warning`` or ``placeholder``."""
+    return {"kind": "notice", "text": text, "tone": tone, "title": title}
+
+
+def heading(text: str, anchor: str) -> Block:
+    """A subsection heading (``h3``) with its anchor."""
+    return {"kind": "h3", "text": text, "id": anchor}
+
+
+def facts(items: Sequence[tuple[str, str]]) -> Block:
+    """A definition list of ``(term, text)`` pairs."""
+    return {"kind": "dl", "items": [{"term": t, "text": d} for t, d in items]}
+
+
+def codes(items: Sequence[tuple[str, str]]) -> Block:
+    """A definition list whose texts are code (signatures)."""
+    return {"kind": "codes", "items": [{"term": t, "code": c} for t, c in items]}
+
+
+def yes_no(flag: bool) -> str:
+    """``yes`` or ``no``."""
+    return "yes" if flag else "no"
+
+
+def title_case(name: str) -> str:
+    """Upper-case the first letter (``people`` -> ``People``)."""
+    return name[:1].upper() + name[1:]
+
+
+def subset_title(kind: str, name: str) -> str:
+    """A subset's column-group title (``All test data``, ``People``, ``+LOC``)."""
+    if kind == "all":
+        return "All test data"
+    return title_case(name) if kind == "subdomain" else name
+
+
+def display_path(path: str) -> str:
+    """A config path for display: relative ones as given, absolute ones by name."""
+    pure = PurePosixPath(str(path).replace("\\", "/"))
+    return pure.name if pure.is_absolute() or ":" in pure.parts[0] else str(pure)
+
+
+def path_tail(path: PathLike, parts: int) -> str:
+    """The last *parts* components of a path (never an absolute path)."""
+    return "/".join(Path(path).parts[-parts:])
+
+
+def validation_link(team: str, system: str) -> str:
+    """Relative link from results/report/ to a team's validation report."""
+    return f"../validation/{quote(team)}/{quote(system)}.md"
+
+
+@dataclass
+class Context:
+    """Everything the section builders share."""
+
+    config: Mapping[str, Any]
+    metrics: dict[str, MetricInfo]
+    entries: list[SystemEntry]
+    records: dict[tuple[str, str], dict[str, Any]]
+    summary: list[dict[str, str]]
+    testset: TestsetInfo
+    analyses: list[tuple[dict[str, Any], list[dict[str, str]], str]]
+    judgments: list[JudgmentStudy]
+    prefix: str
+    tables: int = 0
+    figures: int = 0
+
+    # numbering in document order
+    def table(self, table: Table) -> Block:
+        """Number *table* and wrap it as a block."""
+        self.tables += 1
+        table.number = self.tables
+        table.file_prefix = self.prefix
+        return {"kind": "table", "table": table}
+
+    def figure(self, svg: str, caption: str, anchor: str) -> dict[str, Any]:
+        """Number an SVG figure and wrap it as a block."""
+        self.figures += 1
+        return {
+            "kind": "figure",
+            "svg": Markup(svg),  # built by .svg, which escapes every text
+            "caption": caption,
+            "number": self.figures,
+            "id": anchor,
+        }
+
+    @property
+    def scored(self) -> list[SystemEntry]:
+        """Submissions with scores (accepted ones), in ID order."""
+        return [e for e in self.entries if e.status == "scored"]
+
+    def metric(self, metric_id: str) -> MetricInfo:
+        """Display info of a metric (fallback for metrics not in the config)."""
+        info = self.metrics.get(metric_id)
+        if info is not None:
+            return info
+        for entry in self.scored:
+            for (mid, _, _), row in entry.scores.items():
+                if mid == metric_id:
+                    return fallback_metric(
+                        mid,
+                        row.get("metric_name", ""),
+                        row["higher_is_better"] == "true",
+                    )
+        name = metric_id.replace("_", " ")
+        return fallback_metric(metric_id, name[:1].upper() + name[1:], True)
+
+    def display(self, label: str) -> str:
+        """The report's label for a system named *label* by the statistics."""
+        entry = self.by_label().get(label)
+        return entry.label if entry is not None else label
+
+    def by_label(self) -> dict[str, SystemEntry]:
+        """Entries by every name the statistics may use for them."""
+        out: dict[str, SystemEntry] = {}
+        for entry in self.scored:
+            out.setdefault(f"{entry.team}/{entry.system}", entry)
+            out.setdefault(entry.system, entry)
+        for entry in self.scored:
+            out[entry.label] = entry
+        return out
+
+
+# ---------------------------------------------------------------------------
+# measures of the statistics: metric IDs, human measures, "<study>:<measure>"
+
+#: Labels of the human measures the statistics stage analyses, and the column of
+#: the judgments' measures table holding their per-system mean.
+HUMAN_LABELS = {
+    "adequacy": ("Adequacy", "adequacy_mean"),
+    "fluency": ("Fluency", "fluency_mean"),
+    "identification_accuracy": ("ID acc.", "accuracy"),
+    "identification_time": ("ID time (ms)", "identification_time_mean_ms"),
+    "reading_time": ("Reading time (ms)", "reading_time_mean_ms"),
+}
+
+
+def measure_label(ctx: Context, name: str, *, study: str = "") -> str:
+    """Label of a measure of the statistics: a metric, or a human measure.
+
+    Human measures are named ``<study>:<measure>`` in correlations, or given with
+    their study (the analysis' ``source``); the study is added to the label when
+    the campaign has more than one study with that measure.
+    """
+    if ":" in name:
+        study, name = name.split(":", 1)
+    if name in HUMAN_LABELS and (study or name not in ctx.metrics):
+        label = HUMAN_LABELS[name][0]
+        studies = [
+            s.study for s in ctx.judgments if HUMAN_LABELS[name][1] in _columns(s)
+        ]
+        return f"{label} ({study})" if study and len(studies) > 1 else label
+    return ctx.metric(name).label
+
+
+def measure_info(ctx: Context, name: str, *, source: str = "") -> MetricInfo:
+    """How to show a measure of the statistics (metric or human measure)."""
+    study = source if source and source != "scores" else ""
+    bare = name.split(":", 1)[-1]
+    if (":" in name or study or bare not in ctx.metrics) and bare in HUMAN_LABELS:
+        label = measure_label(ctx, name, study=study)
+        return MetricInfo(
+            id=name,
+            name=bare,
+            label=label,
+            display_name=label,
+            family="human",
+            level="item",
+            higher_is_better=not bare.endswith("_time"),
+        )
+    return ctx.metric(name)
+
+
+def _columns(study: JudgmentStudy) -> set[str]:
+    return {k for row in study.measures for k, v in row.items() if v not in ("", None)}
+
+
+def measure_values(ctx: Context, name: str) -> dict[str, float | None]:
+    """Per-system overall values of a measure, by every name a system may have.
+
+    Metrics come on the report's scale from the scores; human measures
+    (``<study>:<measure>``) from the judgments' measures table (subdomain all).
+    """
+    values: dict[str, float | None] = {}
+    if ":" in name:
+        study_id, measure = name.split(":", 1)
+        column = HUMAN_LABELS.get(measure, ("", measure))[1]
+        lookup = ctx.by_label()
+        for study in ctx.judgments:
+            if study.study != study_id:
+                continue
+            for row in study.measures:
+                if (row.get("subdomain") or "all") != "all":
+                    continue
+                value = parse_float(row.get(column))
+                values[row["system"]] = value
+                entry = lookup.get(row["system"])
+                if entry is not None:
+                    values[entry.label] = value
+        return values
+    info = ctx.metric(name)
+    for entry in ctx.scored:
+        value = info.show(entry.value(name))
+        for key in (entry.label, entry.system, f"{entry.team}/{entry.system}"):
+            values.setdefault(key, value)
+    return values
+
+
+# ---------------------------------------------------------------------------
+# ordering and cells
+
+
+def metric_ids(ctx: Context) -> list[str]:
+    """Configured metrics, then any other metric found in the scores."""
+    ids = list(ctx.metrics)
+    for entry in ctx.scored:
+        for mid, _, _ in entry.scores:
+            if mid not in ids:
+                ids.append(mid)
+    return ids
+
+
+def ranking_metric(ctx: Context) -> str | None:
+    """SE if configured (seed 001 orders by overall mean SE), else the first metric."""
+    ids = metric_ids(ctx)
+    if "se" in ids:
+        return "se"
+    return ids[0] if ids else None
+
+
+def headline_metrics(ctx: Context) -> list[str]:
+    """The metrics of seed 001 Table 5 (Acc, SE, BLEU, NIST) that are configured.
+
+    Else the ASGRE set (Dice, MASI, accuracy), else the first four metrics.
+    """
+    ids = metric_ids(ctx)
+    for names in HEADLINE:
+        chosen = [mid for name in names for mid in ids if ctx.metric(mid).name == name]
+        if chosen:
+            return chosen
+    return ids[:4]
+
+
+def ordered_systems(ctx: Context) -> tuple[list[SystemEntry], list[SystemEntry]]:
+    """Scored systems: (official ranking order, late ones) by the ranking metric."""
+    metric = ranking_metric(ctx)
+    info = ctx.metric(metric) if metric else None
+
+    def key(entry: SystemEntry) -> tuple[int, float, str]:
+        value = entry.value(metric) if metric else None
+        if value is None or info is None:
+            return (1, 0.0, entry.label)
+        return (0, -value if info.higher_is_better else value, entry.label)
+
+    official = sorted((e for e in ctx.scored if not e.late), key=key)
+    late = sorted((e for e in ctx.scored if e.late), key=key)
+    return official, late
+
+
+def official_ranks(official: Sequence[SystemEntry]) -> dict[tuple[str, str], int]:
+    """Rank 1, 2, … of the official systems in order (human references unranked)."""
+    ranks, n = {}, 0
+    for entry in official:
+        if not entry.reference:
+            n += 1
+            ranks[entry.key] = n
+    return ranks
+
+
+def system_cell(entry: SystemEntry, rank: int | None) -> Cell:
+    """The first cell of a score row: label with marks; CSV identity columns."""
+    mark = (
+        f" {LATE_MARK}"
+        if entry.late
+        else f" {REFERENCE_MARK}"
+        if entry.reference
+        else ""
+    )
+    return Cell(
+        entry.label + mark,
+        csv=(
+            entry.label,
+            entry.team,
+            str(rank) if rank else "",
+            str(entry.reference).lower(),
+            str(entry.late).lower(),
+        ),
+        classes="system",
+    )
+
+
+SYSTEM_COLUMN = Column(
+    "system",
+    "System",
+    align="l",
+    csv=("system", "team", "rank", "reference_set", "late"),
+)
+
+
+def score_cell(
+    ctx: Context, entry: SystemEntry, metric_id: str, kind: str, subset: str
+) -> Cell:
+    """One score on the report's scale with its CI, or a dash and the reason."""
+    info = ctx.metric(metric_id)
+    value = info.show(entry.value(metric_id, kind, subset))
+    if value is None:
+        reason = entry.skipped.get(metric_id, "not computed for this subset")
+        return Cell(DASH, csv=("", "", ""), title=reason, classes="missing")
+    low, high = (info.show(v) for v in entry.interval(metric_id, kind, subset))
+    text = fixed(value, info.digits)
+    if low is None or high is None:
+        return Cell(text, csv=(text, "", ""))
+    lo, hi = fixed(low, info.digits), fixed(high, info.digits)
+    return Cell(text, detail=f"[{lo}, {hi}]", csv=(text, lo, hi))
+
+
+def score_column(info: MetricInfo, group: str, csv_prefix: str) -> Column:
+    """A score column whose CSV has value, CI low and CI high."""
+    stem = f"{csv_prefix}{info.id}"
+    return Column(
+        stem,
+        info.header,
+        group=group,
+        csv=(stem, f"{stem}_ci_low", f"{stem}_ci_high"),
+    )
+
+
+def score_rows(
+    ctx: Context,
+    columns: Sequence[tuple[str, str, str]],
+) -> tuple[list[Row], set[tuple[str, str]]]:
+    """Rows of a score table; columns are ``(metric, subset_kind, subset)``."""
+    official, late = ordered_systems(ctx)
+    ranks = official_ranks(official)
+    rows: list[Row] = []
+    skipped: set[tuple[str, str]] = set()
+
+    def make(entry: SystemEntry) -> Row:
+        cells = [system_cell(entry, ranks.get(entry.key))]
+        for metric_id, kind, subset in columns:
+            cell = score_cell(ctx, entry, metric_id, kind, subset)
+            if cell.text == DASH and metric_id in entry.skipped:
+                skipped.add((entry.label, metric_id))
+            cells.append(cell)
+        return Row(tuple(cells), classes=entry.kind)
+
+    rows.extend(make(e) for e in official)
+    if late:
+        rows.append(
+            Row(heading=f"Late submissions ({LATE_MARK}): not in the official ranking")
+        )
+        rows.extend(make(e) for e in late)
+    return rows, skipped
+
+
+def ci_note(ctx: Context) -> str:
+    """What the second line of a score cell is (empty without resampling)."""
+    boot = (ctx.config.get("scoring") or {}).get("bootstrap") or {}
+    resamples = int(boot.get("resamples", 1000))
+    if not resamples:
+        return ""
+    level = f"{100 * float(boot.get('confidence', 0.95)):g}%"
+    return (
+        f"Second line: {level} percentile bootstrap confidence interval"
+        f" ({resamples} resamples of the items, seed {boot.get('seed', 2009)})."
+    )
+
+
+def score_notes(
+    ctx: Context, metrics: Sequence[str], skipped: set[tuple[str, str]]
+) -> list[str]:
+    """Footnotes of a score table: CIs, scales, marks and missing scores."""
+    notes = []
+    infos = [ctx.metric(m) for m in metrics]
+    if any(i.name in ("bleu3",) for i in infos):
+        notes.append("BLEU on a 0–1 scale (sacreBLEU's 0–100 divided by 100).")
+    percent = [i.label for i in infos if i.percent]
+    if percent:
+        notes.append(f"{', '.join(percent)} in % of items.")
+    corpus = [i.label for i in infos if i.level == "corpus"]
+    if corpus:
+        notes.append(
+            f"{', '.join(corpus)} computed at corpus level on each subset;"
+            " the other measures are means of item scores."
+        )
+    if any(e.reference for e in ctx.scored):
+        notes.append(
+            f"{REFERENCE_MARK} Human reference set, scored against the other"
+            " references of each item."
+        )
+    if any(e.late for e in ctx.scored):
+        notes.append(
+            f"{LATE_MARK} Late submission: scored and shown, but not in the official"
+            " ranking."
+        )
+    by_system: dict[str, list[str]] = {}
+    for label, metric_id in sorted(skipped):
+        by_system.setdefault(label, []).append(metric_id)
+    entries = {e.label: e for e in ctx.scored}
+    for label, mids in by_system.items():
+        reasons = sorted({entries[label].skipped[m] for m in mids})
+        names = ", ".join(ctx.metric(m).label for m in mids)
+        notes.append(f"{DASH} {label}: {names} not computed: {'; '.join(reasons)}.")
+    return notes
+
+
+def signature_list(ctx: Context) -> list[tuple[str, str]]:
+    """One signature per metric, as found in the scores (config's if none scored)."""
+    out = []
+    for mid in metric_ids(ctx):
+        found = sorted(
+            {
+                row["signature"]
+                for e in ctx.scored
+                for (m, _, _), row in e.scores.items()
+                if m == mid and row.get("signature")
+            }
+        )
+        sigs = found or (
+            [ctx.metric(mid).signature] if ctx.metric(mid).signature else []
+        )
+        for sig in sigs:
+            out.append((ctx.metric(mid).header, sig))
+    return out

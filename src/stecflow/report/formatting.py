@@ -1,0 +1,143 @@
+"""Number and text formatting for the report: fixed decimals, p-values, LaTeX.
+
+Everything the report prints goes through these helpers, so that the same number
+is written the same way in the HTML, the CSV and the LaTeX downloads. Missing or
+non-finite numbers print as an en dash (``–``), as in the seed papers' tables.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+__all__ = [
+    "DASH",
+    "fixed",
+    "latex_escape",
+    "no_zero",
+    "p_cell",
+    "p_text",
+    "parse_float",
+]
+
+#: What a missing number prints as.
+DASH = "–"
+
+
+def parse_float(value: Any) -> float | None:
+    """Read a number from a TSV/JSON cell; ``None`` for empty, bad or non-finite.
+
+    Examples
+    --------
+    >>> parse_float("2.5"), parse_float(""), parse_float(None), parse_float("nan")
+    (2.5, None, None, None)
+    """
+    if value is None or value == "":
+        return None
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return number if math.isfinite(number) else None
+
+
+def fixed(value: float | None, digits: int = 2) -> str:
+    """Format with *digits* decimals; ``–`` when missing; never ``-0.00``.
+
+    Examples
+    --------
+    >>> fixed(6.4071), fixed(-0.0001), fixed(None), fixed(12.5, 1)
+    ('6.41', '0.00', '–', '12.5')
+    """
+    if value is None or not math.isfinite(value):
+        return DASH
+    text = f"{value:.{digits}f}"
+    if text.startswith("-") and float(text) == 0:
+        text = text[1:]
+    return text
+
+
+def no_zero(value: float | None, digits: int = 3) -> str:
+    """Format a number bounded by 1 without the leading zero (APA style).
+
+    Examples
+    --------
+    >>> no_zero(0.01426), no_zero(-0.5, 2), no_zero(1.0, 2)
+    ('.014', '-.50', '1.00')
+    """
+    text = fixed(value, digits)
+    if text.startswith("0."):
+        return text[1:]
+    if text.startswith("-0."):
+        return "-" + text[2:]
+    return text
+
+
+def p_cell(p: float | None, digits: int = 3) -> str:
+    """A p-value for a table cell: ``.088``, ``< .001``.
+
+    Examples
+    --------
+    >>> p_cell(0.0877), p_cell(1e-9), p_cell(None)
+    ('.088', '< .001', '–')
+    """
+    if p is None or not math.isfinite(p):
+        return DASH
+    threshold = 10.0**-digits
+    if p < threshold:
+        return f"< {no_zero(threshold, digits)}"
+    return no_zero(p, digits)
+
+
+def p_text(p: float | None, digits: int = 3) -> str:
+    """A p-value for running text: ``p = .088``, ``p < .001``.
+
+    Examples
+    --------
+    >>> p_text(0.0877), p_text(0.00001)
+    ('p = .088', 'p < .001')
+    """
+    cell = p_cell(p, digits)
+    if cell == DASH:
+        return "p = n/a"
+    return f"p {cell}" if cell.startswith("<") else f"p = {cell}"
+
+
+_LATEX_SPECIAL = {
+    "\\": r"\textbackslash{}",
+    "&": r"\&",
+    "%": r"\%",
+    "$": r"\$",
+    "#": r"\#",
+    "_": r"\_",
+    "{": r"\{",
+    "}": r"\}",
+    "~": r"\textasciitilde{}",
+    "^": r"\textasciicircum{}",
+    "<": r"\textless{}",
+    ">": r"\textgreater{}",
+    "|": r"\textbar{}",
+    "†": r"\textdagger{}",
+    "‡": r"\textdaggerdbl{}",
+    "–": "--",
+    "—": "---",
+    "−": "-",
+    "×": r"$\times$",
+    "χ": r"$\chi$",
+    "²": r"\textsuperscript{2}",
+    "η": r"$\eta$",
+    "α": r"$\alpha$",
+    "±": r"$\pm$",
+    "≤": r"$\leq$",
+}
+
+
+def latex_escape(text: str) -> str:
+    r"""Escape *text* for LaTeX (text mode), mapping the report's symbols.
+
+    Examples
+    --------
+    >>> latex_escape("a_b & 50% † –")
+    'a\\_b \\& 50\\% \\textdagger{} --'
+    """
+    return "".join(_LATEX_SPECIAL.get(char, char) for char in text)

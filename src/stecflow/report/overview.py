@@ -1,0 +1,227 @@
+"""Section 1, overview: campaign facts, test-set sizes, participants, studies."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from .context import (
+    LATE_MARK,
+    Block,
+    Context,
+    facts,
+    paragraph,
+    title_case,
+    validation_link,
+    yes_no,
+)
+from .formatting import DASH
+from .tables import Cell, Column, Row, Table
+
+__all__ = ["TASK_NAMES", "overview_section"]
+
+TASK_NAMES = {
+    "attribute_selection": "attribute selection (an ATTRIBUTE-SET per item)",
+    "realisation": "realisation (a WORD-STRING from a given attribute set)",
+    "end_to_end": "end-to-end generation (a WORD-STRING per item)",
+}
+
+
+def overview_section(ctx: Context) -> list[Block]:
+    """Section 1: campaign facts, test-set sizes, participants, studies."""
+    campaign = ctx.config.get("campaign") or {}
+    blocks: list[Block] = []
+    if campaign.get("description"):
+        blocks.append(paragraph(str(campaign["description"]).strip()))
+    statuses = [r.get("status", "") for r in ctx.summary]
+    n_ref = sum(1 for e in ctx.scored if e.reference)
+    tasks = campaign.get("tasks") or []
+    studies = ctx.config.get("studies") or []
+    test = ctx.testset
+    refs = ", ".join(
+        f"{n} item{'s' if n != 1 else ''} with {k} reference{'s' if k != 1 else ''}"
+        for k, n in test.refs_per_item
+    )
+    items = [
+        ("Campaign", str(campaign.get("id", ""))),
+        ("Tasks", "; ".join(TASK_NAMES.get(t, t) for t in tasks) or DASH),
+        ("Deadline", str(campaign.get("deadline") or "none")),
+        (
+            "Test set",
+            f"{test.n_items} items ({', '.join(test.subdomains)}); {refs}",
+        ),
+        (
+            "Submissions",
+            f"{len(ctx.summary)} received: {statuses.count('accepted')} accepted,"
+            f" {statuses.count('rejected')} rejected"
+            + (
+                f", {statuses.count('unreadable')} unreadable"
+                if "unreadable" in statuses
+                else ""
+            )
+            + f"; {sum(1 for e in ctx.scored if e.late)} late",
+        ),
+        (
+            "Systems scored",
+            f"{len(ctx.scored)} ({len(ctx.scored) - n_ref} systems,"
+            f" {n_ref} human reference sets)",
+        ),
+        (
+            "Human studies",
+            ", ".join(str(s.get("id", "?")) for s in studies if isinstance(s, Mapping))
+            or "none yet (the judgment stage adds them)",
+        ),
+    ]
+    blocks.append(facts(items))
+
+    # test-set sizes, seed 001 Table 2 style
+    conds = list(test.conditions) or [""]
+    columns = [Column("subdomain", "Subdomain", align="l")]
+    columns += [Column(c or "items", c or "Items") for c in conds]
+    if test.conditions:
+        columns.append(Column("total", "Total"))
+    rows = []
+    for sub in test.subdomains:
+        counts = [
+            sum(n for s, c, n in test.counts if s == sub and c == cond)
+            for cond in conds
+        ]
+        cells = [Cell(title_case(sub))] + [Cell(str(n)) for n in counts]
+        if test.conditions:
+            cells.append(Cell(str(sum(counts))))
+        rows.append(Row(tuple(cells)))
+    totals = [sum(n for _, c, n in test.counts if c == cond) for cond in conds]
+    cells = [Cell("Total")] + [Cell(str(n)) for n in totals]
+    if test.conditions:
+        cells.append(Cell(str(test.n_items)))
+    rows.append(Row(tuple(cells), classes="total"))
+    notes = [f"References per item: {refs}."]
+    if test.reference_ids:
+        notes.append(
+            "Reference sets: "
+            + ", ".join(f"{rid} ({n} items)" for rid, n in test.reference_ids)
+            + "."
+        )
+    if test.entities_per_item:
+        notes.append(
+            "Entities per domain: "
+            + ", ".join(f"{k} ({n} items)" for k, n in test.entities_per_item)
+            + "."
+        )
+    blocks.append(
+        ctx.table(
+            Table(
+                "testset",
+                "Test set: items per subdomain and condition.",
+                columns,
+                rows,
+                notes,
+            )
+        )
+    )
+    blocks.append(ctx.table(_participants_table(ctx)))
+    if any(isinstance(s, Mapping) for s in studies):
+        blocks.append(ctx.table(_studies_table(studies)))
+    return blocks
+
+
+def _studies_table(studies: Sequence[Any]) -> Table:
+    rows = []
+    for study in studies:
+        if not isinstance(study, Mapping):
+            continue
+        systems = [str(s) for s in study.get("systems") or []]
+        task = str(study.get("task", ""))
+        if study.get("variant"):
+            task += f" ({study['variant']})"
+        rows.append(
+            Row(
+                (
+                    Cell(str(study.get("id", ""))),
+                    Cell(str(study.get("title", ""))),
+                    Cell(task),
+                    Cell(
+                        f"{len(systems)}: {', '.join(systems)}",
+                        csv=(" ".join(systems),),
+                    ),
+                    Cell(str(study.get("subjects", DASH))),
+                    Cell(str(study.get("practice", DASH))),
+                    Cell(str(study.get("seed", DASH))),
+                )
+            )
+        )
+    return Table(
+        "studies",
+        "Human studies configured for this campaign (their results appear under"
+        " Human evaluation once judgments exist).",
+        [
+            Column("study", "Study", align="l"),
+            Column("title", "Title", align="l"),
+            Column("task", "Task", align="l"),
+            Column("systems", "Systems", align="l"),
+            Column("subjects", "Subjects"),
+            Column("practice", "Practice"),
+            Column("seed", "Seed"),
+        ],
+        rows,
+    )
+
+
+def _participants_table(ctx: Context) -> Table:
+    columns = [
+        Column("team", "Team", align="l"),
+        Column("system", "System", align="l"),
+        Column("description", "Description", align="l"),
+        Column("primary", "Primary", align="c"),
+        Column("late", "Late", align="c"),
+        Column("reference_set", "Reference set", align="c"),
+        Column("status", "Validation", align="l", csv=("status", "validation_report")),
+        Column("first_error", "First error", align="l"),
+    ]
+    rows = []
+    for row in sorted(ctx.summary, key=lambda r: (r["team"], r["system"])):
+        key = (row["team"], row["system"])
+        record = ctx.records.get(key, {})
+        meta = record.get("metadata") or {}
+        status = row.get("status", "")
+        link = validation_link(*key) if record else ""
+        late = row.get("late", "") == "true"
+        classes = "rejected" if status != "accepted" else ("late" if late else "")
+        rows.append(
+            Row(
+                (
+                    Cell(row["team"]),
+                    Cell(row["system"] or DASH),
+                    Cell(str(meta.get("description", "") or "")),
+                    Cell(yes_no(row.get("primary", "") == "true") if record else DASH),
+                    Cell(
+                        (yes_no(late) + (f" {LATE_MARK}" if late else ""))
+                        if record
+                        else DASH,
+                        csv=(yes_no(late) if record else "",),
+                    ),
+                    Cell(
+                        yes_no(row.get("reference", "") == "true") if record else DASH
+                    ),
+                    Cell(
+                        status,
+                        href=link,
+                        csv=(status, link),
+                        classes=f"status-{status}",
+                    ),
+                    Cell(row.get("first_error", "")),
+                ),
+                classes=classes,
+            )
+        )
+    return Table(
+        "participants",
+        "Participants: every submission received, with its validation status.",
+        columns,
+        rows,
+        [
+            "Validation links open each team's validation report"
+            " (results/validation/<team>/<system>.md).",
+            f"{LATE_MARK} Submitted after the deadline: scored and shown, not ranked.",
+        ],
+    )

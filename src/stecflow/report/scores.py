@@ -1,0 +1,222 @@
+"""Section 2, automatic evaluation: seed 001 Table 5 style tables and plots."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .context import (
+    FAMILY_TITLES,
+    LATE_MARK,
+    SYSTEM_COLUMN,
+    Block,
+    Context,
+    ci_note,
+    codes,
+    heading,
+    headline_metrics,
+    metric_ids,
+    notice,
+    ordered_systems,
+    paragraph,
+    ranking_metric,
+    score_cell,
+    score_column,
+    score_notes,
+    score_rows,
+    signature_list,
+    subset_title,
+    system_cell,
+)
+from .svg import IntervalPoint, interval_plot
+from .tables import Cell, Column, Row, Table
+
+__all__ = ["scores_section"]
+
+
+def scores_section(ctx: Context) -> list[Block]:
+    """Section 2: score tables overall, per subdomain and condition; plots."""
+    blocks: list[Block] = []
+    if not ctx.scored:
+        return [notice("No system could be scored: see Data quality.", "warning")]
+    rank = ranking_metric(ctx)
+    rank_info = ctx.metric(rank) if rank else None
+    order = (
+        f" (listed in order of overall {rank_info.label}, {rank_info.direction})"
+        if rank_info
+        else ""
+    )
+    headline = headline_metrics(ctx)
+    # the subsets scored (scoring leaves out a lone subdomain: it equals "all")
+    scored = {(kind, name) for e in ctx.scored for (_, kind, name) in e.scores}
+    sizes = [s for s in ctx.testset.subset_sizes() if (s[0], s[1]) in scored]
+    main = [s for s in sizes if s[0] in ("all", "subdomain")]
+    conds = [s for s in sizes if s[0] == "condition"]
+    blocks.append(
+        paragraph(
+            "Automatic intrinsic scores of every accepted submission on the test set,"
+            " computed by stecflow as in the TUNA-REG'09 challenge (Gatt, Belz and"
+            " Kow 2009). Every number carries a signature, listed under the tables."
+        )
+    )
+
+    def grouped_table(
+        anchor: str, caption: str, subsets: Sequence[tuple[str, str, int]]
+    ) -> Block:
+        columns = [SYSTEM_COLUMN]
+        keys = []
+        for kind, name, n in subsets:
+            group = f"{subset_title(kind, name)} (n = {n})"
+            for mid in headline:
+                prefix = "" if kind == "all" else f"{name}_"
+                columns.append(score_column(ctx.metric(mid), group, prefix))
+                keys.append((mid, kind, name))
+        rows, skipped = score_rows(ctx, keys)
+        notes = score_notes(ctx, headline, skipped)
+        signatures = dict(signature_list(ctx))
+        notes += [
+            f"Signature {ctx.metric(mid).header}: {signatures[ctx.metric(mid).header]}"
+            for mid in headline
+            if ctx.metric(mid).header in signatures
+        ]
+        return ctx.table(
+            Table(anchor, caption, columns, rows, notes, detail_note=ci_note(ctx))
+        )
+
+    blocks.append(
+        grouped_table(
+            "scores-main",
+            "Automatic intrinsic scores on the test data, overall and per subdomain"
+            + order
+            + ".",
+            main,
+        )
+    )
+    if conds:
+        blocks.append(
+            grouped_table(
+                "scores-condition",
+                "Automatic intrinsic scores per condition" + order + ".",
+                conds,
+            )
+        )
+
+    # every metric, overall, one table per family
+    blocks.append(heading("Every metric", "scores-all-metrics"))
+    families: dict[str, list[str]] = {}
+    for mid in metric_ids(ctx):
+        families.setdefault(ctx.metric(mid).family, []).append(mid)
+    for family in ("text", "attributes", "domain", "other"):
+        mids = families.get(family)
+        if not mids:
+            continue
+        columns = [SYSTEM_COLUMN] + [score_column(ctx.metric(m), "", "") for m in mids]
+        rows, skipped = score_rows(ctx, [(m, "all", "all") for m in mids])
+        blocks.append(
+            ctx.table(
+                Table(
+                    f"scores-{family}",
+                    f"Every metric on {FAMILY_TITLES[family]}, all test data"
+                    + order
+                    + ".",
+                    columns,
+                    rows,
+                    score_notes(ctx, mids, skipped),
+                    latex_detail=True,
+                    detail_note=ci_note(ctx),
+                )
+            )
+        )
+
+    # figures: means with CIs per headline metric
+    blocks.append(heading("Means and confidence intervals", "scores-figures"))
+    official, late = ordered_systems(ctx)
+    figures = []
+    boot = (ctx.config.get("scoring") or {}).get("bootstrap") or {}
+    level = f"{100 * float(boot.get('confidence', 0.95)):g}%"
+    for mid in headline:
+        info = ctx.metric(mid)
+        points = []
+        for entry in [*official, *late]:
+            low, high = (info.show(v) for v in entry.interval(mid))
+            mark = f" {LATE_MARK}" if entry.late else ""
+            points.append(
+                IntervalPoint(
+                    entry.label + mark,
+                    info.show(entry.value(mid)),
+                    low,
+                    high,
+                    entry.kind,
+                )
+            )
+        svg = interval_plot(
+            points,
+            title=f"{info.header}: {info.direction}",
+            axis_label=f"{info.header}, all test data",
+            note=f"dots: scores; bars: {level} bootstrap CIs",
+        )
+        figures.append(
+            ctx.figure(
+                svg,
+                f"{info.header} per system with {level} bootstrap confidence intervals"
+                " (filled: systems; grey: human references; hollow: late).",
+                f"figure-{mid}",
+            )
+        )
+    blocks.append({"kind": "figures", "items": figures})
+
+    # signatures
+    blocks.append(heading("Metric signatures", "scores-signatures"))
+    blocks.append(
+        paragraph(
+            "Each score is tied to the exact settings that produced it (metric,"
+            " options, implementing library and version, bootstrap resamples and"
+            " seed), as sacreBLEU signatures are:"
+        )
+    )
+    blocks.append(codes(signature_list(ctx)))
+
+    # every number, long format
+    rows = []
+    for entry in [*official, *late]:
+        for mid in metric_ids(ctx):
+            info = ctx.metric(mid)
+            for kind, name, _ in sizes:
+                row = entry.scores.get((mid, kind, name))
+                if row is None:
+                    continue
+                cell = score_cell(ctx, entry, mid, kind, name)
+                rows.append(
+                    Row(
+                        (
+                            system_cell(entry, None),
+                            Cell(info.header, csv=(mid,)),
+                            Cell(subset_title(kind, name), csv=(kind, name)),
+                            cell,
+                            Cell(row.get("n", "")),
+                        ),
+                        classes=entry.kind,
+                    )
+                )
+    long_table = Table(
+        "scores-every",
+        "Every score: system × metric × subset, with confidence intervals.",
+        [
+            SYSTEM_COLUMN,
+            Column("metric", "Metric", align="l"),
+            Column("subset", "Subset", align="l", csv=("subset_kind", "subset")),
+            Column("value", "Score", csv=("value", "ci_low", "ci_high")),
+            Column("n", "n"),
+        ],
+        rows,
+        ["Values on the report's scale (BLEU 0–1, accuracies in %)."],
+        latex_detail=True,
+        detail_note=ci_note(ctx),
+    )
+    blocks.append(
+        {
+            "kind": "details",
+            "summary": "Every score (system × metric × subset)",
+            "blocks": [ctx.table(long_table)],
+        }
+    )
+    return blocks

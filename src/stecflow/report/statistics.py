@@ -1,0 +1,517 @@
+"""Section 4, statistical analyses written as the seed papers write them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from .context import (
+    Block,
+    Context,
+    heading,
+    measure_info,
+    measure_label,
+    measure_values,
+    notice,
+    paragraph,
+)
+from .formatting import DASH, fixed, no_zero, p_cell, p_text, parse_float
+from .svg import ScatterPoint, heatmap, scatter_plot
+from .tables import Cell, Column, Row, Table
+
+__all__ = ["statistics_section"]
+
+Record = dict[str, Any]  # an analysis' JSON record
+Rows = list[dict[str, str]]  # its TSV table
+
+
+def _factor(name: str) -> str:
+    return " × ".join(part.upper() for part in name.split(":"))
+
+
+def _levels(ctx: Context, factor: str, record: Mapping[str, Any]) -> int:
+    if factor == "system":
+        return len(record.get("systems") or [])
+    if factor == "subdomain":
+        return len(ctx.testset.subdomains)
+    if factor == "condition":
+        return len(ctx.testset.conditions)
+    return 0
+
+
+def _systems_line(ctx: Context, record: Mapping[str, Any]) -> str:
+    systems = [ctx.display(s) for s in record.get("systems") or []]
+    stats = ctx.config.get("statistics") or {}
+    late = "included" if stats.get("include_late", False) else "excluded"
+    text = (
+        f"Systems ({len(systems)}): {', '.join(systems) or 'none'};"
+        f" late submissions {late}"
+    )
+    excluded = record.get("excluded_systems") or []
+    lookup = ctx.by_label()
+    references = [
+        s for s in record.get("systems") or [] if s in lookup and lookup[s].reference
+    ]
+    if record.get("test") == "correlations" and excluded:
+        text += "; left out of the correlations: " + ", ".join(
+            ctx.display(s) for s in excluded
+        )
+    elif record.get("test") == "correlations" and references:
+        text += "; human reference sets included"
+    if record.get("n_observations") is not None:
+        text += f"; N = {record['n_observations']} observations"
+    return text + f"; α = {no_zero(float(record.get('alpha', 0.05)), 2)}."
+
+
+def _texts(record: Mapping[str, Any]) -> dict[str, str]:
+    return {t.get("about", ""): t.get("text", "") for t in record.get("text") or []}
+
+
+def _anova(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
+    from ..stats.formatting import format_result
+
+    spec = record.get("spec") or {}
+    info = measure_info(ctx, spec.get("measure", ""), source=spec.get("source", ""))
+    factors = list(spec.get("factors") or ["system"])
+    alpha = float(record.get("alpha", 0.05))
+    texts = _texts(record)
+    if len(factors) == 1:
+        design = f"one-way ANOVA of {info.label} on {factors[0].upper()}"
+    else:
+        design = (
+            " × ".join(f"{_levels(ctx, f, record)} ({f.upper()})" for f in factors)
+            + f" ANOVA of {info.label} (Type III sums of squares)"
+        )
+    sentences = [f"We ran a {design} on the item-level data."]
+    table_rows = []
+    for row in rows:
+        source = row.get("source", "")
+        p = parse_float(row.get("p_val"))
+        np2 = parse_float(row.get("np2"))
+        computable = row.get("computable", "true") == "true"
+        if source != "Residual":
+            numeric = {
+                k: parse_float(v)
+                for k, v in row.items()
+                if k not in ("source", "reason", "computable")
+            }
+            stat = texts.get(source) or format_result(
+                {
+                    **numeric,
+                    "source": source,
+                    "computable": computable,
+                    "reason": row.get("reason", ""),
+                }
+            )
+            if not computable:
+                sentences.append(
+                    f"The effect of {_factor(source)} on {info.label} could not be"
+                    f" computed: {row.get('reason') or 'no reason given'}."
+                )
+            else:
+                effect = f"{stat}, ηp² = {no_zero(np2, 3)}" if np2 is not None else stat
+                significant = p is not None and p < alpha
+                if ":" in source:
+                    verdict = (
+                        "was significant" if significant else "was not significant"
+                    )
+                    sentences.append(
+                        f"The {_factor(source)} interaction {verdict} ({effect})."
+                    )
+                elif significant:
+                    sentences.append(
+                        f"There was a main effect of {_factor(source)} on"
+                        f" {info.label} ({effect})."
+                    )
+                else:
+                    sentences.append(
+                        f"There was no significant main effect of {_factor(source)}"
+                        f" on {info.label} ({effect})."
+                    )
+        table_rows.append(
+            Row(
+                (
+                    Cell("Error" if source == "Residual" else _factor(source)),
+                    Cell(fixed(parse_float(row.get("ss")))),
+                    Cell(fixed(parse_float(row.get("df")), 0)),
+                    Cell(fixed(parse_float(row.get("ms")))),
+                    Cell(
+                        fixed(parse_float(row.get("f"))) if source != "Residual" else ""
+                    ),
+                    Cell(p_cell(p) if source != "Residual" else ""),
+                    Cell(
+                        no_zero(np2, 3)
+                        if np2 is not None and source != "Residual"
+                        else ""
+                    ),
+                )
+            )
+        )
+    table = Table(
+        f"stats-{stem}",
+        f"ANOVA of {info.label}: {' × '.join(f.upper() for f in factors)}.",
+        [
+            Column("source", "Source", align="l"),
+            Column("ss", "SS"),
+            Column("df", "df"),
+            Column("ms", "MS"),
+            Column("f", "F"),
+            Column("p", "p"),
+            Column("np2", "ηp²"),
+        ],
+        table_rows,
+        [_systems_line(ctx, record)],
+    )
+    return [paragraph(" ".join(sentences)), ctx.table(table)]
+
+
+def _tukey(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
+    spec = record.get("spec") or {}
+    info = measure_info(ctx, spec.get("measure", ""), source=spec.get("source", ""))
+    alpha = float(record.get("alpha", 0.05))
+    usable = [r for r in rows if r.get("computable", "true") == "true"]
+    if not usable:
+        reason = rows[0].get("reason", "") if rows else "no systems"
+        return [
+            notice(f"Tukey HSD on {info.label} not computable: {reason}.", "warning")
+        ]
+    import pandas as pd
+
+    from ..stats.formatting import letter_table
+
+    letters = letter_table(
+        pd.DataFrame(
+            {
+                "group": [r["system"] for r in usable],
+                "letters": [r["letters"] for r in usable],
+            }
+        )
+    )
+    names = [str(c) for c in letters.columns]
+    kinds = ctx.by_label()
+    table_rows = []
+    for r in usable:
+        entry = kinds.get(r["system"])
+        mean = info.show(parse_float(r.get("mean")))
+        table_rows.append(
+            Row(
+                (
+                    Cell(ctx.display(r["system"])),
+                    Cell(fixed(mean, info.digits)),
+                    *(Cell(str(v)) for v in letters.loc[r["system"]].tolist()),
+                ),
+                classes=entry.kind if entry else "",
+            )
+        )
+    subsets = record.get("subsets") or []
+    crit = next((s for s in subsets if s.get("q_crit") is not None), None)
+    detail = (
+        f" (q crit = {fixed(float(crit['q_crit']))}, harmonic mean n ="
+        f" {fixed(float(crit['n_harmonic']), 1)})"
+        if crit and crit.get("n_harmonic") is not None
+        else ""
+    )
+    count = len(names)
+    summary = (
+        "all systems fall into one homogeneous subset: no pair differs significantly"
+        if count == 1
+        else f"the systems fall into {count} homogeneous subsets"
+    )
+    text = (
+        f"A post hoc Tukey HSD test on {info.label} with α = {no_zero(alpha, 2)}"
+        f"{detail}: {summary}. Systems which do not share a letter are"
+        f" significantly different at α = {no_zero(alpha, 2)}."
+    )
+    table = Table(
+        f"stats-{stem}",
+        f"Homogeneous subsets for {info.label} (Tukey HSD). Systems which do not"
+        f" share a letter are significantly different at α = {no_zero(alpha, 2)}.",
+        [
+            Column("system", "System", align="l"),
+            Column("mean", f"Mean {info.header}"),
+            *(Column(f"subset_{n}", n, align="c") for n in names),
+        ],
+        table_rows,
+        [_systems_line(ctx, record)],
+    )
+    return [paragraph(text), ctx.table(table)]
+
+
+def _kruskal(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
+    spec = record.get("spec") or {}
+    info = measure_info(ctx, spec.get("measure", ""), source=spec.get("source", ""))
+    alpha = float(record.get("alpha", 0.05))
+    texts = _texts(record)
+    sentences = []
+    table_rows = []
+    for row in rows:
+        p = parse_float(row.get("p_val"))
+        if row.get("computable", "true") != "true":
+            sentences.append(
+                f"The Kruskal–Wallis test on {info.label} could not be computed:"
+                f" {row.get('reason') or 'no reason given'}."
+            )
+        else:
+            stat = texts.get(row.get("source", "system")) or (
+                f"χ²({fixed(parse_float(row.get('df')), 0)}) ="
+                f" {fixed(parse_float(row.get('h')))}, {p_text(p)}"
+            )
+            verdict = (
+                "showed a significant difference"
+                if p is not None and p < alpha
+                else "showed no significant difference"
+            )
+            sentences.append(
+                f"A Kruskal–Wallis test on the systems' item-level {info.label} scores"
+                f" {verdict} between systems ({stat})."
+            )
+        table_rows.append(
+            Row(
+                (
+                    Cell(_factor(row.get("source", "system"))),
+                    Cell(fixed(parse_float(row.get("h")))),
+                    Cell(fixed(parse_float(row.get("df")), 0)),
+                    Cell(p_cell(p)),
+                    Cell(row.get("n", "")),
+                    Cell(row.get("n_groups", "")),
+                )
+            )
+        )
+    table = Table(
+        f"stats-{stem}",
+        f"Kruskal–Wallis test on {info.label} across systems.",
+        [
+            Column("source", "Factor", align="l"),
+            Column("h", "H (χ²)"),
+            Column("df", "df"),
+            Column("p", "p"),
+            Column("n", "N"),
+            Column("groups", "Groups"),
+        ],
+        table_rows,
+        [_systems_line(ctx, record)],
+    )
+    return [paragraph(" ".join(sentences)), ctx.table(table)]
+
+
+def _correlations(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
+    import pandas as pd
+
+    from ..stats.formatting import correlation_table
+
+    spec = record.get("spec") or {}
+    measures = list(spec.get("measures") or [])
+    method = record.get("method", spec.get("method", "pearson"))
+    symbol = "ρ" if method == "spearman" else "r"
+    name = "Spearman's ρ" if method == "spearman" else "Pearson's r"
+    infos = {m: measure_info(ctx, m) for m in measures}
+    labels = [infos[m].label for m in measures]
+    if not rows:
+        return [notice("No correlations were computed.", "warning")]
+    frame = pd.DataFrame(
+        {
+            "measure_a": [r["measure_a"] for r in rows],
+            "measure_b": [r["measure_b"] for r in rows],
+            "r": [parse_float(r.get("r")) for r in rows],
+            "sig": [r.get("sig", "") for r in rows],
+            "computable": [r.get("computable", "true") == "true" for r in rows],
+        }
+    )
+    matrix = correlation_table(frame, measures=measures)
+    values: dict[tuple[str, str], float | None] = {(m, m): 1.0 for m in measures}
+    marks: dict[tuple[str, str], str] = {}
+    for r in rows:
+        a, b = r["measure_a"], r["measure_b"]
+        ok = r.get("computable", "true") == "true"
+        values[(a, b)] = values[(b, a)] = parse_float(r.get("r")) if ok else None
+        marks[(a, b)] = marks[(b, a)] = r.get("sig", "") if ok else ""
+    table_rows = [
+        Row(
+            (
+                Cell(label),
+                *(Cell(str(matrix.loc[m, n])) for n in measures),
+            )
+        )
+        for m, label in zip(measures, labels, strict=True)
+    ]
+    table = Table(
+        f"stats-{stem}",
+        f"Correlations ({name}) between evaluation measures, computed on the"
+        " per-system means (* significant at p < .05; ** significant at p < .01).",
+        [Column("measure", "", align="l")]
+        + [Column(m, label) for m, label in zip(measures, labels, strict=True)],
+        table_rows,
+        [_systems_line(ctx, record)],
+    )
+    texts = _texts(record)
+    significant = [
+        f"{infos[r['measure_a']].label}–{infos[r['measure_b']].label}"
+        f" ({texts.get(r['measure_a'] + ' ~ ' + r['measure_b'], '')})"
+        for r in rows
+        if (p := parse_float(r.get("p_val"))) is not None
+        and p < float(record.get("alpha", 0.05))
+        and r.get("computable", "true") == "true"
+    ]
+    n_sys = len(record.get("systems") or []) - len(record.get("excluded_systems") or [])
+    corpus = [infos[m].label for m in measures if infos[m].level == "corpus"]
+    text = (
+        f"{name} between the per-system means of {len(measures)} measures over"
+        f" {n_sys} systems (one mean per system on each measure"
+        + (f"; {' and '.join(corpus)} at corpus level" if corpus else "")
+        + "). "
+        + (
+            "Significant correlations: " + "; ".join(significant) + "."
+            if significant
+            else "No correlation was significant."
+        )
+    )
+    blocks: list[Block] = [paragraph(text), ctx.table(table)]
+    pairs = Table(
+        f"stats-{stem}-pairs",
+        f"Every pair of measures: {name}, degrees of freedom and p.",
+        [
+            Column("measure_a", "Measure", align="l"),
+            Column("measure_b", "Measure", align="l"),
+            Column("r", symbol),
+            Column("df", "df"),
+            Column("p", "p"),
+            Column("result", "Result", align="l"),
+        ],
+        [
+            Row(
+                (
+                    Cell(measure_info(ctx, r["measure_a"]).label),
+                    Cell(measure_info(ctx, r["measure_b"]).label),
+                    Cell(fixed(parse_float(r.get("r"))) + r.get("sig", "")),
+                    Cell(fixed(parse_float(r.get("df")), 0)),
+                    Cell(p_cell(parse_float(r.get("p_val")))),
+                    Cell(
+                        texts.get(f"{r['measure_a']} ~ {r['measure_b']}")
+                        or (r.get("reason") or DASH)
+                    ),
+                )
+            )
+            for r in rows
+        ],
+    )
+    blocks.append(
+        {
+            "kind": "details",
+            "summary": "Every pair of measures, with df and p",
+            "blocks": [ctx.table(pairs)],
+        }
+    )
+    figures = [
+        ctx.figure(
+            heatmap(
+                labels,
+                [[values.get((m, n)) for n in measures] for m in measures],
+                [[marks.get((m, n), "") for n in measures] for m in measures],
+                title=f"{name} between measures",
+            ),
+            f"Heat map of the correlations in Table {table.number}"
+            f" ({symbol} from -1, blue, to +1, red).",
+            f"figure-{stem}-heatmap",
+        )
+    ]
+    # scatter plots: the first measure against each other one, over systems
+    systems = [
+        s
+        for s in record.get("systems") or []
+        if s not in (record.get("excluded_systems") or [])
+    ]
+    lookup = ctx.by_label()
+    first = measures[0] if measures else ""
+    for other in measures[1:]:
+        fa, fb = infos[first], infos[other]
+        xs, ys = measure_values(ctx, first), measure_values(ctx, other)
+        points = []
+        for s in systems:
+            entry = lookup.get(s)
+            points.append(
+                ScatterPoint(
+                    ctx.display(s),
+                    xs.get(s),
+                    ys.get(s),
+                    entry.kind if entry else "system",
+                )
+            )
+        coefficient = values.get((first, other))
+        title = f"{fa.label} vs {fb.label}" + (
+            f" ({symbol} = {fixed(coefficient, 2)}{marks.get((first, other), '')})"
+            if coefficient is not None
+            else ""
+        )
+        figures.append(
+            ctx.figure(
+                scatter_plot(points, x_label=fa.header, y_label=fb.header, title=title),
+                f"{fb.header} against {fa.header}, one point per system.",
+                f"figure-{stem}-{first}-{other}",
+            )
+        )
+    blocks.append({"kind": "figures", "items": figures})
+    return blocks
+
+
+def _generic(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
+    """Any other analysis: its text lines and its table as written."""
+    blocks: list[Block] = [
+        paragraph(f"{t.get('about', '')}: {t.get('text', '')}")
+        for t in record.get("text") or []
+    ]
+    if rows:
+        names = list(rows[0])
+        blocks.append(
+            ctx.table(
+                Table(
+                    f"stats-{stem}",
+                    f"Analysis {stem} ({record.get('test', '?')}).",
+                    [Column(n, n, align="l") for n in names],
+                    [Row(tuple(Cell(r.get(n, "")) for n in names)) for r in rows],
+                    [_systems_line(ctx, record)],
+                )
+            )
+        )
+    return blocks
+
+
+_ANALYSIS_BUILDERS = {
+    "anova": _anova,
+    "tukey": _tukey,
+    "kruskal": _kruskal,
+    "correlations": _correlations,
+}
+_ANALYSIS_TITLES = {
+    "anova": "ANOVA",
+    "tukey": "Tukey HSD homogeneous subsets",
+    "kruskal": "Kruskal–Wallis test",
+    "correlations": "Correlations",
+}
+
+
+def statistics_section(ctx: Context) -> list[Block]:
+    """Section 4: every analysis of results/stats, in config order."""
+    if not ctx.analyses:
+        return [notice("No statistical analyses are configured.", "placeholder")]
+    blocks: list[Block] = []
+    for record, rows, stem in ctx.analyses:
+        test = str(record.get("test", ""))
+        spec = record.get("spec") or {}
+        what = (
+            measure_info(ctx, spec["measure"], source=spec.get("source", "")).label
+            if spec.get("measure")
+            else ", ".join(measure_label(ctx, m) for m in spec.get("measures") or [])
+        )
+        source = spec.get("source", "")
+        if source and source != "scores":
+            what += f", study {source}"
+        blocks.append(
+            heading(
+                f"{_ANALYSIS_TITLES.get(test, test)}: {what}"
+                f" ({record.get('id', stem)})",
+                f"stats-{stem}-section",
+            )
+        )
+        builder = _ANALYSIS_BUILDERS.get(test, _generic)
+        blocks.extend(builder(ctx, record, rows, stem))
+    return blocks

@@ -1,0 +1,259 @@
+"""The demo campaign's report in headless chromium: offline, clean, right numbers.
+
+The workflow runs once per session on a temporary copy of the demo campaign
+(config/, resources/demo/, submissions/). The page is opened from file:// with
+every request routed: anything that is not a file: URL fails the test (and is
+aborted). Expected numbers are computed here from results/scores/systems.tsv.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import runpy
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from stecflow.io import read_tsv
+from stecflow.report.formatting import fixed
+from tests.conftest import REPO
+from tests.unit.test_report import TEMPLATE, report_inputs
+from tests.workflow.helpers import snakemake
+
+pytestmark = pytest.mark.workflow
+
+CHROMIUM = Path("/usr/bin/chromium")
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+SKIP_REASON = (
+    "the report's browser tests need a browser: install Debian's chromium and"
+    " pip's playwright (apt-get install -y chromium; pip install playwright)"
+)
+
+
+@pytest.fixture(scope="session")
+def chromium(request) -> Iterator[Any]:
+    """Debian's chromium driven by Playwright; skip when either is missing.
+
+    The browser of tests/browser/conftest.py is shared when it exists (two
+    Playwright instances cannot run at once in one process); else one is
+    launched here with the same settings.
+    """
+    try:
+        shared = request.getfixturevalue("browser")
+    except pytest.FixtureLookupError:
+        shared = None
+    if shared is not None:
+        yield shared
+        return
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        pytest.skip(SKIP_REASON)
+    if not CHROMIUM.is_file():
+        pytest.skip(SKIP_REASON)
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=LAUNCH_ARGS, headless=True
+        )
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
+def demo(chromium, tmp_path_factory) -> dict[str, Any]:
+    """The demo campaign run once; its report (by the rule if the Snakefile has it)."""
+    campaign = tmp_path_factory.mktemp("demo") / "campaign"
+    campaign.mkdir()
+    shutil.copytree(REPO / "config", campaign / "config")
+    shutil.copytree(REPO / "submissions", campaign / "submissions")
+    shutil.copytree(REPO / "resources" / "demo", campaign / "resources" / "demo")
+    inputs = report_inputs(campaign)
+    html = campaign / "results" / "report" / "index.html"
+    rules = snakemake(campaign, "--list-rules").stdout.split()
+    if "render_report" in rules:
+        snakemake(campaign, "results/report/index.html")
+    else:  # the rule is not wired into the Snakefile: run its adapter directly
+        main = runpy.run_path(str(REPO / "workflow" / "scripts" / "render_report.py"))
+        main["main"](
+            SimpleNamespace(
+                input=SimpleNamespace(
+                    summary=str(inputs["validation_summary"]),
+                    records=[str(p) for p in inputs["validation_records"]],
+                    systems=str(inputs["systems"]),
+                    stats=[str(p) for p in inputs["stats_records"]],
+                    stats_tables=[str(p) for p in inputs["stats_tables"]],
+                    testset=str(inputs["testset"]),
+                    source_testset=str(inputs["source_testset"]),
+                    judgment_measures=[str(p) for p in inputs["judgment_measures"]],
+                    judgment_summaries=[str(p) for p in inputs["judgment_summaries"]],
+                    judgment_quality=[str(p) for p in inputs["judgment_quality"]],
+                    template=str(TEMPLATE),
+                ),
+                output=SimpleNamespace(html=str(html)),
+                params=SimpleNamespace(config=inputs["config"], snakemake_version=""),
+                log=[str(campaign / "results" / "logs" / "render_report.log")],
+            )
+        )
+    return {"campaign": campaign, "html": html, "inputs": inputs}
+
+
+class Watched:
+    """A page whose console errors and requests are recorded; non-file: aborted."""
+
+    def __init__(self, browser: Any) -> None:
+        self.context = browser.new_context(
+            accept_downloads=True, viewport={"width": 1280, "height": 1000}
+        )
+        self.errors: list[str] = []
+        self.requests: list[str] = []
+        self.blocked: list[str] = []
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.on(
+            "console",
+            lambda m: self.errors.append(m.text) if m.type == "error" else None,
+        )
+        self.page.on("pageerror", lambda e: self.errors.append(f"pageerror: {e}"))
+        self.page.on("request", lambda r: self.requests.append(r.url))
+
+    def _route(self, route: Any) -> None:
+        url = route.request.url
+        if url.startswith("file:"):
+            route.continue_()
+        else:
+            self.blocked.append(url)
+            route.abort()
+
+    def assert_clean(self) -> None:
+        assert self.errors == [], self.errors
+        assert self.blocked == [], self.blocked
+        assert all(u.startswith(("file:", "data:")) for u in self.requests), (
+            self.requests
+        )
+
+
+@pytest.fixture
+def page(chromium, demo) -> Iterator[Watched]:
+    """The demo report, loaded from file:// in a fresh, watched context."""
+    watched = Watched(chromium)
+    watched.page.set_default_timeout(20_000)
+    watched.page.goto(demo["html"].as_uri())
+    watched.page.wait_for_load_state("load")
+    yield watched
+    watched.context.close()
+
+
+def expected_ranking(systems_tsv: Path) -> list[dict[str, Any]]:
+    """Official (not late) scored systems by overall SE, lower first, with scores."""
+    rows = [
+        r
+        for r in read_tsv(systems_tsv)
+        if r["status"] == "scored" and r["subset"] == "all"
+    ]
+    systems: dict[str, dict[str, Any]] = {}
+    for r in rows:
+        entry = systems.setdefault(r["system"], {"late": r["late"] == "true"})
+        entry[r["metric"]] = (
+            float(r["value"]),
+            float(r["ci_low"]),
+            float(r["ci_high"]),
+        )
+    ranked = sorted(
+        ((name, s) for name, s in systems.items() if not s["late"]),
+        key=lambda pair: (pair[1]["se"][0], pair[0]),
+    )
+    return [{"system": name, **scores} for name, scores in ranked]
+
+
+def test_report_opens_offline_without_errors(page):
+    assert page.page.title().startswith("stecflow demo")
+    assert (
+        page.page.locator("section#scores h2").inner_text() == "2. Automatic evaluation"
+    )
+    assert page.page.locator("svg.figure-svg").count() >= 5
+    page.assert_clean()
+    assert page.requests == [page.page.url]  # the page itself, nothing else
+
+
+def test_key_figures_of_the_demo_campaign(page, demo):
+    expected = expected_ranking(demo["inputs"]["systems"])
+    rows = page.page.locator("#scores-main tbody tr:not(.divider)")
+    shown = []
+    for i in range(rows.count()):
+        cells = rows.nth(i).locator("td")
+        shown.append([cells.nth(k).inner_text() for k in range(cells.count())])
+    official = [r for r in shown if "†" not in r[0]]
+    assert [r[0].rstrip(" ‡") for r in official] == [e["system"] for e in expected]
+    for row, scores in zip(official, expected, strict=True):
+        value, low, high = scores["se"]
+        # columns: system, then Acc, SE, BLEU, NIST over all test data
+        assert row[2].split("\n")[0] == fixed(value)
+        assert f"[{fixed(low)}, {fixed(high)}]" in row[2]
+        assert row[1].split("\n")[0] == fixed(100 * scores["string_accuracy"][0])
+        assert row[3].split("\n")[0] == fixed(scores["bleu3"][0] / 100)
+        assert row[4].split("\n")[0] == fixed(scores["nist5"][0])
+    late = [r for r in shown if "†" in r[0]]
+    assert late and page.page.get_by_text("not in the official ranking").count() >= 1
+    # statistics as the seed writes them, from the analyses' own records
+    body = page.page.evaluate("document.body.textContent")
+    for path in demo["inputs"]["stats_records"]:
+        record = json.loads(Path(path).read_text())
+        for entry in record["text"]:
+            assert entry["text"] in body, entry
+    assert "There was" in body and "main effect of SYSTEM on SE" in body
+    assert page.page.locator("#figure-correlations-heatmap svg").is_visible()
+    page.assert_clean()
+
+
+def test_csv_download_yields_the_table(page, demo, tmp_path):
+    expected = expected_ranking(demo["inputs"]["systems"])
+    with page.page.expect_download() as info:
+        page.page.locator("#scores-main a.csv").click()
+    download = info.value
+    assert download.suggested_filename == "demo-reg-scores-main.csv"
+    target = tmp_path / download.suggested_filename
+    download.save_as(target)
+    table = list(csv.DictReader(target.open(encoding="utf-8", newline="")))
+    ranked = [r for r in table if r["rank"]]
+    assert [r["system"] for r in ranked] == [
+        e["system"] for e in expected if not e["system"].startswith("HUMAN")
+    ]
+    first = next(r for r in table if r["system"] == expected[0]["system"])
+    value, low, high = expected[0]["se"]
+    assert (first["se"], first["se_ci_low"], first["se_ci_high"]) == (
+        fixed(value),
+        fixed(low),
+        fixed(high),
+    )
+    assert {r["late"] for r in table} == {"true", "false"}
+    page.assert_clean()
+
+
+def test_relative_links_resolve_and_rejected_team_is_explained(page, demo):
+    links = page.page.locator('a[href^="../validation/"]')
+    hrefs = {links.nth(i).get_attribute("href") for i in range(links.count())}
+    assert len(hrefs) == len(demo["inputs"]["validation_records"])
+    for href in hrefs:
+        assert (demo["html"].parent / href).resolve().is_file(), href
+    errors = page.page.locator("#rejected-broken-team-primary tbody tr")
+    record = json.loads(
+        (
+            demo["campaign"] / "results" / "validation" / "broken-team" / "primary.json"
+        ).read_text()
+    )
+    assert errors.count() == len(record["errors"])
+    page.assert_clean()

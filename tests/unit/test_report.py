@@ -1,0 +1,639 @@
+"""The campaign report: numbers, escaping, determinism, offline, downloads.
+
+The inputs are real: the workflow runs once per session on a copy of
+tests/fixtures/tiny_campaign up to the report's inputs (validation, scores,
+statistics), and each test renders the report from them with the library.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import runpy
+import shutil
+import subprocess
+import sys
+from html import unescape as html_unescape
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+from urllib.parse import unquote
+
+import pytest
+import yaml
+
+from stecflow.io import read_tsv, write_json, write_tsv
+from stecflow.report import render_report
+from stecflow.report.formatting import fixed, latex_escape
+from stecflow.report.svg import IntervalPoint, ScatterPoint, interval_plot, scatter_plot
+from stecflow.report.tables import Cell, Column, Row, Table
+from tests.conftest import REPO, TINY
+from tests.workflow.helpers import snakemake
+
+TEMPLATE = REPO / "workflow" / "templates" / "report" / "index.html.j2"
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+
+# ---------------------------------------------------------------------------
+# helpers (also used by tests/browser/test_report_browser.py)
+
+
+def load_config(campaign: Path) -> dict[str, Any]:
+    """The campaign's config as Snakemake sees it: schema defaults filled in."""
+    from snakemake.utils import validate
+
+    config = yaml.safe_load((campaign / "config" / "config.yaml").read_text())
+    validate(config, schema=str(SCHEMA), set_default=True)
+    return config
+
+
+def report_inputs(campaign: Path) -> dict[str, Any]:
+    """Run the workflow up to the report's inputs; return render_report's kwargs.
+
+    Only the report's inputs are requested, so the test does not depend on the
+    report rule being part of the Snakefile, nor on the other stages.
+    """
+    from stecflow.analysis import analysis_specs
+
+    config = load_config(campaign)
+    analyses = [spec["id"] for spec in analysis_specs(config)]
+    stats = [f"results/stats/{a}.{ext}" for a in analyses for ext in ("json", "tsv")]
+    studies = [str(s["id"]) for s in config.get("studies") or []]
+    judgments = {
+        kind: [f"results/judgments/{kind}/{s}.{ext}" for s in studies]
+        for kind, ext in (("measures", "tsv"), ("summary", "json"), ("quality", "tsv"))
+    }
+    snakemake(
+        campaign,
+        "results/data/testset.xml",
+        "results/validation/summary.tsv",
+        "results/scores/systems.tsv",
+        *stats,
+        *(path for paths in judgments.values() for path in paths),
+    )
+    results = campaign / "results"
+    return {
+        "config": config,
+        "validation_summary": results / "validation" / "summary.tsv",
+        "validation_records": sorted((results / "validation").glob("*/*.json")),
+        "systems": results / "scores" / "systems.tsv",
+        "testset": results / "data" / "testset.xml",
+        "source_testset": campaign / config["data"]["testset"],
+        "stats_records": [results / "stats" / f"{a}.json" for a in analyses],
+        "stats_tables": [results / "stats" / f"{a}.tsv" for a in analyses],
+        "judgment_measures": [campaign / p for p in judgments["measures"]],
+        "judgment_summaries": [campaign / p for p in judgments["summary"]],
+        "judgment_quality": [campaign / p for p in judgments["quality"]],
+        "template": TEMPLATE,
+    }
+
+
+def table_csv(html: str, table_id: str) -> list[list[str]]:
+    """The CSV download of one table, decoded from its data: URI."""
+    block = html.split(f'id="{table_id}"', 1)[1]
+    uri = re.search(r'class="csv" download="[^"]+" href="([^"]+)"', block).group(1)
+    assert uri.startswith("data:text/csv;charset=utf-8,")
+    text = unquote(html_unescape(uri).split(",", 1)[1])
+    return list(csv.reader(io.StringIO(text)))
+
+
+def table_latex(html: str, table_id: str) -> str:
+    """The LaTeX download of one table."""
+    block = html.split(f'id="{table_id}"', 1)[1]
+    uri = re.search(r'class="latex" download="[^"]+" href="([^"]+)"', block).group(1)
+    return unquote(html_unescape(uri).split(",", 1)[1])
+
+
+def system_rows(systems_tsv: Path) -> dict[tuple[str, str, str, str], dict]:
+    """systems.tsv rows by (system, metric, subset_kind, subset)."""
+    return {
+        (r["system"], r["metric"], r["subset_kind"], r["subset"]): r
+        for r in read_tsv(systems_tsv)
+        if r["status"] == "scored"
+    }
+
+
+# ---------------------------------------------------------------------------
+# fixtures
+
+
+@pytest.fixture(scope="session")
+def tiny_inputs(tmp_path_factory) -> dict[str, Any]:
+    """The tiny campaign run once up to the report's inputs."""
+    campaign = tmp_path_factory.mktemp("report") / "campaign"
+    shutil.copytree(TINY, campaign)
+    return report_inputs(campaign)
+
+
+@pytest.fixture(scope="session")
+def tiny_html(tiny_inputs, tmp_path_factory) -> str:
+    """The report of the tiny campaign."""
+    out = tmp_path_factory.mktemp("html") / "index.html"
+    return render_report(**tiny_inputs, out_html=out, snakemake_version="9.0.0")
+
+
+def copy_inputs(inputs: dict[str, Any], target: Path) -> dict[str, Any]:
+    """Copy a campaign's results (and test set) elsewhere; kwargs pointing there."""
+    results = Path(inputs["systems"]).parents[1]
+    shutil.copytree(results, target / "results")
+    shutil.copy(inputs["source_testset"], target / Path(inputs["source_testset"]).name)
+    moved = dict(inputs)
+    for key in ("validation_summary", "systems", "testset"):
+        moved[key] = target / "results" / Path(inputs[key]).relative_to(results)
+    for key in (
+        "validation_records",
+        "stats_records",
+        "stats_tables",
+        "judgment_measures",
+        "judgment_summaries",
+        "judgment_quality",
+    ):
+        moved[key] = [
+            target / "results" / Path(p).relative_to(results) for p in inputs[key]
+        ]
+    moved["source_testset"] = target / Path(inputs["source_testset"]).name
+    return moved
+
+
+# ---------------------------------------------------------------------------
+# numbers as intended
+
+
+def test_scores_are_formatted_and_scaled(tiny_inputs, tiny_html):
+    rows = system_rows(tiny_inputs["systems"])
+    se = rows[("sys1", "se", "all", "all")]
+    bleu = rows[("sys1", "bleu3", "all", "all")]
+    acc = rows[("sys1", "string_accuracy", "all", "all")]
+    expected_se = fixed(float(se["value"]))
+    expected_bleu = fixed(float(bleu["value"]) / 100)  # sacreBLEU 0-100 -> 0-1
+    expected_acc = fixed(float(acc["value"]) * 100)  # proportion -> %
+    table = table_csv(tiny_html, "scores-main")
+    header, body = table[0], table[1:]
+    assert header[:5] == ["system", "team", "rank", "reference_set", "late"]
+    sys1 = next(r for r in body if r[0] == "sys1")
+    cell = dict(zip(header, sys1, strict=True))
+    assert cell["se"] == expected_se
+    assert cell["se_ci_low"] == fixed(float(se["ci_low"]))
+    assert cell["se_ci_high"] == fixed(float(se["ci_high"]))
+    assert cell["bleu3"] == expected_bleu
+    assert cell["string_accuracy"] == expected_acc
+    assert cell["rank"] == "1"
+    # per subdomain columns, seed 001 Table 5 layout
+    people = rows[("sys1", "se", "subdomain", "people")]
+    assert cell["people_se"] == fixed(float(people["value"]))
+    # the HTML shows value and CI as "2.38" + "[1.12, 3.75]"
+    ci = f"[{fixed(float(se['ci_low']))}, {fixed(float(se['ci_high']))}]"
+    assert f'>{expected_se}<span class="ci">{ci}</span>' in tiny_html
+
+
+def test_late_systems_are_marked_and_not_ranked(tiny_html):
+    body = table_csv(tiny_html, "scores-main")[1:]
+    sys2 = next(r for r in body if r[0] == "sys2")
+    assert sys2[2] == "" and sys2[4] == "true"  # no rank, late
+    assert [r[0] for r in body] == ["sys1", "sys2"]  # late ones after the ranking
+    main = tiny_html.split('id="scores-main"', 1)[1].split("</figure>", 1)[0]
+    assert "not in the official ranking" in main
+    assert "sys2 †" in main
+
+
+def test_signatures_are_listed_once_per_metric(tiny_inputs, tiny_html):
+    signatures = {
+        r["metric"]: r["signature"]
+        for r in read_tsv(tiny_inputs["systems"])
+        if r["status"] == "scored"
+    }
+    for signature in signatures.values():
+        assert signature in tiny_html
+    section = tiny_html.split('id="scores-signatures"', 1)[1].split("<h3", 1)[0]
+    assert section.count("<code>") == len(signatures)
+
+
+def test_statistics_are_written_as_the_seed_writes_them(tiny_inputs, tiny_html):
+    anova = json.loads(Path(tiny_inputs["stats_records"][0]).read_text())
+    assert anova["test"] == "anova"
+    text = anova["text"][0]["text"]  # e.g. "F(1, 6) = 0.00, p = 1.000"
+    assert f"main effect of SYSTEM on SE ({text}, ηp² = " in tiny_html
+    table = table_csv(tiny_html, "stats-se-anova")
+    assert table[0] == ["source", "ss", "df", "ms", "f", "p", "np2"]
+    assert [r[0] for r in table[1:]] == ["SYSTEM", "Error"]
+    kruskal = next(
+        json.loads(Path(p).read_text())
+        for p in tiny_inputs["stats_records"]
+        if "kruskal" in str(p)
+    )
+    for entry in kruskal["text"]:
+        assert entry["text"] in tiny_html  # "χ²(1) = …" or "not computable (…)"
+    letters = table_csv(tiny_html, "stats-se-tukey")
+    assert letters[0][:2] == ["system", "mean"]
+    assert {r[0] for r in letters[1:]} == {"sys1", "sys2"}
+    assert all(r[2] == "A" for r in letters[1:])  # one homogeneous subset
+
+
+def test_rejected_submission_lists_every_error_with_a_link(tiny_inputs, tiny_html):
+    record = json.loads(
+        next(
+            p for p in tiny_inputs["validation_records"] if "gamma" in str(p)
+        ).read_text()
+    )
+    assert record["status"] == "rejected"
+    errors = table_csv(tiny_html, "rejected-gamma-broken")
+    assert len(errors) - 1 == record["n_errors"] == len(record["errors"])
+    assert [r[4] for r in errors[1:]] == [e["message"] for e in record["errors"]]
+    assert 'href="../validation/gamma/broken.md"' in tiny_html
+    participants = table_csv(tiny_html, "participants")
+    gamma = next(r for r in participants[1:] if r[0] == "gamma")
+    assert gamma[6:8] == ["rejected", "../validation/gamma/broken.md"]
+    assert gamma[8].startswith("gamma/broken/")  # the first error
+
+
+def test_overview_has_test_set_sizes(tiny_html):
+    table = table_csv(tiny_html, "testset")
+    assert table[0] == ["subdomain", "+LOC", "-LOC", "total"]
+    assert table[-1][0] == "Total" and table[-1][-1] == "4"
+    assert "Tiny test campaign" in tiny_html
+
+
+def test_methods_and_provenance(tiny_inputs, tiny_html):
+    from stecflow.report.inputs import config_sha256, file_sha256
+
+    assert config_sha256(tiny_inputs["config"]) in tiny_html
+    assert "scoring.bootstrap.seed = 11" in tiny_html
+    assert "200 resamples" in tiny_html
+    assert "Snakemake</dt><dd>9.0.0" in tiny_html
+    assert file_sha256(tiny_inputs["source_testset"]) in tiny_html
+    checksums = table_csv(tiny_html, "checksums")
+    files = {r[1]: r[2] for r in checksums[1:]}
+    assert files["scores/systems.tsv"] == file_sha256(tiny_inputs["systems"])
+    record = json.loads(Path(tiny_inputs["validation_records"][0]).read_text())
+    for name, digest in record["checksums"].items():
+        assert files[f"{record['team']}/{record['system']}/{name}"] == digest
+    metrics = table_csv(tiny_html, "metrics")
+    assert "multi_ref = any" in {r[0]: r[6] for r in metrics[1:]}["string_accuracy"]
+
+
+# ---------------------------------------------------------------------------
+# safety: escaping, offline, determinism
+
+
+def test_participant_text_is_escaped(tiny_inputs, tmp_path):
+    inputs = copy_inputs(tiny_inputs, tmp_path)
+    evil = '<script>alert(1)</script>"><img src=x onerror=alert(2)>'
+    path = next(p for p in inputs["validation_records"] if "alpha" in str(p))
+    record = json.loads(path.read_text())
+    record["metadata"]["description"] = evil
+    write_json(record, path)
+    broken = next(p for p in inputs["validation_records"] if "gamma" in str(p))
+    record = json.loads(broken.read_text())
+    record["errors"][0]["message"] = "<b onmouseover=alert(3)>bad</b>"
+    write_json(record, broken)
+    html = render_report(**inputs, out_html=tmp_path / "index.html")
+    assert "<script" not in html
+    assert "<img" not in html and "<b onmouseover" not in html
+    assert (
+        "&lt;script&gt;alert(1)&lt;/script&gt;&#34;&gt;&lt;img src=x onerror=alert(2)&gt;"
+        in html
+    )
+    assert "&lt;b onmouseover=alert(3)&gt;bad&lt;/b&gt;" in html
+    # the CSV carries the text as it is (a CSV is not HTML)
+    participants = table_csv(html, "participants")
+    assert evil in {r[1]: r[2] for r in participants[1:]}.values()
+
+
+EXTERNAL = re.compile(
+    r"""(?:src|href|action|xlink:href|srcset|poster|data)\s*=\s*["']?\s*(?:https?:|//|ftp:)"""
+    r"|@import|url\(|<script|<link|<iframe|<object|<embed|<base",
+    re.IGNORECASE,
+)
+
+
+def test_report_is_self_contained(tiny_html):
+    assert EXTERNAL.search(tiny_html) is None, EXTERNAL.search(tiny_html)
+    assert "http://" not in tiny_html and "https://" not in tiny_html
+    policy = re.search(
+        r'http-equiv="Content-Security-Policy" content="([^"]+)"', tiny_html
+    )
+    assert "default-src 'none'" in policy.group(1)
+    # every link is relative, in-page or a data: download
+    for href in re.findall(r'href="([^"]*)"', tiny_html):
+        assert href.startswith(("#", "../validation/", "data:")), href
+
+
+def test_same_inputs_same_bytes(tiny_inputs, tmp_path):
+    first = render_report(**tiny_inputs, out_html=tmp_path / "a.html")
+    second = render_report(**tiny_inputs, out_html=tmp_path / "b.html")
+    assert (tmp_path / "a.html").read_bytes() == (tmp_path / "b.html").read_bytes()
+    assert first == second
+    # the same files elsewhere on disk: no absolute paths leak into the page
+    moved = copy_inputs(tiny_inputs, tmp_path / "elsewhere")
+    third = render_report(**moved, out_html=tmp_path / "c.html")
+    assert third == first
+    for leak in (str(tmp_path), str(Path(tiny_inputs["systems"]).parents[2]), "/tmp/"):
+        assert leak not in first
+
+
+def test_importing_the_report_is_light():
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import stecflow.report, sys; print(' '.join(sys.modules))",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    assert not {m.split(".")[0] for m in out} & {"pandas", "scipy", "snakemake"}
+
+
+# ---------------------------------------------------------------------------
+# missing scores, unreadable folders, human data
+
+
+def test_skipped_metric_shows_a_dash_and_the_reason(tiny_inputs, tmp_path):
+    inputs = copy_inputs(tiny_inputs, tmp_path)
+    rows = read_tsv(inputs["systems"])
+    columns = list(rows[0])
+    reason = "the outputs have no word strings (4 of 4 items)"
+    kept = [r for r in rows if not (r["system"] == "sys1" and r["metric"] == "bleu3")]
+    template = next(r for r in rows if r["system"] == "sys1" and r["metric"] == "bleu3")
+    skipped = {
+        **{k: "" for k in columns},
+        **{
+            k: template[k]
+            for k in ("team", "system", "reference_set", "late", "primary")
+        },
+        "status": "skipped",
+        "metric": "bleu3",
+        "metric_name": "BLEU-3",
+        "subset_kind": "all",
+        "subset": "all",
+        "reason": reason,
+    }
+    write_tsv([*kept, skipped], columns, inputs["systems"])
+    html = render_report(**inputs, out_html=tmp_path / "index.html")
+    sys1 = next(r for r in table_csv(html, "scores-main")[1:] if r[0] == "sys1")
+    header = table_csv(html, "scores-main")[0]
+    assert dict(zip(header, sys1, strict=True))["bleu3"] == ""
+    assert f'title="{reason}"' in html
+    assert f"– sys1: BLEU not computed: {reason}." in html
+    quality = table_csv(html, "skipped-metrics")
+    assert quality[1] == ["sys1", "BLEU", reason]
+
+
+def test_subsets_without_scores_get_no_columns(tiny_inputs, tmp_path):
+    # scoring leaves out a lone subdomain (b5-ref: people only), as it equals "all"
+    inputs = copy_inputs(tiny_inputs, tmp_path)
+    rows = read_tsv(inputs["systems"])
+    kept = [r for r in rows if r["subset_kind"] != "subdomain"]
+    write_tsv(kept, list(rows[0]), inputs["systems"])
+    html = render_report(**inputs, out_html=tmp_path / "index.html")
+    header = table_csv(html, "scores-main")[0]
+    assert "se" in header and not any(h.startswith("people_") for h in header)
+    main = html.split('id="scores-main"', 1)[1].split("</figure>", 1)[0]
+    assert "All test data (n = 4)" in main and "People (n = " not in main
+
+
+def test_unreadable_folders_are_listed(tiny_inputs, tmp_path):
+    inputs = copy_inputs(tiny_inputs, tmp_path)
+    rows = read_tsv(inputs["validation_summary"])
+    columns = list(rows[0])
+    rows.append(
+        {
+            **{k: "" for k in columns},
+            "team": "stray.txt",
+            "status": "unreadable",
+            "first_error": "stray.txt: a file where a team folder was expected",
+        }
+    )
+    write_tsv(rows, columns, inputs["validation_summary"])
+    html = render_report(**inputs, out_html=tmp_path / "index.html")
+    assert table_csv(html, "unreadable")[1] == [
+        "stray.txt",
+        "stray.txt: a file where a team folder was expected",
+    ]
+    assert "1 unreadable" in html
+
+
+def test_human_sections_are_placeholders_until_judgments_exist(tiny_inputs, tmp_path):
+    empty = {"judgment_measures": [], "judgment_summaries": [], "judgment_quality": []}
+    html = render_report(**{**tiny_inputs, **empty}, out_html=tmp_path / "a.html")
+    assert "Human evaluation: waiting for judgments" in html
+    assert "No judgments yet. Outliers" in html
+
+
+@pytest.fixture(scope="session")
+def judgments(tmp_path_factory) -> dict[str, list[Path]]:
+    """The judgments stage's files for two small studies (rating, identification)."""
+    try:
+        from stecflow.judgments import merge_study
+    except ImportError:  # pragma: no cover - the judgments stage is not there
+        pytest.skip("stecflow.judgments is not available")
+    fixtures = REPO / "tests" / "fixtures" / "judgments"
+    out = tmp_path_factory.mktemp("judgments")
+    files: dict[str, list[Path]] = {"measures": [], "summaries": [], "quality": []}
+    for study, design, answers, task in (
+        ("rate-demo", "design_rate.tsv", "rating_export.tsv", "rating"),
+        ("id-demo", "design_id.tsv", "server_export.tsv", "identification"),
+    ):
+        paths = {
+            "measures": out / "measures" / f"{study}.tsv",
+            "summaries": out / "summary" / f"{study}.json",
+            "quality": out / "quality" / f"{study}.tsv",
+        }
+        merge_study(
+            fixtures / design,
+            [fixtures / answers],
+            None,
+            fixtures / "testset.xml",
+            out_judgments_tsv=out / f"{study}.tsv",
+            out_quality_tsv=paths["quality"],
+            out_summary_json=paths["summaries"],
+            out_measures_tsv=paths["measures"],
+            study=study,
+            task=task,
+        )
+        for key, path in paths.items():
+            files[key].append(path)
+    return files
+
+
+def test_human_results_render_from_the_judgments_stage(
+    tiny_inputs, judgments, tmp_path
+):
+    html = render_report(
+        **{
+            **tiny_inputs,
+            "judgment_measures": judgments["measures"],
+            "judgment_summaries": judgments["summaries"],
+            "judgment_quality": judgments["quality"],
+        },
+        out_html=tmp_path / "index.html",
+    )
+    assert "waiting for judgments" not in html
+    measures = {
+        (r["study"], r["system"], r["subdomain"]): r
+        for path in judgments["measures"]
+        for r in read_tsv(path)
+    }
+    rating = table_csv(html, "human-rate-demo")
+    assert rating[0][:5] == [
+        "system",
+        "adequacy_mean",
+        "adequacy_sd",
+        "fluency_mean",
+        "fluency_sd",
+    ]
+    adequacy = [
+        float(measures[("rate-demo", r[0], "all")]["adequacy_mean"]) for r in rating[1:]
+    ]
+    assert adequacy == sorted(adequacy, reverse=True)  # Table 6 order
+    first = measures[("rate-demo", rating[1][0], "all")]
+    assert rating[1][1] == fixed(float(first["adequacy_mean"]))
+    ident = table_csv(html, "human-id-demo")
+    assert ident[0][:4] == [
+        "system",
+        "accuracy",
+        "identification_time_mean",
+        "identification_time_sd",
+    ]
+    row = measures[("id-demo", ident[1][0], "all")]
+    assert ident[1][1] == fixed(float(row["accuracy"]))
+    # the outlier sentence of the summary, and data quality per study
+    summary = json.loads(judgments["summaries"][1].read_text())
+    sentence = summary["outliers"]["measures"]["identification_time_ms"]["text"]
+    assert html_unescape(sentence) in html_unescape(html)
+    overview = table_csv(html, "judgments-overview")
+    assert overview[0][:3] == ["study", "simulated", "rows"]
+    assert {r[0] for r in overview[1:]} == {"rate-demo", "id-demo"}
+    checks = table_csv(html, "judgments-checks-id-demo")
+    assert ["partial_session", "warning", "1"] in checks
+    problems = table_csv(html, "judgments-quality-id-demo")
+    assert len(problems) - 1 == len(read_tsv(judgments["quality"][1]))
+    assert "/work/" not in html and str(REPO) not in html  # file names only
+    assert "Adequacy vs Fluency" in html  # scatter plots between human measures
+
+
+def test_simulated_judgments_are_labelled(tiny_inputs, judgments, tmp_path):
+    summary = json.loads(judgments["summaries"][0].read_text())
+    summary["simulated"] = True
+    write_json(summary, tmp_path / "rate-demo.json")
+    html = render_report(
+        **{
+            **tiny_inputs,
+            "judgment_measures": judgments["measures"][:1],
+            "judgment_summaries": [tmp_path / "rate-demo.json"],
+            "judgment_quality": [],
+        },
+        out_html=tmp_path / "index.html",
+    )
+    assert "<strong>Simulated data.</strong>" in html
+    assert table_csv(html, "judgments-overview")[1][:2] == ["rate-demo", "yes"]
+
+
+# ---------------------------------------------------------------------------
+# tables, figures, adapter
+
+
+def test_table_csv_and_latex():
+    table = Table(
+        "scores",
+        "Scores & more",
+        [
+            Column("system", "System", align="l"),
+            Column("se", "SE", group="All", csv=("se", "se_lo", "se_hi")),
+            Column("bleu", "BLEU", group="All"),
+        ],
+        [
+            Row(
+                (
+                    Cell("A_1"),
+                    Cell("6.41", "[5.90, 6.95]", ("6.41", "5.90", "6.95")),
+                    Cell("0.47"),
+                )
+            ),
+            Row(heading="Late submissions"),
+            Row((Cell("B †"), Cell("–", csv=("", "", "")), Cell("0.20"))),
+        ],
+        ["† late"],
+        latex_detail=True,
+        detail_note="Second line: CI.",
+    )
+    assert table.to_csv() == (
+        "system,se,se_lo,se_hi,bleu\nA_1,6.41,5.90,6.95,0.47\nB †,,,,0.20\n"
+    )
+    latex = table.to_latex()
+    assert r"\begin{tabular}{lrr}" in latex
+    assert r"\multicolumn{2}{c}{All}" in latex and r"\cmidrule(lr){2-3}" in latex
+    assert r"A\_1 & 6.41 {\footnotesize [5.90, 6.95]} & 0.47 \\" in latex
+    assert r"\multicolumn{3}{l}{\emph{Late submissions}} \\" in latex
+    assert r"B \textdagger{} & -- & 0.20 \\" in latex
+    assert r"\caption{Scores \& more Second line: CI. \textdagger{} late.}" in latex
+    assert latex.count(r"\toprule") == latex.count(r"\bottomrule") == 1
+    assert latex_escape("50% #1 {x}") == r"50\% \#1 \{x\}"
+
+
+def test_report_tables_download_as_latex(tiny_html):
+    latex = table_latex(tiny_html, "scores-main")
+    assert latex.startswith("% needs \\usepackage{booktabs}")
+    assert "\\toprule" in latex and "\\bottomrule" in latex
+    assert "sys1" in latex and "sys2 \\textdagger{}" in latex
+    assert "Second line" not in latex  # no CIs in this LaTeX table, so no note
+    assert "Second line: 95% percentile bootstrap" in tiny_html
+    every = table_latex(tiny_html, "scores-text")
+    assert "Second line: 95\\% percentile bootstrap" in every
+    assert "{\\footnotesize [" in every
+    assert 'download="tiny-scores-main.csv"' in tiny_html
+
+
+def test_figures_are_inline_svg(tiny_html):
+    assert tiny_html.count("<svg") >= 4
+    assert 'id="figure-se"' in tiny_html
+    svg = scatter_plot(
+        [
+            ScatterPoint("H<1>", 1.0, 1.0),
+            ScatterPoint("H2", 1.0, 1.0),
+            ScatterPoint("S", 2, 3),
+        ],
+        x_label="x",
+        y_label="y",
+        title="t",
+    )
+    assert "H&lt;1&gt;, H2" in svg  # coincident points share one label
+    plot = interval_plot(
+        [IntervalPoint("A", None), IntervalPoint("B", 2.0, 1.5, 2.5, "late")],
+        title="SE",
+        axis_label="SE",
+    )
+    assert "not computed" in plot and 'fill="#ffffff"' in plot
+
+
+def test_adapter_calls_the_library(tiny_inputs, tmp_path):
+    main = runpy.run_path(str(REPO / "workflow" / "scripts" / "render_report.py"))[
+        "main"
+    ]
+    out = tmp_path / "index.html"
+    main(
+        SimpleNamespace(
+            input=SimpleNamespace(
+                summary=str(tiny_inputs["validation_summary"]),
+                records=[str(p) for p in tiny_inputs["validation_records"]],
+                systems=str(tiny_inputs["systems"]),
+                stats=[str(p) for p in tiny_inputs["stats_records"]],
+                stats_tables=[str(p) for p in tiny_inputs["stats_tables"]],
+                testset=str(tiny_inputs["testset"]),
+                source_testset=str(tiny_inputs["source_testset"]),
+                judgment_measures=[str(p) for p in tiny_inputs["judgment_measures"]],
+                judgment_summaries=[str(p) for p in tiny_inputs["judgment_summaries"]],
+                judgment_quality=[str(p) for p in tiny_inputs["judgment_quality"]],
+                template=str(TEMPLATE),
+            ),
+            output=SimpleNamespace(html=str(out)),
+            params=SimpleNamespace(
+                config=tiny_inputs["config"], snakemake_version="9.9.9"
+            ),
+            log=[str(tmp_path / "render.log")],
+        )
+    )
+    assert "Snakemake 9.9.9" in out.read_text()
+    assert "report: 7 sections" in (tmp_path / "render.log").read_text()

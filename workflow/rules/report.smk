@@ -1,0 +1,35 @@
+rule render_report:
+    """Write the campaign report: one self-contained, deterministic HTML file."""
+    input:
+        summary="results/validation/summary.tsv",
+        records=get_validation_records,
+        systems="results/scores/systems.tsv",
+        stats=expand("results/stats/{analysis}.json", analysis=ANALYSES),
+        stats_tables=expand("results/stats/{analysis}.tsv", analysis=ANALYSES),
+        testset="results/data/testset.xml",
+        source_testset=config["data"]["testset"],
+        judgment_measures=expand(
+            "results/judgments/measures/{study}.tsv", study=STUDIES
+        ),
+        judgment_summaries=expand(
+            "results/judgments/summary/{study}.json", study=STUDIES
+        ),
+        judgment_quality=expand("results/judgments/quality/{study}.tsv", study=STUDIES),
+        template=workflow.source_path("../templates/report/index.html.j2"),
+        macros=workflow.source_path("../templates/report/_macros.html.j2"),
+        stylesheet=workflow.source_path("../templates/report/report.css"),
+    output:
+        html=report(
+            "results/report/index.html",
+            caption="../templates/report/caption.rst",
+            category="Report",
+            labels={"file": "campaign report"},
+        ),
+    log:
+        "results/logs/render_report/render_report.log",
+    localrule: True
+    params:
+        config=config,
+        snakemake_version=snakemake.__version__,
+    script:
+        "../scripts/render_report.py"
