@@ -22,6 +22,9 @@
 #   results/judgments/measures/<study>.tsv        derived measures per system and subdomain
 #   results/judgments/summary/<study>.json        counts, outliers, settings
 #   results/stats/<analysis>.tsv / .json          one statistical analysis each
+#   results/report/index.html                     the campaign report (self-contained)
+#   results/release/<campaign>-<version>.zip      the public-release archive
+#   results/release/MANIFEST.tsv                  size and sha256 of every entry
 #   results/logs/<rule>/...                       one log per job
 
 
@@ -39,6 +42,8 @@ include: "workflow/rules/scoring.smk"
 include: "workflow/rules/studies.smk"
 include: "workflow/rules/judgments.smk"
 include: "workflow/rules/statistics.smk"
+include: "workflow/rules/report.smk"
+include: "workflow/rules/release.smk"
 
 
 rule all:
@@ -50,4 +55,6 @@ rule all:
         expand("results/stats/{analysis}.tsv", analysis=ANALYSES),
         expand("results/studies/{study}/web", study=STUDIES),
         expand("results/judgments/{study}.tsv", study=STUDIES),
+        "results/report/index.html",
+        RELEASE_ARCHIVE,
     localrule: True

@@ -19,14 +19,43 @@ from .errors import ConfigError
 from .io import format_tsv, write_json, write_tsv
 
 __all__ = [
+    "DESIGN_KEYS",
     "build_stimuli",
     "check_studies",
+    "design_spec",
     "design_study",
     "make_design",
     "study_specs",
 ]
 
 log = logging.getLogger(__name__)
+
+
+#: The keys of a study entry that decide its design and stimuli. Only these are
+#: params of the design and stimuli rules, so adding response files or corrections
+#: to an opened study re-runs the merge of its judgments, never its stimuli.
+DESIGN_KEYS = (
+    "id",
+    "title",
+    "task",
+    "variant",
+    "design",
+    "shared",
+    "systems",
+    "subdomains",
+    "subjects",
+    "seed",
+    "practice",
+    "carryover_balanced",
+    "group_by_subdomain",
+    "experiment",
+    "sha256",
+)
+
+
+def design_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
+    """The design-relevant part of a study entry (see :data:`DESIGN_KEYS`)."""
+    return {key: spec[key] for key in DESIGN_KEYS if key in spec}
 
 
 def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:

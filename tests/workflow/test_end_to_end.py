@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 
 import pytest
 
 from stecflow.io import read_tsv
+from tests.conftest import TINY
 from tests.workflow.helpers import planned_jobs, snakemake
 
 pytestmark = pytest.mark.workflow
@@ -40,11 +42,22 @@ def test_tiny_campaign_end_to_end(tiny_campaign, tmp_path_factory):
     # nothing left to do on a second invocation
     assert planned_jobs(tiny_campaign) == {}
 
+    # the human study: design, stimuli, simulated answers merged with the design
+    judgments = read_tsv(results / "judgments" / "ratings.tsv")
+    test_trials = [r for r in judgments if r["practice"] == "false"]
+    assert len(test_trials) == 8 and all(r["simulated"] == "true" for r in judgments)
+    assert {r["system"] for r in test_trials} == {"alpha/sys1", "beta/sys2"}
+    assert all(1 <= int(r["adequacy"]) <= 100 for r in test_trials)
+    assert (results / "studies" / "ratings" / "web" / "index.html").is_file()
+    anova = json.loads((results / "stats" / "ratings-adequacy-anova.json").read_text())
+    assert anova["n_observations"] == 8 and anova["text"][0]["text"].startswith(
+        "F(1, 4) = "
+    )
+    # the report and the release archive
+    assert "Tiny test campaign" in (results / "report" / "index.html").read_text()
+    assert (results / "release" / "tiny-1.zip").is_file()
+
     # the same inputs in a fresh copy give identical bytes
-    import shutil
-
-    from tests.conftest import TINY
-
     again = tmp_path_factory.mktemp("again") / "campaign"
     shutil.copytree(TINY, again)
     snakemake(again)
@@ -54,30 +67,56 @@ def test_tiny_campaign_end_to_end(tiny_campaign, tmp_path_factory):
             assert twin.read_bytes() == path.read_bytes(), path
 
 
-def test_new_submission_reruns_only_its_jobs(tiny_campaign):
-    snakemake(tiny_campaign)
-    import shutil
+#: Per-submission rules and the aggregates that may re-run for a late submission.
+PER_SUBMISSION = {"validate_submission", "score_submission"}
+AGGREGATES = {
+    "all",
+    "summarise_validation",
+    "aggregate_scores",
+    "collect_item_scores",
+    "run_analysis",
+    "render_report",
+    "build_release",
+}
 
+
+def test_new_submission_reruns_only_its_jobs(tiny_campaign):
+    """A late submission runs its own jobs and the cheap aggregates, nothing else.
+
+    Read from Snakemake's own dry run: the rules planned, and the outputs of the
+    per-submission jobs, which must all belong to the new submission; no study
+    (design, stimuli, judgments) is touched.
+    """
+    snakemake(tiny_campaign)
     source = tiny_campaign / "submissions" / "alpha" / "sys1"
     target = tiny_campaign / "submissions" / "delta" / "late1"
     shutil.copytree(source, target)
     meta = target / "system.yaml"
-    meta.write_text(
-        meta.read_text().replace("team: alpha", "team: delta").replace("sys1", "late1")
-    )
+    text = meta.read_text().replace("team: alpha", "team: delta")
+    meta.write_text(text.replace("sys1", "late1").replace("2026-05-01", "2026-06-20"))
     jobs = planned_jobs(tiny_campaign)
-    assert jobs == {
-        "all": 1,
-        "validate_submission": 1,
-        "summarise_validation": 1,
-        "score_submission": 1,
-        "aggregate_scores": 1,
-        "collect_item_scores": 1,
-        "run_analysis": 4,
-    }
+    assert set(jobs) <= PER_SUBMISSION | AGGREGATES
+    assert jobs["validate_submission"] == jobs["score_submission"] == 1
     plan = snakemake(tiny_campaign, "--dry-run").stdout
-    scored = re.findall(r"output: results/scores/items/(\S+)\.tsv", plan)
-    assert scored == ["delta/late1"]
+    outputs = re.findall(r"output: (\S+)", plan)
+    assert not [o for o in outputs if o.startswith("results/studies/")]
+    assert not [o for o in outputs if o.startswith("results/judgments/")]
+    per_submission = [
+        o
+        for o in outputs
+        if o.startswith(
+            ("results/validation/", "results/scores/items/", "results/scores/systems/")
+        )
+    ]
+    assert per_submission and all(
+        "/delta/late1" in o for o in per_submission if not o.endswith("summary.tsv")
+    )
+    # and it runs: the late submission is validated, scored and marked late
+    snakemake(tiny_campaign)
+    rows = read_tsv(tiny_campaign / "results" / "validation" / "summary.tsv")
+    assert ("delta", "late1", "accepted", "true") in [
+        (r["team"], r["system"], r["status"], r["late"]) for r in rows
+    ]
 
 
 def test_changing_a_metric_setting_reruns_scoring_only(tiny_campaign):
@@ -85,12 +124,15 @@ def test_changing_a_metric_setting_reruns_scoring_only(tiny_campaign):
     config = tiny_campaign / "config" / "config.yaml"
     config.write_text(config.read_text() + "scoring:\n  text:\n    lowercase: false\n")
     jobs = planned_jobs(tiny_campaign)
+    # the studies do not depend on metric settings; reports and archive do
     assert jobs == {
         "all": 1,
         "score_submission": 3,
         "aggregate_scores": 1,
         "collect_item_scores": 1,
-        "run_analysis": 4,
+        "run_analysis": 8,
+        "render_report": 1,
+        "build_release": 1,
     }
 
 
@@ -108,3 +150,33 @@ def test_scores_of_the_tiny_campaign(tiny_campaign):
         tiny_campaign / "results" / "scores" / "items" / "alpha" / "sys1.tsv"
     )
     assert {r["reference"] for r in items} == {"*", "HUMAN-1", "HUMAN-2"}
+
+
+def test_collected_responses_rerun_only_the_merge_and_what_follows(tiny_campaign):
+    """Switching a study from simulated to collected answers leaves its stimuli alone."""
+    snakemake(tiny_campaign)
+    exports = tiny_campaign / "responses"
+    exports.mkdir()
+    simulated = tiny_campaign / "results" / "judgments" / "simulated" / "ratings.tsv"
+    (exports / "ratings-server.tsv").write_text(simulated.read_text())
+    config = tiny_campaign / "config" / "config.yaml"
+    text = config.read_text().replace(
+        "    simulate: true\n",
+        "    simulate: false\n    responses: [responses/ratings-server.tsv]\n",
+    )
+    config.write_text(text)
+    jobs = planned_jobs(tiny_campaign)
+    assert "merge_judgments" in jobs
+    assert not {
+        "design_study",
+        "build_stimuli",
+        "simulate_responses",
+        "score_submission",
+    } & set(jobs)
+    assert set(jobs) <= {
+        "all",
+        "merge_judgments",
+        "run_analysis",
+        "render_report",
+        "build_release",
+    }

@@ -18,6 +18,9 @@ HIGHER_IS_BETTER = scoring.metric_directions(config["scoring"])
 ANALYSES = {spec["id"]: spec for spec in analysis.analysis_specs(config)}
 studies.check_studies(config, SUBMISSIONS)
 STUDIES = {spec["id"]: spec for spec in studies.study_specs(config)}
+RELEASE_ARCHIVE = (
+    f"results/release/{config['campaign']['id']}-{config['campaign']['version']}.zip"
+)
 
 
 wildcard_constraints:
@@ -78,8 +81,8 @@ def get_analysis_spec(wildcards):
 
 
 def get_study_spec(wildcards):
-    """The config entry of one study (plain data)."""
-    return STUDIES[wildcards.study]
+    """The design-relevant keys of one study's config entry (plain data)."""
+    return studies.design_spec(STUDIES[wildcards.study])
 
 
 def get_practice_items(wildcards):
@@ -147,6 +150,27 @@ def get_analysis_judgment_paths(wildcards):
 def get_analysis_judgments(wildcards):
     """The judgments tables one analysis reads (as input files)."""
     return list(get_analysis_judgment_paths(wildcards).values())
+
+
+def get_release_files(wildcards):
+    """Result files copied into the release archive as they are."""
+    files = [
+        "results/validation/summary.tsv",
+        "results/scores/systems.tsv",
+        "results/scores/items.tsv",
+        "results/report/index.html",
+    ]
+    for analysis in ANALYSES:
+        files += [f"results/stats/{analysis}.tsv", f"results/stats/{analysis}.json"]
+    for study in STUDIES:
+        files += [
+            f"results/studies/{study}/design.tsv",
+            f"results/studies/{study}/balance.tsv",
+            f"results/judgments/quality/{study}.tsv",
+            f"results/judgments/measures/{study}.tsv",
+            f"results/judgments/summary/{study}.json",
+        ]
+    return files
 
 
 def get_discovery_problems(wildcards):

@@ -1,0 +1,24 @@
+"""Adapter for rule `build_release` (workflow/rules/release.smk)."""
+
+from stecflow.logs import job_log
+from stecflow.release import build_release
+
+
+def main(smk) -> None:
+    """Run one job; `smk` is the object Snakemake injects as `snakemake`."""
+    with job_log(smk.log[0]):
+        build_release(
+            smk.params.config,
+            validation_records=list(smk.input.records),
+            submissions_root=smk.params.submissions_root,
+            files=list(smk.input.files),
+            judgments=list(smk.input.judgments),
+            study_settings=list(smk.input.study_settings),
+            testset=smk.input.testset,
+            out_zip=smk.output.archive,
+            out_manifest=smk.output.manifest,
+        )
+
+
+if __name__ == "__main__":
+    main(snakemake)  # noqa: F821 (defined by Snakemake's script preamble)
