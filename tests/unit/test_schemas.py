@@ -55,7 +55,9 @@ def test_id_patterns_agree_with_stecflow_ids(schema_path):
             if key == "systems" and isinstance(node.get("items"), dict):
                 yield node["items"]["pattern"]
             for k, v in node.items():
-                yield from id_patterns(v, k if k not in ("properties", "items") else key)
+                yield from id_patterns(
+                    v, k if k not in ("properties", "items") else key
+                )
         elif isinstance(node, list):
             for v in node:
                 yield from id_patterns(v, key)

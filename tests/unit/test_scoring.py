@@ -250,7 +250,10 @@ def test_cli_score(tiny_campaign, capsys, tmp_path):
         "(n=2)",
     ]
     assert out.splitlines()[1].split()[:2] == ["se", "2.375"]
-    assert "  se: SE|refs:mean|case:lc|punct:strip|w:1,1,2|bs:0|seed:2009|version:1|rapidfuzz:" in out
+    assert (
+        "  se: SE|refs:mean|case:lc|punct:strip|w:1,1,2|bs:0|seed:2009|version:1|rapidfuzz:"
+        in out
+    )
     assert json.loads((tmp_path / "s.json").read_text())["n_items"] == 4
     broken = tiny_campaign / "submissions" / "gamma" / "broken" / "outputs.xml"
     assert (
