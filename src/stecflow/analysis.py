@@ -353,6 +353,28 @@ def _system_frame(
     return frame
 
 
+def _judgment_settings(judgments_path: str | Path) -> dict[str, Any]:
+    """How a study's judgments were cleaned, from the merge stage's summary.
+
+    The summary sits beside the table (``judgments/summary/<study>.json``, written
+    by the same job), so the settings behind every human figure are recorded with it.
+    """
+    path = Path(judgments_path)
+    summary = read_json(path.parent / "summary" / f"{path.stem}.json")
+    outliers = summary.get("outliers") or {}
+    return {
+        "simulated": summary.get("simulated"),
+        "settings": summary.get("settings"),
+        "outlier_rule": outliers.get("signature"),
+        "outliers": {
+            measure: entry.get("count_text")
+            for measure, entry in sorted((outliers.get("measures") or {}).items())
+        },
+        "corrections_applied": (summary.get("corrections") or {}).get("applied", 0),
+        "counts": summary.get("counts"),
+    }
+
+
 def _about(row: Any) -> str:
     """What one result row is about: the effect, or the pair of measures."""
     if "measure_a" in row:
@@ -456,6 +478,14 @@ def run_analysis(
         result = result.rename(columns={"group": "system"})
         if "source" in result:
             result["source"] = result["source"].str.replace("label", "system")
+    used = {spec.get("source", "scores")} | {
+        m.split(":", 1)[0] for m in spec.get("measures", []) if ":" in m
+    }
+    record["judgments"] = {
+        study: _judgment_settings(judgments[study])
+        for study in sorted(used)
+        if study in judgments
+    }
     record["text"] = []
     if test != "tukey":  # letters tables have no test statistic of their own
         record["text"] = [

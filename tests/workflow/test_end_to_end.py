@@ -180,3 +180,17 @@ def test_collected_responses_rerun_only_the_merge_and_what_follows(tiny_campaign
         "render_report",
         "build_release",
     }
+
+
+def test_statistics_record_the_judgment_settings(tiny_campaign):
+    snakemake(tiny_campaign)
+    record = json.loads(
+        (
+            tiny_campaign / "results" / "stats" / "ratings-adequacy-anova.json"
+        ).read_text()
+    )
+    study = record["judgments"]["ratings"]
+    assert study["simulated"] is True
+    assert study["outlier_rule"].startswith("outliers|rule:sd|k:2")
+    assert study["corrections_applied"] == 0
+    assert record["alpha"] == 0.05 and record["systems"] == ["sys1", "sys2"]
