@@ -637,3 +637,66 @@ def test_adapter_calls_the_library(tiny_inputs, tmp_path):
     )
     assert "Snakemake 9.9.9" in out.read_text()
     assert "report: 7 sections" in (tmp_path / "render.log").read_text()
+
+
+# ---------------------------------------------------------------------------
+# versions and changes
+
+
+def test_first_version_is_said_and_version_shown(tiny_html):
+    assert "<title>Tiny test campaign · version 1</title>" in tiny_html
+    assert 'id="changes">First version</h3>' in tiny_html
+    assert "<dt>Version</dt><dd>1</dd>" in tiny_html
+
+
+def test_changes_since_the_previous_release(tiny_inputs, tmp_path):
+    from stecflow.release import build_release
+
+    previous = tmp_path / "release" / "tiny-1.zip"
+    build_release(
+        tiny_inputs["config"],
+        validation_records=[],
+        submissions_root=tmp_path,
+        files={
+            "validation/summary.tsv": tiny_inputs["validation_summary"],
+            "scores/systems.tsv": tiny_inputs["systems"],
+        },
+        out_zip=previous,
+    )
+    moved = copy_inputs(tiny_inputs, tmp_path / "v2")
+    rows = read_tsv(moved["systems"])
+    row = next(r for r in rows if r["status"] == "scored" and r["subset_kind"] == "all")
+    old = row["value"]
+    row["value"] = str(float(old) + 1)
+    write_tsv(rows, list(rows[0]), moved["systems"])
+    summary = read_tsv(moved["validation_summary"])
+    summary.append(dict(summary[0], team="new<team>", system="x"))
+    write_tsv(summary, list(summary[0]), moved["validation_summary"])
+    config = json.loads(json.dumps(moved["config"]))
+    config["campaign"]["version"] = "2"
+    config["report"] = {"changes": ["Fixed <script> typo"]}
+    moved["config"] = config
+    html = render_report(
+        **moved, out_html=tmp_path / "index.html", previous_release=previous
+    )
+    section = html.split('id="changes">', 1)[1].split('id="overview-campaign"', 1)[0]
+    assert section.startswith("Changes since version 1</h3>")
+    assert "Submission added: new&lt;team&gt;/x added" in section
+    name = f"{row['team']}/{row['system']}, {row['metric_name']}"
+    assert f"Score changed: {name}: {float(old):.6g} → {float(old) + 1:.6g}" in (
+        html_unescape(section)
+    )
+    assert "Fixed &lt;script&gt; typo" in section
+    assert "version 2" in html.split("</h1>", 1)[0]
+    assert "previous release" in html
+
+
+def test_missing_previous_release_is_a_clear_error(tiny_inputs, tmp_path):
+    from stecflow.errors import StecflowError
+
+    with pytest.raises(StecflowError, match="report.previous_release"):
+        render_report(
+            **tiny_inputs,
+            out_html=tmp_path / "index.html",
+            previous_release=tmp_path / "missing.zip",
+        )

@@ -18,6 +18,9 @@ rule render_report:
         template=workflow.source_path("../templates/report/index.html.j2"),
         macros=workflow.source_path("../templates/report/_macros.html.j2"),
         stylesheet=workflow.source_path("../templates/report/report.css"),
+        previous_release=lambda wildcards: list(
+            filter(None, [config.get("report", {}).get("previous_release")])
+        ),
     output:
         html=report(
             "results/report/index.html",

@@ -22,6 +22,9 @@ def main(smk) -> None:
             judgment_summaries=list(smk.input.judgment_summaries),
             judgment_quality=list(smk.input.judgment_quality),
             snakemake_version=smk.params.snakemake_version,
+            previous_release=next(
+                iter(getattr(smk.input, "previous_release", [])), None
+            ),
         )
 
 

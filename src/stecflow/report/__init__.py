@@ -117,6 +117,7 @@ def render_report(
     judgment_summaries: Sequence[PathLike] = (),
     judgment_quality: Sequence[PathLike] = (),
     snakemake_version: str | None = None,
+    previous_release: PathLike | None = None,
 ) -> str:
     """Write the campaign report, one self-contained HTML file.
 
@@ -147,6 +148,9 @@ def render_report(
         the human sections then say that judgments are awaited).
     snakemake_version
         Version of the Snakemake that ran the workflow (the rule passes it).
+    previous_release
+        The previous version's release archive (``report.previous_release``);
+        the overview then lists what changed since it. None: the first version.
 
     Returns
     -------
@@ -157,6 +161,8 @@ def render_report(
     ------
     ConfigError
         If the config names an unknown metric or option.
+    StecflowError
+        If *previous_release* is missing or not a readable release archive.
     """
     document = build_report(
         config=config,
@@ -171,6 +177,7 @@ def render_report(
         judgment_summaries=judgment_summaries,
         judgment_quality=judgment_quality,
         snakemake_version=snakemake_version,
+        previous_release=previous_release,
     )
     page = render_html(document, template)
     out = Path(out_html)

@@ -7,8 +7,9 @@ from pathlib import Path
 from typing import Any
 
 from .. import __version__
+from ..changes import changes_since
 from ..io import read_tsv
-from .context import Context, display_path, path_tail
+from .context import Context, display_path, heading, path_tail
 from .human import human_section
 from .inputs import (
     PathLike,
@@ -27,6 +28,7 @@ from .overview import overview_section
 from .quality import quality_section
 from .scores import scores_section
 from .statistics import statistics_section
+from .versions import changes_blocks
 
 __all__ = ["build_report"]
 
@@ -45,6 +47,7 @@ def build_report(
     judgment_summaries: Sequence[PathLike] = (),
     judgment_quality: Sequence[PathLike] = (),
     snakemake_version: str | None = None,
+    previous_release: PathLike | None = None,
 ) -> dict[str, Any]:
     """Read every input and return the report's document model.
 
@@ -55,9 +58,17 @@ def build_report(
     -------
     dict
         ``title``, ``campaign``, ``sections`` (each ``id``, ``title``, ``blocks``),
-        ``nav`` and ``meta`` for the template.
+        ``nav`` and ``meta`` for the template; ``version`` and ``changes`` (from
+        :func:`stecflow.changes.changes_since`).
     """
     campaign = config.get("campaign") or {}
+    changes = changes_since(
+        previous_release,
+        config=config,
+        validation_summary=validation_summary,
+        systems=systems,
+        stats_records=stats_records,
+    )
     prefix = f"{campaign.get('id', 'report')}-"
     studies = [
         str(s.get("id")) for s in config.get("studies") or [] if isinstance(s, Mapping)
@@ -98,12 +109,28 @@ def build_report(
     inputs.append(("scores", path_tail(systems, 2), file_sha256(systems)))
     for path in sorted([*stats_records, *stats_tables], key=lambda p: Path(p).name):
         inputs.append(("statistics", path_tail(path, 2), file_sha256(path)))
+    if previous_release is not None:
+        inputs.append(
+            (
+                "previous release",
+                display_path(str(previous_release)),
+                file_sha256(previous_release),
+            )
+        )
     judgment_files = [*judgment_measures, *judgment_summaries, *judgment_quality]
     for path in sorted(judgment_files, key=lambda p: path_tail(p, 2)):
         inputs.append(("judgments", path_tail(path, 2), file_sha256(path)))
 
     sections = [
-        ("overview", "Overview", overview_section(ctx)),
+        (
+            "overview",
+            "Overview",
+            [
+                *changes_blocks(changes),
+                heading("Campaign", "overview-campaign"),
+                *overview_section(ctx),
+            ],
+        ),
         ("scores", "Automatic evaluation", scores_section(ctx)),
         ("human", "Human evaluation", human_section(ctx)),
         ("statistics", "Statistical analyses", statistics_section(ctx)),
@@ -132,6 +159,8 @@ def build_report(
     return {
         "title": str(campaign.get("title") or campaign.get("id") or "Campaign report"),
         "campaign_id": str(campaign.get("id", "")),
+        "version": changes["version"],
+        "changes": changes,
         "sections": out_sections,
         "meta": {
             "stecflow_version": __version__,

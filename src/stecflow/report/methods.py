@@ -241,6 +241,7 @@ def provenance_section(
         ("stecflow", __version__),
         ("Snakemake", snakemake_version or "not run by Snakemake"),
         ("Campaign", str(campaign.get("id", ""))),
+        ("Version", str(campaign.get("version", "1"))),
         ("Config sha256", config_sha256(ctx.config)),
     ]
     blocks: list[Block] = [facts(items)]
