@@ -297,7 +297,7 @@ def build_release(
     entries["CITATION.cff"] = _citation(config).encode()
     entries["LICENCE-NOTES.md"] = _licence_notes(config).encode()
     entries["config.json"] = (
-        json.dumps(config, sort_keys=True, indent=2) + "\n"
+        json.dumps(_public_config(config), sort_keys=True, indent=2) + "\n"
     ).encode()
     entries["README.md"] = _readme(
         config, consented, withheld, "data/testset.xml" in entries
@@ -308,6 +308,14 @@ def build_release(
     if out_manifest is not None:
         Path(out_manifest).write_bytes(entries["MANIFEST.tsv"])
     return {"entries": sorted(entries), "consented": consented, "withheld": withheld}
+
+
+def _public_config(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The config without the pseudonym key (with it, pseudonyms could be undone)."""
+    public = json.loads(json.dumps(config))
+    if (public.get("release") or {}).get("key"):
+        public["release"]["key"] = "(withheld)"
+    return public
 
 
 def _without_contact(data: bytes) -> bytes:
