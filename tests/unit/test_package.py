@@ -96,3 +96,36 @@ def test_failing_job_writes_its_traceback_to_the_log(tmp_path):
     except Exception as exc:  # noqa: BLE001
         assert "cannot read the file" in str(exc)
     assert "XMLError" in log.read_text()
+
+
+def test_per_submission_jobs_import_no_heavy_libraries(tmp_path):
+    """Running a validation or scoring job loads neither pandas, SciPy nor statsmodels.
+
+    Every submission pays its jobs' start-up, so these imports stay out of them
+    (numpy is needed for bootstrap intervals; sacrebleu and rapidfuzz by metrics).
+    """
+    campaign = REPO / "tests" / "fixtures" / "tiny_campaign"
+    code = f"""
+import runpy, sys
+from types import SimpleNamespace as N
+scripts = {str(REPO / "workflow" / "scripts")!r}
+tmp = {str(tmp_path)!r}
+sub = {str(campaign / "submissions" / "alpha" / "sys1")!r}
+testset = {str(campaign / "testset.xml")!r}
+runpy.run_path(scripts + "/validate_submission.py")["main"](N(
+    input=N(testset=testset),
+    output=N(record=tmp + "/v.json", report=tmp + "/v.md"),
+    params=N(submission_dir=sub, tasks=["end_to_end", "attribute_selection"], deadline=None),
+    wildcards=N(team="alpha", system="sys1"), log=[tmp + "/v.log"]))
+runpy.run_path(scripts + "/score_submission.py")["main"](N(
+    input=N(validation=tmp + "/v.json", testset=testset),
+    params=N(submission_dir=sub, scoring={{"bootstrap": {{"resamples": 50}}}}),
+    output=N(item_scores=tmp + "/i.tsv", summary=tmp + "/s.json"), log=[tmp + "/s.log"]))
+print(" ".join(sorted(sys.modules)))
+"""
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+    ).stdout
+    loaded = {m.split(".")[0] for m in out.split()}
+    assert not loaded & {"pandas", "scipy", "statsmodels", "snakemake", "matplotlib"}
+    assert (tmp_path / "s.json").is_file()
