@@ -342,8 +342,10 @@ def _system_frame(
         )
         if row["metric"] in measures:
             entry[row["metric"]] = float(row["value"]) if row["value"] else float("nan")
-    frame = pd.DataFrame(list(rows.values()), columns=["system", "reference_set"])
-    frame = pd.DataFrame(list(rows.values())) if rows else frame
+    if rows:
+        frame = pd.DataFrame(list(rows.values()))
+    else:
+        frame = pd.DataFrame(columns=["system", "reference_set"])
     for name in measures:
         if ":" in name:
             study, measure = name.split(":", 1)

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from . import __version__
+from .campaign import DATA_FORMATS
 from .errors import StecflowError
 
 __all__ = ["main"]
@@ -255,7 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument("--testset", help="the test set (XML file, or corpus folder)")
     validate.add_argument(
         "--format",
-        choices=("tuna", "b5-ref"),
+        choices=DATA_FORMATS,
         default=None,
         help="format of the test set (default: tuna)",
     )
@@ -293,7 +294,7 @@ def build_parser() -> argparse.ArgumentParser:
         "data", help="data set with references (XML file or corpus folder)"
     )
     score.add_argument("outputs", help="the system's outputs.xml")
-    score.add_argument("--format", choices=("tuna", "b5-ref"), default="tuna")
+    score.add_argument("--format", choices=DATA_FORMATS, default="tuna")
     score.add_argument(
         "--config", help="a campaign config whose scoring settings to use"
     )
@@ -335,7 +336,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     baseline.add_argument("data", help="the test set (XML file or corpus folder)")
     baseline.add_argument("out", help="submission folder to write, <team>/<system>")
-    baseline.add_argument("--format", choices=("tuna", "b5-ref"), default="tuna")
+    baseline.add_argument("--format", choices=DATA_FORMATS, default="tuna")
     baseline.add_argument("--train", help="training split for the preference order")
     baseline.add_argument(
         "--no-strings", action="store_true", help="attribute sets only (no realiser)"
@@ -407,7 +408,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     convert.add_argument("source", help="corpus file or folder")
     convert.add_argument("output", help="XML file to write")
-    convert.add_argument("--format", choices=("tuna", "b5-ref"), default="tuna")
+    convert.add_argument("--format", choices=DATA_FORMATS, default="tuna")
     convert.set_defaults(func=_cmd_convert)
 
     demo = sub.add_parser(

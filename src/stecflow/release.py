@@ -289,10 +289,9 @@ def build_release(
         entries[f"judgments/{Path(path).name}"] = format_tsv(rows, columns).encode()
     if release.get("include_testset") and testset is not None:
         entries["data/testset.xml"] = Path(testset).read_bytes()
-    studies = [read_json(p) | {"title": None} for p in study_settings]
     titles = {s["id"]: s.get("title") for s in config.get("studies") or []}
-    for study in studies:
-        study["title"] = titles.get(study["study"])
+    studies = [read_json(p) for p in study_settings]
+    studies = [s | {"title": titles.get(s["study"])} for s in studies]
     entries["DATASHEET.md"] = datasheet(config, studies).encode()
     entries["CITATION.cff"] = _citation(config).encode()
     entries["LICENCE-NOTES.md"] = _licence_notes(config).encode()

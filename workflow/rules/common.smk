@@ -45,34 +45,24 @@ def get_submission_files(wildcards):
     ]
 
 
+def per_submission(pattern):
+    """*pattern* ({team}, {system}) for every submission, in discovery order."""
+    return expand(pattern, zip, team=SUBMISSION_TEAMS, system=SUBMISSION_SYSTEMS)
+
+
 def get_validation_records(wildcards):
-    """Every submission's validation record, in discovery order."""
-    return expand(
-        "results/validation/{team}/{system}.json",
-        zip,
-        team=SUBMISSION_TEAMS,
-        system=SUBMISSION_SYSTEMS,
-    )
+    """Every submission's validation record."""
+    return per_submission("results/validation/{team}/{system}.json")
 
 
 def get_score_summaries(wildcards):
-    """Every submission's score summary, in discovery order."""
-    return expand(
-        "results/scores/systems/{team}/{system}.json",
-        zip,
-        team=SUBMISSION_TEAMS,
-        system=SUBMISSION_SYSTEMS,
-    )
+    """Every submission's score summary."""
+    return per_submission("results/scores/systems/{team}/{system}.json")
 
 
 def get_item_scores(wildcards):
-    """Every submission's item-score table, in discovery order."""
-    return expand(
-        "results/scores/items/{team}/{system}.tsv",
-        zip,
-        team=SUBMISSION_TEAMS,
-        system=SUBMISSION_SYSTEMS,
-    )
+    """Every submission's item-score table."""
+    return per_submission("results/scores/items/{team}/{system}.tsv")
 
 
 def get_analysis_spec(wildcards):
