@@ -159,7 +159,11 @@ def test_server_killed_and_restarted_mid_session(tmp_path, watched, server_proce
         assert row["rt_ms"] == pytest.approx(
             row["reading_time_ms"] + row["identification_time_ms"], abs=0.11
         )
-    watched.assert_clean(allow=("ERR_CONNECTION_REFUSED",))
+    # Killing the server refuses new requests or cuts one in flight; the page
+    # resends either (asserted above: nothing lost).
+    watched.assert_clean(
+        allow=("ERR_CONNECTION_REFUSED", "ERR_EMPTY_RESPONSE", "ERR_CONNECTION_RESET")
+    )
 
 
 def test_offline_session_saves_a_results_file(tmp_path, watched):
