@@ -12,6 +12,7 @@
 #   results/scores/systems/<team>/<system>.json   one system's scores per subset
 #   results/scores/systems.tsv                    system x metric x subset, with CIs
 #   results/scores/items.tsv                      item scores of the systems analysed
+#   results/scores/analysed.tsv                   their system-level scores
 #   results/studies/<study>/design.tsv            one row per trial of a human study
 #   results/studies/<study>/balance.tsv           proof that the design is balanced
 #   results/studies/<study>/web/                  the experiment: open index.html, or

@@ -31,6 +31,7 @@ from typing import Any
 
 from .errors import ConfigError
 from .io import read_json, read_tsv, write_json, write_tsv
+from .scoring import SYSTEM_COLUMNS, system_rows
 
 __all__ = [
     "ITEM_TABLE_COLUMNS",
@@ -248,6 +249,7 @@ def collect_item_scores(
     summary_paths: Sequence[str | Path],
     item_paths: Sequence[str | Path],
     out_path: str | Path,
+    systems_out: str | Path | None = None,
     *,
     include_late: bool = False,
 ) -> int:
@@ -261,6 +263,11 @@ def collect_item_scores(
     out_path
         ``scores/items.tsv``: one row per system × item × metric (the score over
         all references), columns :data:`ITEM_TABLE_COLUMNS`.
+    systems_out
+        ``scores/analysed.tsv``: the ``scores/systems.tsv`` rows of the same
+        systems (correlations read system-level BLEU and NIST from it). The
+        analyses read this table rather than ``systems.tsv``, so that a late
+        submission, which changes ``systems.tsv``, does not re-run them.
     include_late
         Include late submissions (default: they stay out of the official analyses).
 
@@ -293,6 +300,8 @@ def collect_item_scores(
             if row["reference"] == "*"
         )
     write_tsv(rows, ITEM_TABLE_COLUMNS, out_path)
+    if systems_out is not None:
+        write_tsv(system_rows(s for s, _ in chosen), SYSTEM_COLUMNS, systems_out)
     return len(chosen)
 
 
@@ -406,8 +415,9 @@ def run_analysis(
         ``scores/items.tsv`` from :func:`collect_item_scores`; it also decides
         which systems enter (and their labels).
     systems_path
-        ``scores/systems.tsv`` (system-level scores, for correlations: BLEU and
-        NIST enter with their corpus-level values).
+        ``scores/analysed.tsv`` from :func:`collect_item_scores` (system-level
+        scores, for correlations: BLEU and NIST enter with their corpus-level
+        values); ``scores/systems.tsv`` serves as well.
     alpha
         Significance level of post hoc tests.
     higher_is_better

@@ -8,7 +8,7 @@ names and is what every stage uses.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,6 +22,7 @@ __all__ = [
     "Discovery",
     "check_config",
     "discover_submissions",
+    "late_submissions",
     "load_testset",
     "prepare_testset",
 ]
@@ -83,6 +84,43 @@ def discover_submissions(root: str | Path) -> Discovery:
             else:
                 found.append((team_dir.name, system_dir.name))
     return Discovery(tuple(found), tuple(problems))
+
+
+def late_submissions(
+    root: str | Path, submissions: Sequence[tuple[str, str]], deadline: str | None
+) -> frozenset[tuple[str, str]]:
+    """The submissions whose ``system.yaml`` marks them late, read when the DAG is built.
+
+    The workflow keeps these out of the inputs of the statistics (unless the config
+    includes late submissions), so that adding one re-runs its own jobs and the
+    tables and report that list it, not the analyses. Validation stays the judge:
+    a file that cannot be read here counts as on time, and the statistics still
+    drop whatever its validation record calls late.
+
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (root / "t" / "s").mkdir(parents=True)
+    >>> _ = (root / "t" / "s" / "system.yaml").write_text("submitted: 2026-06-20T00:00:00Z")
+    >>> sorted(late_submissions(root, [("t", "s")], "2026-06-01T23:59:59Z"))
+    [('t', 's')]
+    """
+    import yaml
+
+    from .validation import is_late, timestamp_text
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    late = set()
+    for team, system in submissions:
+        try:
+            text = (Path(root) / team / system / "system.yaml").read_text("utf-8")
+            metadata = yaml.load(text, Loader=loader)  # noqa: S506 (a safe loader)
+        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            continue
+        if isinstance(metadata, dict):
+            submitted = timestamp_text(metadata.get("submitted"))
+            if is_late({"late": metadata.get("late"), "submitted": submitted}, deadline):
+                late.add((team, system))
+    return frozenset(late)
 
 
 def check_config(config: Mapping[str, Any]) -> None:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -50,6 +50,7 @@ __all__ = [
     "score_outputs",
     "score_submission",
     "subsets_of",
+    "system_rows",
 ]
 
 log = logging.getLogger(__name__)
@@ -503,9 +504,15 @@ def aggregate_scores(summary_paths: Sequence[str | Path], out_path: str | Path) 
     Skipped systems get one row with the reason. Rows are sorted by team, system,
     metric ID and subset. Returns the number of rows.
     """
+    rows = system_rows(read_json(path) for path in summary_paths)
+    write_tsv(rows, SYSTEM_COLUMNS, out_path)
+    return len(rows)
+
+
+def system_rows(summaries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The ``scores/systems.tsv`` rows of per-system summaries, sorted."""
     rows = []
-    for path in summary_paths:
-        summary = read_json(path)
+    for summary in summaries:
         identity = {
             k: summary[k]
             for k in ("team", "system", "reference_set", "late", "primary")
@@ -527,8 +534,7 @@ def aggregate_scores(summary_paths: Sequence[str | Path], out_path: str | Path) 
             r.get("subset") or "",
         )
     )
-    write_tsv(rows, SYSTEM_COLUMNS, out_path)
-    return len(rows)
+    return rows
 
 
 def read_system_scores(path: str | Path) -> list[dict[str, str]]:

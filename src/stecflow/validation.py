@@ -30,6 +30,7 @@ __all__ = [
     "parse_timestamp",
     "read_outputs",
     "summarise_validation",
+    "timestamp_text",
     "validate_submission",
     "validate_to_files",
     "write_validation",
@@ -74,6 +75,21 @@ def parse_timestamp(value: str) -> dt.datetime:
     if parsed.tzinfo is None:
         raise ValueError(f"timestamp {value!r} has no time zone (add Z for UTC)")
     return parsed
+
+
+def timestamp_text(value: Any) -> Any:
+    """An unquoted YAML timestamp as ISO 8601 text (UTC if it has no zone).
+
+    >>> timestamp_text(dt.datetime(2026, 6, 1, 12, 0))
+    '2026-06-01T12:00:00Z'
+    >>> timestamp_text("2026-06-01T12:00:00+02:00")
+    '2026-06-01T12:00:00+02:00'
+    """
+    if not isinstance(value, dt.datetime):
+        return value
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=dt.UTC)
+    return value.isoformat().replace("+00:00", "Z")
 
 
 def is_late(metadata: Mapping[str, Any], deadline: str | None) -> bool:
@@ -168,10 +184,7 @@ def _read_metadata(
             Problem("bad_yaml", "expected a mapping of keys to values", label, 1)
         ]
     for key, value in list(metadata.items()):
-        if isinstance(value, dt.datetime):  # an unquoted timestamp
-            if value.tzinfo is None:
-                value = value.replace(tzinfo=dt.UTC)
-            metadata[key] = value.isoformat().replace("+00:00", "Z")
+        metadata[key] = timestamp_text(value)
     lines = _key_lines(text)
     problems = []
     validator = jsonschema.Draft202012Validator(_submission_schema())

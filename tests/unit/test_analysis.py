@@ -24,11 +24,24 @@ EXAMPLE_A = {
 def campaign(tmp_path):
     """Per-submission summaries and item tables for example A, plus a late system."""
     summaries, items = [], []
-    systems_rows = []
     for n, (system, values) in enumerate(
         [*EXAMPLE_A.items(), ("LATE", [9, 9, 9, 9, 9])]
     ):
         team = "human" if system == "D" else f"team{n}"
+        system_scores = [
+            {
+                "status": "scored",
+                "subset_kind": "all",
+                "subset": "all",
+                "metric": metric,
+                "value": value,
+            }
+            for metric, value in (
+                ("bleu3", 100 - 10 * sum(values) / 5),
+                ("nist5", n),
+                ("se", sum(values) / 5),
+            )
+        ]
         summary = {
             "team": team,
             "system": system,
@@ -37,7 +50,7 @@ def campaign(tmp_path):
             "reference_set": system == "D",
             "primary": True,
             "reason": None,
-            "scores": [],
+            "scores": system_scores,
         }
         write_json(summary, tmp_path / f"{system}.json")
         rows = [
@@ -55,35 +68,26 @@ def campaign(tmp_path):
         write_tsv(rows, ITEM_COLUMNS, tmp_path / f"{system}.tsv")
         summaries.append(tmp_path / f"{system}.json")
         items.append(tmp_path / f"{system}.tsv")
-        for metric, value in (
-            ("se", sum(values) / 5),
-            ("bleu3", 100 - 10 * sum(values) / 5),
-            ("nist5", n),
-        ):
-            systems_rows.append(
-                {
-                    "team": team,
-                    "system": system,
-                    "status": "scored",
-                    "subset": "all",
-                    "metric": metric,
-                    "value": value,
-                    "reference_set": system == "D",
-                }
-            )
-    write_tsv(
-        systems_rows,
-        ["team", "system", "status", "subset", "metric", "value", "reference_set"],
-        tmp_path / "systems.tsv",
-    )
     return tmp_path, summaries, items
 
 
 def test_collect_excludes_late_unless_asked(campaign):
     folder, summaries, items = campaign
-    assert collect_item_scores(summaries, items, folder / "items.tsv") == 4
+    assert (
+        collect_item_scores(
+            summaries, items, folder / "items.tsv", folder / "systems.tsv"
+        )
+        == 4
+    )
     rows = read_tsv(folder / "items.tsv")
     assert {r["label"] for r in rows} == {"A", "B", "C", "D"} and len(rows) == 20
+    analysed = read_tsv(folder / "systems.tsv")
+    assert [(r["system"], r["metric"], r["value"]) for r in analysed[:3]] == [
+        ("D", "bleu3", "38"),
+        ("D", "nist5", "3"),
+        ("D", "se", "6.2"),
+    ]
+    assert {r["system"] for r in analysed} == {"A", "B", "C", "D"}
     assert (
         collect_item_scores(summaries, items, folder / "all.tsv", include_late=True)
         == 5
@@ -92,7 +96,7 @@ def test_collect_excludes_late_unless_asked(campaign):
 
 def test_tukey_reproduces_reference_example_a(campaign):
     folder, summaries, items = campaign
-    collect_item_scores(summaries, items, folder / "items.tsv")
+    collect_item_scores(summaries, items, folder / "items.tsv", folder / "systems.tsv")
     spec = {"id": "t", "test": "tukey", "measure": "se", "factors": ["system"]}
     record = run_analysis(
         spec,
@@ -111,7 +115,7 @@ def test_tukey_reproduces_reference_example_a(campaign):
 
 def test_anova_text_as_the_seed_writes_it(campaign):
     folder, summaries, items = campaign
-    collect_item_scores(summaries, items, folder / "items.tsv")
+    collect_item_scores(summaries, items, folder / "items.tsv", folder / "systems.tsv")
     spec = {"id": "a", "test": "anova", "measure": "se", "factors": ["system"]}
     record = run_analysis(
         spec,
@@ -139,7 +143,7 @@ def test_anova_text_as_the_seed_writes_it(campaign):
 
 def test_correlations_use_system_level_scores_and_can_drop_references(campaign):
     folder, summaries, items = campaign
-    collect_item_scores(summaries, items, folder / "items.tsv")
+    collect_item_scores(summaries, items, folder / "items.tsv", folder / "systems.tsv")
     spec = {
         "id": "c",
         "test": "correlations",

@@ -3,7 +3,12 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from stecflow.campaign import check_config, discover_submissions, load_testset
+from stecflow.campaign import (
+    check_config,
+    discover_submissions,
+    late_submissions,
+    load_testset,
+)
 from stecflow.errors import ConfigError
 from tests.conftest import REPO
 
@@ -31,6 +36,30 @@ def test_discovery_is_sorted_and_flags_bad_entries(tmp_path):
 
 def test_missing_root_means_no_submissions(tmp_path):
     assert discover_submissions(tmp_path / "none").submissions == ()
+
+
+def test_late_submissions_read_when_the_dag_is_built(tmp_path):
+    deadline = "2026-06-01T23:59:59Z"
+    metadata = {
+        ("a", "on-time"): "submitted: '2026-05-01T00:00:00Z'\n",
+        ("a", "after"): "submitted: 2026-06-02 00:00:00\n",  # unquoted: UTC
+        ("b", "flagged"): "submitted: '2026-05-01T00:00:00Z'\nlate: true\n",
+        ("b", "excused"): "submitted: '2026-07-01T00:00:00Z'\nlate: false\n",
+        ("c", "broken"): "submitted: [unclosed\n",
+        ("c", "binary"): b"\xff\xfe",
+        ("c", "missing"): None,
+    }
+    for (team, system), text in metadata.items():
+        folder = tmp_path / team / system
+        folder.mkdir(parents=True)
+        if isinstance(text, bytes):
+            (folder / "system.yaml").write_bytes(text)
+        elif text is not None:
+            (folder / "system.yaml").write_text(text)
+    late = late_submissions(tmp_path, list(metadata), deadline)
+    # unreadable files count as on time here: validation rejects them anyway
+    assert late == {("a", "after"), ("b", "flagged")}
+    assert late_submissions(tmp_path, list(metadata), None) == {("b", "flagged")}
 
 
 def test_check_config_names_the_key():

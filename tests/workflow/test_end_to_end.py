@@ -80,6 +80,16 @@ AGGREGATES = {
 }
 
 
+def add_late_submission(campaign):
+    """Copy alpha/sys1 to delta/late1, submitted after the deadline."""
+    source = campaign / "submissions" / "alpha" / "sys1"
+    target = campaign / "submissions" / "delta" / "late1"
+    shutil.copytree(source, target)
+    meta = target / "system.yaml"
+    text = meta.read_text().replace("team: alpha", "team: delta")
+    meta.write_text(text.replace("sys1", "late1").replace("2026-05-01", "2026-06-20"))
+
+
 def test_new_submission_reruns_only_its_jobs(tiny_campaign):
     """A late submission runs its own jobs and the cheap aggregates, nothing else.
 
@@ -88,12 +98,7 @@ def test_new_submission_reruns_only_its_jobs(tiny_campaign):
     (design, stimuli, judgments) is touched.
     """
     snakemake(tiny_campaign)
-    source = tiny_campaign / "submissions" / "alpha" / "sys1"
-    target = tiny_campaign / "submissions" / "delta" / "late1"
-    shutil.copytree(source, target)
-    meta = target / "system.yaml"
-    text = meta.read_text().replace("team: alpha", "team: delta")
-    meta.write_text(text.replace("sys1", "late1").replace("2026-05-01", "2026-06-20"))
+    add_late_submission(tiny_campaign)
     jobs = planned_jobs(tiny_campaign)
     assert set(jobs) <= PER_SUBMISSION | AGGREGATES
     assert jobs["validate_submission"] == jobs["score_submission"] == 1
@@ -117,6 +122,38 @@ def test_new_submission_reruns_only_its_jobs(tiny_campaign):
     assert ("delta", "late1", "accepted", "true") in [
         (r["team"], r["system"], r["status"], r["late"]) for r in rows
     ]
+
+
+def test_late_submission_leaves_the_statistics_alone(tiny_campaign):
+    """With late submissions kept out of the statistics, no analysis re-runs.
+
+    The report and the archive list the late system, so they are rebuilt; the
+    analyses' inputs do not include it, so their outputs stay as they were.
+    """
+    config = tiny_campaign / "config" / "config.yaml"
+    text = config.read_text()
+    config.write_text(text.replace("include_late: true", "include_late: false"))
+    snakemake(tiny_campaign)
+    stats = tiny_campaign / "results" / "stats"
+    before = {p.name: p.stat().st_mtime_ns for p in stats.iterdir()}
+    add_late_submission(tiny_campaign)
+    assert planned_jobs(tiny_campaign) == {
+        "all": 1,
+        "validate_submission": 1,
+        "score_submission": 1,
+        "summarise_validation": 1,
+        "aggregate_scores": 1,
+        "render_report": 1,
+        "build_release": 1,
+    }
+    snakemake(tiny_campaign)
+    assert {p.name: p.stat().st_mtime_ns for p in stats.iterdir()} == before
+    systems = read_tsv(tiny_campaign / "results" / "scores" / "systems.tsv")
+    assert ("delta", "late1", "true") in {
+        (r["team"], r["system"], r["late"]) for r in systems
+    }
+    html = (tiny_campaign / "results" / "report" / "index.html").read_text()
+    assert "late1" in html
 
 
 def test_changing_a_metric_setting_reruns_scoring_only(tiny_campaign):

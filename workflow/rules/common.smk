@@ -11,6 +11,15 @@ DISCOVERY = campaign.discover_submissions(config["submissions"]["root"])
 SUBMISSIONS = DISCOVERY.submissions  # sorted (team, system) pairs: the sole scan
 SUBMISSION_TEAMS = [team for team, _ in SUBMISSIONS]
 SUBMISSION_SYSTEMS = [system for _, system in SUBMISSIONS]
+# The submissions the statistics read: late ones stay out of their inputs (unless
+# the config includes them), so a late submission does not re-run the analyses.
+if config["statistics"]["include_late"]:
+    ANALYSED = SUBMISSIONS
+else:
+    _LATE = campaign.late_submissions(
+        config["submissions"]["root"], SUBMISSIONS, config["campaign"]["deadline"]
+    )
+    ANALYSED = [pair for pair in SUBMISSIONS if pair not in _LATE]
 # Signatures of the configured metrics: a param of the scoring rule, so changing a
 # metric's settings or version re-runs scoring and what depends on it.
 METRIC_SIGNATURES = sorted(scoring.metric_signatures(config["scoring"]).values())
@@ -60,9 +69,14 @@ def get_score_summaries(wildcards):
     return per_submission("results/scores/systems/{team}/{system}.json")
 
 
-def get_item_scores(wildcards):
-    """Every submission's item-score table."""
-    return per_submission("results/scores/items/{team}/{system}.tsv")
+def get_analysed_summaries(wildcards):
+    """The score summaries of the submissions the statistics may read."""
+    return [f"results/scores/systems/{t}/{s}.json" for t, s in ANALYSED]
+
+
+def get_analysed_item_scores(wildcards):
+    """The item-score tables of the submissions the statistics may read."""
+    return [f"results/scores/items/{t}/{s}.tsv" for t, s in ANALYSED]
 
 
 def get_analysis_spec(wildcards):

@@ -1,10 +1,11 @@
 rule collect_item_scores:
     """Gather the item scores of every system that enters the statistics."""
     input:
-        summaries=get_score_summaries,
-        item_scores=get_item_scores,
+        summaries=get_analysed_summaries,
+        item_scores=get_analysed_item_scores,
     output:
         table="results/scores/items.tsv",
+        systems="results/scores/analysed.tsv",
     log:
         "results/logs/collect_item_scores/collect_item_scores.log",
     localrule: True
@@ -18,7 +19,7 @@ rule run_analysis:
     """Run one configured statistical analysis (ANOVA, Tukey, Kruskal-Wallis, correlations)."""
     input:
         item_scores="results/scores/items.tsv",
-        systems="results/scores/systems.tsv",
+        systems="results/scores/analysed.tsv",
         judgments=get_analysis_judgments,
     output:
         table="results/stats/{analysis}.tsv",

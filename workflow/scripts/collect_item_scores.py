@@ -11,6 +11,7 @@ def main(smk) -> None:
             list(smk.input.summaries),
             list(smk.input.item_scores),
             smk.output.table,
+            smk.output.systems,
             include_late=smk.params.include_late,
         )
 
