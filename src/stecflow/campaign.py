@@ -89,7 +89,7 @@ def discover_submissions(root: str | Path) -> Discovery:
 def late_submissions(
     root: str | Path, submissions: Sequence[tuple[str, str]], deadline: str | None
 ) -> frozenset[tuple[str, str]]:
-    """The submissions whose ``system.yaml`` marks them late, read when the DAG is built.
+    """The submissions whose ``system.yaml`` marks them late (read at DAG build).
 
     The workflow keeps these out of the inputs of the statistics (unless the config
     includes late submissions), so that adding one re-runs its own jobs and the
@@ -100,7 +100,8 @@ def late_submissions(
     >>> import tempfile, pathlib
     >>> root = pathlib.Path(tempfile.mkdtemp())
     >>> _ = (root / "t" / "s").mkdir(parents=True)
-    >>> _ = (root / "t" / "s" / "system.yaml").write_text("submitted: 2026-06-20T00:00:00Z")
+    >>> meta = root / "t" / "s" / "system.yaml"
+    >>> _ = meta.write_text("submitted: 2026-06-20T00:00:00Z")
     >>> sorted(late_submissions(root, [("t", "s")], "2026-06-01T23:59:59Z"))
     [('t', 's')]
     """
@@ -118,7 +119,9 @@ def late_submissions(
             continue
         if isinstance(metadata, dict):
             submitted = timestamp_text(metadata.get("submitted"))
-            if is_late({"late": metadata.get("late"), "submitted": submitted}, deadline):
+            if is_late(
+                {"late": metadata.get("late"), "submitted": submitted}, deadline
+            ):
                 late.add((team, system))
     return frozenset(late)
 

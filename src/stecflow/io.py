@@ -10,13 +10,14 @@ from __future__ import annotations
 import csv
 import json
 import math
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 __all__ = [
     "format_float",
     "format_tsv",
+    "iter_tsv",
     "read_json",
     "read_tsv",
     "write_json",
@@ -59,24 +60,39 @@ def format_tsv(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str
     >>> format_tsv([{"a": 1.5, "b": None}], ["a", "b"])
     'a\\tb\\n1.5\\t\\n'
     """
-    lines = ["\t".join(columns)]
-    lines.extend("\t".join(_cell(row.get(c)) for c in columns) for row in rows)
-    return "\n".join(lines) + "\n"
+    return "".join(_tsv_lines(rows, columns))
+
+
+def _tsv_lines(
+    rows: Iterable[Mapping[str, Any]], columns: Sequence[str]
+) -> Iterator[str]:
+    yield "\t".join(columns) + "\n"
+    for row in rows:
+        yield "\t".join(_cell(row.get(c)) for c in columns) + "\n"
 
 
 def write_tsv(
     rows: Iterable[Mapping[str, Any]], columns: Sequence[str], path: str | Path
 ) -> None:
-    """Write *rows* as TSV with exactly *columns*, in the order given."""
+    """Write *rows* as TSV with exactly *columns*, in the order given.
+
+    *rows* may be a generator: lines are written as they come, so a large table
+    never has to be held in memory.
+    """
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w", encoding="utf-8", newline="") as handle:
-        handle.write(format_tsv(rows, columns))
+        handle.writelines(_tsv_lines(rows, columns))
 
 
 def read_tsv(path: str | Path) -> list[dict[str, str]]:
     """Read a TSV written by :func:`write_tsv` as a list of string dicts."""
+    return list(iter_tsv(path))
+
+
+def iter_tsv(path: str | Path) -> Iterator[dict[str, str]]:
+    """Read a TSV written by :func:`write_tsv` row by row (for large tables)."""
     with open(path, encoding="utf-8", newline="") as handle:
-        return list(csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE))
+        yield from csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
 
 
 def _clean(value: Any) -> Any:

@@ -52,3 +52,14 @@ def planned_jobs(campaign: Path, *args: str) -> Counter:
         if match.group(1) != "total":
             counts[match.group(1)] = int(match.group(2))
     return counts
+
+
+def job_resources(output: str) -> list[tuple[str, dict[str, str]]]:
+    """(rule, resources) of every job in Snakemake's log of a run, in log order."""
+    jobs = []
+    for block in re.split(r"^(?:local)?rule ", output, flags=re.M)[1:]:
+        rule = block.split(":", 1)[0]
+        match = re.search(r"^\s+resources: (.*)$", block, re.M)
+        pairs = match.group(1).split(", ") if match else []
+        jobs.append((rule, dict(p.split("=", 1) for p in pairs if "=" in p)))
+    return jobs

@@ -10,13 +10,21 @@ import pytest
 
 from stecflow.io import read_tsv
 from tests.conftest import TINY
-from tests.workflow.helpers import planned_jobs, snakemake
+from tests.workflow.helpers import job_resources, planned_jobs, snakemake
 
 pytestmark = pytest.mark.workflow
 
 
 def test_tiny_campaign_end_to_end(tiny_campaign, tmp_path_factory):
-    snakemake(tiny_campaign)
+    run = snakemake(tiny_campaign)
+    # every job asked for memory and time sized from its inputs (cluster-ready)
+    jobs = job_resources(run.stdout + run.stderr)
+    assert {rule for rule, _ in jobs} >= {"validate_submission", "build_release"}
+    for rule, resources in jobs:
+        if rule != "all":
+            assert int(resources["mem_mb"]) > 300 and int(resources["runtime"]) >= 5
+    score = [int(r["mem_mb"]) for rule, r in jobs if rule == "score_submission"]
+    assert len(score) == 3 and min(score) > 500  # 500 MB + 50 per MB of input
     results = tiny_campaign / "results"
     summary = read_tsv(results / "validation" / "summary.tsv")
     assert [(r["team"], r["system"], r["status"], r["late"]) for r in summary] == [

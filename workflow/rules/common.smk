@@ -1,9 +1,12 @@
 # Parse-time setup, run at every start (and per job on clusters): keep it cheap.
 # The config is checked against its closed schema, then the submissions folder is
 # scanned once, sorted; everything else is delegated to stecflow.
+import functools
+
 from snakemake.utils import validate
 
 from stecflow import analysis, campaign, ids, scoring, studies
+from stecflow.resources import mem_mb, runtime  # sized from inputs (see there)
 
 validate(config, schema="../schemas/config.schema.yaml")
 campaign.check_config(config)
@@ -11,15 +14,6 @@ DISCOVERY = campaign.discover_submissions(config["submissions"]["root"])
 SUBMISSIONS = DISCOVERY.submissions  # sorted (team, system) pairs: the sole scan
 SUBMISSION_TEAMS = [team for team, _ in SUBMISSIONS]
 SUBMISSION_SYSTEMS = [system for _, system in SUBMISSIONS]
-# The submissions the statistics read: late ones stay out of their inputs (unless
-# the config includes them), so a late submission does not re-run the analyses.
-if config["statistics"]["include_late"]:
-    ANALYSED = SUBMISSIONS
-else:
-    _LATE = campaign.late_submissions(
-        config["submissions"]["root"], SUBMISSIONS, config["campaign"]["deadline"]
-    )
-    ANALYSED = [pair for pair in SUBMISSIONS if pair not in _LATE]
 # Signatures of the configured metrics: a param of the scoring rule, so changing a
 # metric's settings or version re-runs scoring and what depends on it.
 METRIC_SIGNATURES = sorted(scoring.metric_signatures(config["scoring"]).values())
@@ -69,14 +63,30 @@ def get_score_summaries(wildcards):
     return per_submission("results/scores/systems/{team}/{system}.json")
 
 
+@functools.cache
+def analysed_submissions():
+    """The submissions the statistics read, in discovery order.
+
+    Late ones stay out of the statistics' inputs (unless the config includes
+    them), so that adding one does not re-run the analyses. Worked out on first
+    use, so that per-job Snakemake processes on a cluster never read the metadata.
+    """
+    if config["statistics"]["include_late"]:
+        return SUBMISSIONS
+    late = campaign.late_submissions(
+        config["submissions"]["root"], SUBMISSIONS, config["campaign"]["deadline"]
+    )
+    return tuple(pair for pair in SUBMISSIONS if pair not in late)
+
+
 def get_analysed_summaries(wildcards):
     """The score summaries of the submissions the statistics may read."""
-    return [f"results/scores/systems/{t}/{s}.json" for t, s in ANALYSED]
+    return [f"results/scores/systems/{t}/{s}.json" for t, s in analysed_submissions()]
 
 
 def get_analysed_item_scores(wildcards):
     """The item-score tables of the submissions the statistics may read."""
-    return [f"results/scores/items/{t}/{s}.tsv" for t, s in ANALYSED]
+    return [f"results/scores/items/{t}/{s}.tsv" for t, s in analysed_submissions()]
 
 
 def get_analysis_spec(wildcards):

@@ -8,9 +8,11 @@ rule simulate_responses:
         responses="results/judgments/simulated/{study}.tsv",
     log:
         "results/logs/simulate_responses/{study}.log",
+    benchmark:
+        "results/benchmarks/simulate_responses/{study}.tsv"
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=mem_mb(500, 20),
+        runtime=runtime(10),
     params:
         seed=config["judgments"]["simulation"]["seed"],
         settings=config["judgments"]["simulation"],
@@ -33,9 +35,11 @@ rule merge_judgments:
         summary="results/judgments/summary/{study}.json",
     log:
         "results/logs/merge_judgments/{study}.log",
+    benchmark:
+        "results/benchmarks/merge_judgments/{study}.tsv"
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=mem_mb(1000, 20),
+        runtime=runtime(10),
     params:
         settings=config["judgments"],
         task=get_study_task,

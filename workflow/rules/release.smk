@@ -11,7 +11,12 @@ rule build_release:
         manifest="results/release/MANIFEST.tsv",
     log:
         "results/logs/build_release/build_release.log",
+    benchmark:
+        "results/benchmarks/build_release/build_release.tsv"
     localrule: True
+    resources:
+        mem_mb=mem_mb(500, 5),
+        runtime=runtime(10),
     params:
         config=config,
         submissions_root=config["submissions"]["root"],

@@ -30,7 +30,12 @@ rule render_report:
         ),
     log:
         "results/logs/render_report/render_report.log",
+    benchmark:
+        "results/benchmarks/render_report/render_report.tsv"
     localrule: True
+    resources:
+        mem_mb=mem_mb(1000, 10),
+        runtime=runtime(10),
     params:
         config=config,
         snakemake_version=snakemake.__version__,

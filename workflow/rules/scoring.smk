@@ -12,8 +12,8 @@ rule score_submission:
     benchmark:
         "results/benchmarks/score_submission/{team}/{system}.tsv"
     resources:
-        mem_mb=1000,
-        runtime=30,
+        mem_mb=mem_mb(500, 50),
+        runtime=runtime(10, 2),
     params:
         submission_dir=get_submission_dir,
         scoring=config["scoring"],
@@ -30,6 +30,11 @@ rule aggregate_scores:
         systems="results/scores/systems.tsv",
     log:
         "results/logs/aggregate_scores/aggregate_scores.log",
+    benchmark:
+        "results/benchmarks/aggregate_scores/aggregate_scores.tsv"
     localrule: True
+    resources:
+        mem_mb=mem_mb(300, 5),
+        runtime=runtime(5),
     script:
         "../scripts/aggregate_scores.py"

@@ -8,7 +8,12 @@ rule collect_item_scores:
         systems="results/scores/analysed.tsv",
     log:
         "results/logs/collect_item_scores/collect_item_scores.log",
+    benchmark:
+        "results/benchmarks/collect_item_scores/collect_item_scores.tsv"
     localrule: True
+    resources:
+        mem_mb=mem_mb(300, 1),
+        runtime=runtime(5),
     params:
         include_late=config["statistics"]["include_late"],
     script:
@@ -26,9 +31,11 @@ rule run_analysis:
         record="results/stats/{analysis}.json",
     log:
         "results/logs/run_analysis/{analysis}.log",
+    benchmark:
+        "results/benchmarks/run_analysis/{analysis}.tsv"
     resources:
-        mem_mb=2000,
-        runtime=10,
+        mem_mb=mem_mb(1000, 2),
+        runtime=runtime(10),
     params:
         spec=get_analysis_spec,
         alpha=config["statistics"]["alpha"],

@@ -9,9 +9,11 @@ rule design_study:
         settings="results/studies/{study}/design.json",
     log:
         "results/logs/design_study/{study}.log",
+    benchmark:
+        "results/benchmarks/design_study/{study}.tsv"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=mem_mb(500, 20),
+        runtime=runtime(5),
     params:
         spec=get_study_spec,
     script:
@@ -36,8 +38,8 @@ rule build_stimuli:
     benchmark:
         "results/benchmarks/build_stimuli/{study}.tsv"
     resources:
-        mem_mb=1000,
-        runtime=10,
+        mem_mb=mem_mb(1000, 20),
+        runtime=runtime(10, 1),
     params:
         spec=get_study_spec,
         submission_dirs=get_study_submission_dirs,

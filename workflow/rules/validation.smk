@@ -6,9 +6,11 @@ rule prepare_testset:
         testset="results/data/testset.xml",
     log:
         "results/logs/prepare_testset/prepare_testset.log",
+    benchmark:
+        "results/benchmarks/prepare_testset/prepare_testset.tsv"
     resources:
-        mem_mb=1000,
-        runtime=5,
+        mem_mb=mem_mb(300, 40),
+        runtime=runtime(5, 1),
     params:
         data_format=config["data"]["format"],
     script:
@@ -25,9 +27,11 @@ rule validate_submission:
         report="results/validation/{team}/{system}.md",
     log:
         "results/logs/validate_submission/{team}/{system}.log",
+    benchmark:
+        "results/benchmarks/validate_submission/{team}/{system}.tsv"
     resources:
-        mem_mb=500,
-        runtime=5,
+        mem_mb=mem_mb(300, 20),
+        runtime=runtime(5),
     params:
         submission_dir=get_submission_dir,
         tasks=config["campaign"]["tasks"],
@@ -44,7 +48,12 @@ rule summarise_validation:
         summary="results/validation/summary.tsv",
     log:
         "results/logs/summarise_validation/summarise_validation.log",
+    benchmark:
+        "results/benchmarks/summarise_validation/summarise_validation.tsv"
     localrule: True
+    resources:
+        mem_mb=mem_mb(300, 5),
+        runtime=runtime(5),
     params:
         discovery_problems=get_discovery_problems,
     script:
