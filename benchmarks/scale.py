@@ -4,13 +4,16 @@ Generates, in a temporary folder, a TUNA-shaped test set of N items and S
 submissions (Incremental Algorithm variants, see ``benchmarks/scoring.py``) plus a
 small simulated rating study, then measures on this machine, in one run:
 
-* the dry-run DAG build (``snakemake -n``);
-* the full run (``snakemake --cores C``);
+* the dry-run DAG build (``snakemake -n --quiet all``: building, not printing);
+* the per-submission stages alone (``--until score_submission``: the test set,
+  one validation and one scoring job per submission), then the rest (studies,
+  judgments, tables, statistics, report, archive); the full run is their sum;
 * the re-run after adding one late submission;
 * the floor: a do-nothing Snakefile of the same shape (one validation and one
-  scoring job per submission, the same aggregates), each job a Python script that
-  only writes its output;
-* the peak memory (max RSS) of the largest per-submission job, from Snakemake's
+  scoring job per submission, as many aggregates reading every submission and as
+  many reading one file as the real DAG has), each job a Python script that only
+  writes its output, timed the same way;
+* the peak memory (max RSS) of every rule's largest job, from Snakemake's
   benchmark files.
 
 Prints the figures and the ratios, and with ``--record`` appends them, with the
@@ -26,7 +29,6 @@ from __future__ import annotations
 import argparse
 import csv
 import platform
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -78,15 +80,24 @@ FLOOR_SNAKEFILE = """\
 from pathlib import Path
 
 TEAMS = sorted(p.name for p in Path("submissions").iterdir())
-AGGREGATES = range({aggregates})
 
 
 rule all:
     input:
-        expand("floor/aggregate/{{k}}.txt", k=AGGREGATES),
+        expand("floor/wide/{{k}}.txt", k=range({wide})),
+        expand("floor/narrow/{{k}}.txt", k=range({narrow})),
+
+
+rule prepare:
+    output:
+        "floor/testset.txt",
+    script:
+        "touch_output.py"
 
 
 rule validate:
+    input:
+        "floor/testset.txt",
     output:
         "floor/validation/{{team}}.json",
     script:
@@ -102,14 +113,33 @@ rule score:
         "touch_output.py"
 
 
-rule aggregate:
+rule wide:
     input:
         expand("floor/scores/{{team}}.tsv", team=TEAMS),
     output:
-        "floor/aggregate/{{k}}.txt",
+        "floor/wide/{{k}}.txt",
+    script:
+        "touch_output.py"
+
+
+rule narrow:
+    input:
+        "floor/testset.txt",
+    output:
+        "floor/narrow/{{k}}.txt",
     script:
         "touch_output.py"
 """
+
+#: Rules of the real workflow whose inputs include every submission's files.
+WIDE_RULES = {
+    "summarise_validation",
+    "aggregate_scores",
+    "collect_item_scores",
+    "render_report",
+    "build_release",
+}
+PER_SUBMISSION_RULES = {"prepare_testset", "validate_submission", "score_submission"}
 
 TOUCH = """\
 from pathlib import Path
@@ -163,25 +193,38 @@ def snakemake(*args: str) -> list[str]:
     return [sys.executable, "-m", "snakemake", *args]
 
 
-def count_jobs(command: list[str], cwd: Path) -> int:
-    """The total number of jobs in a dry run's job-stats table."""
+def planned_jobs(command: list[str], cwd: Path) -> dict[str, int]:
+    """Jobs per rule in a dry run's job-stats table."""
     out = subprocess.run(command, cwd=cwd, check=True, capture_output=True, text=True)
-    for line in (out.stdout + out.stderr).splitlines():
-        if line.startswith("total"):
-            return int(line.split()[-1])
-    raise RuntimeError("no job stats in the dry run")
+    text = out.stdout + out.stderr
+    counts: dict[str, int] = {}
+    for line in text.split("Job stats:", 1)[1].splitlines()[3:]:
+        parts = line.split()
+        if len(parts) != 2 or not parts[1].isdigit():
+            break
+        counts[parts[0]] = int(parts[1])
+    return counts
 
 
-def peak_rss_mb(folder: Path) -> float:
-    """Largest max_rss (MB) among the per-submission jobs' benchmark files."""
-    peak = 0.0
-    for path in folder.rglob("*.tsv"):
+def peak_rss_mb(folder: Path) -> dict[str, float]:
+    """Rule -> largest max_rss (MB) among its jobs' benchmark files."""
+    peaks: dict[str, float] = {}
+    for path in sorted(folder.rglob("*.tsv")):
+        rule = path.relative_to(folder).parts[0]
         with open(path, encoding="utf-8") as handle:
             for row in csv.DictReader(handle, delimiter="\t"):
                 value = row.get("max_rss", "NA")
                 if value not in ("NA", ""):
-                    peak = max(peak, float(value))
-    return peak
+                    peaks[rule] = max(peaks.get(rule, 0.0), float(value))
+    return peaks
+
+
+def measure(root: Path, cores: str, snakefile: list[str], until: str) -> dict:
+    """Dry-run build, per-submission stage, the rest, in that order."""
+    build = timed(snakemake(*snakefile, "-n", "--quiet", "all", "--cores", cores), root)
+    stage = timed(snakemake(*snakefile, "--cores", cores, "--until", until), root)
+    rest = timed(snakemake(*snakefile, "--cores", cores), root)
+    return {"build": build, "stage": stage, "rest": rest, "full": stage + rest}
 
 
 def main() -> None:
@@ -191,32 +234,47 @@ def main() -> None:
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--record", action="store_true", help="append to README.md")
     args = parser.parse_args()
-    snakefile = str(REPO / "Snakefile")
+    snakefile = ["-s", str(REPO / "Snakefile")]
+    cores = str(args.cores)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "campaign"
         items = make_campaign(root, args.submissions, args.items)
-        cores = str(args.cores)
-        dag_s = timed(snakemake("-s", snakefile, "-n", "--cores", cores), root)
-        planned = count_jobs(snakemake("-s", snakefile, "-n", "--cores", cores), root)
-        full_s = timed(snakemake("-s", snakefile, "--cores", cores), root)
+        jobs = planned_jobs(snakemake(*snakefile, "-n", "--cores", cores), root)
+        ours = measure(root, cores, snakefile, "score_submission")
         add_submission(root, items, args.submissions, late=True)
-        late_s = timed(snakemake("-s", snakefile, "--cores", cores), root)
-        rss = peak_rss_mb(root / "results" / "benchmarks" / "score_submission")
+        late_jobs = planned_jobs(snakemake(*snakefile, "-n", "--cores", cores), root)
+        late_s = timed(snakemake(*snakefile, "--cores", cores), root)
+        peaks = peak_rss_mb(root / "results" / "benchmarks")
         floor = Path(tmp) / "floor"
         floor.mkdir()
-        shutil.copytree(root / "submissions", floor / "submissions")
-        per_submission = 2 * (args.submissions + 1)
-        aggregates = max(planned - per_submission, 1)
-        (floor / "Snakefile").write_text(FLOOR_SNAKEFILE.format(aggregates=aggregates))
+        for team in sorted((root / "submissions").iterdir())[: args.submissions]:
+            (floor / "submissions" / team.name).mkdir(parents=True)
+        wide = sum(n for rule, n in jobs.items() if rule in WIDE_RULES)
+        narrow = sum(
+            n
+            for rule, n in jobs.items()
+            if rule not in WIDE_RULES | PER_SUBMISSION_RULES | {"all", "total"}
+        )
+        (floor / "Snakefile").write_text(
+            FLOOR_SNAKEFILE.format(wide=wide, narrow=narrow)
+        )
         (floor / "touch_output.py").write_text(TOUCH)
-        floor_dag_s = timed(snakemake("-n", "--cores", cores), floor)
-        floor_s = timed(snakemake("--cores", cores), floor)
+        base = measure(floor, cores, [], "score")
     command = (
         f"python benchmarks/scale.py --submissions {args.submissions}"
         f" --items {args.items} --cores {args.cores}"
     )
     python = platform.python_version()
     machine = f"{platform.machine()}, {args.cores} cores, Python {python}"
+    per_submission = 2 * args.submissions + 1
+    rerun = sum(n for rule, n in late_jobs.items() if rule != "total")
+
+    def row(label: str, key: str) -> str:
+        return (
+            f"| {label} | {ours[key]:.1f} s | {base[key]:.1f} s"
+            f" | {ours[key] / base[key]:.2f}x |"
+        )
+
     lines = [
         f"### Scale: {args.submissions} submissions x {args.items} items",
         "",
@@ -225,13 +283,16 @@ def main() -> None:
         "",
         "| measure | stecflow | floor | ratio |",
         "|---|---|---|---|",
-        f"| dry-run DAG build | {dag_s:.1f} s | {floor_dag_s:.1f} s"
-        f" | {dag_s / floor_dag_s:.2f}x |",
-        f"| full run ({planned} jobs) | {full_s:.1f} s | {floor_s:.1f} s"
-        f" | {full_s / floor_s:.2f}x |",
-        f"| re-run after one late submission | {late_s:.1f} s | |"
-        f" {late_s / full_s:.1%} of the full run |",
-        f"| peak memory of a scoring job | {rss:.0f} MB | | |",
+        row("dry-run DAG build", "build"),
+        row(f"per-submission stages ({per_submission} jobs)", "stage"),
+        row(f"the rest ({jobs['total'] - per_submission} jobs)", "rest"),
+        row(f"full run ({jobs['total']} jobs)", "full"),
+        f"| re-run after one late submission ({rerun} jobs) | {late_s:.1f} s | |"
+        f" {late_s / ours['full']:.1%} of the full run |",
+        "",
+        "Peak memory (max RSS) of each rule's largest job: "
+        + ", ".join(f"{rule} {mb:.0f} MB" for rule, mb in sorted(peaks.items()))
+        + ".",
         "",
     ]
     text = "\n".join(lines)

@@ -4,32 +4,64 @@ Every rule declares ``mem_mb`` and ``runtime`` (minutes) through these two
 functions, so that an executor plugin (SLURM and others) asks for what a job
 needs: a fixed base plus so much per MB of input, the factors taken from the peak
 memory and the times of each rule in the scale benchmark (``benchmarks/README.md``),
-with room to spare. Snakemake calls the returned functions once the inputs exist
-(a dry run shows ``<TBD>`` until then) and again, with a higher ``attempt``, when
-a failed job is retried.
+with room to spare. Snakemake calls the returned functions when it builds the DAG
+and again just before a job runs, once its inputs exist (until then they answer
+``<TBD>``, as a dry run shows), and with a higher ``attempt`` when a failed job is
+retried.
+
+Input sizes are read with one ``stat`` per file: Snakemake's own
+``input.size_mb`` runs an event loop per call, which made the dry run of a
+1,000-submission campaign take twice as long (benchmarks/README.md).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import os
+from collections.abc import Callable, Iterable
 from typing import Any
 
-__all__ = ["mem_mb", "runtime"]
+__all__ = ["input_mb", "mem_mb", "runtime"]
+
+
+def input_mb(paths: Iterable[str]) -> float | None:
+    """Total size (MB) of *paths*, or None while one of them does not exist yet.
+
+    >>> input_mb([__file__]) > 0, input_mb(["no/such/file"])
+    (True, None)
+    """
+    total = 0
+    for path in paths:
+        try:
+            total += os.stat(path).st_size
+        except FileNotFoundError:
+            return None
+    return total / 1024 / 1024
+
+
+def _to_be_determined() -> str:
+    from snakemake.common.tbdstring import TBDString
+
+    return TBDString()
 
 
 def mem_mb(base: float, per_input_mb: float) -> Callable[..., int]:
     """Memory (MB): *base*, plus *per_input_mb* per MB of input; doubled per retry.
 
-    >>> class Input:
-    ...     size_mb = 10.0
-    >>> size = mem_mb(300, 20)
-    >>> size(None, Input(), 1), size(None, Input(), 2)
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile() as handle:
+    ...     _ = handle.write(b"x" * 10 * 1024 * 1024)
+    ...     handle.flush()
+    ...     size = mem_mb(300, 20)
+    ...     size(None, [handle.name], 1), size(None, [handle.name], 2)
     (500, 1000)
     """
 
-    def size(wildcards: Any, input: Any, attempt: int) -> int:  # noqa: A002
-        return math.ceil((base + per_input_mb * input.size_mb) * 2 ** (attempt - 1))
+    def size(wildcards: Any, input: Any, attempt: int) -> int | str:  # noqa: A002
+        mb = input_mb(input)
+        if mb is None:
+            return _to_be_determined()
+        return math.ceil((base + per_input_mb * mb) * 2 ** (attempt - 1))
 
     return size
 
@@ -37,14 +69,19 @@ def mem_mb(base: float, per_input_mb: float) -> Callable[..., int]:
 def runtime(base: float, per_input_mb: float = 0) -> Callable[..., int]:
     """Wall-clock limit (minutes): *base*, plus *per_input_mb* per MB; × attempt.
 
-    >>> class Input:
-    ...     size_mb = 2.5
-    >>> minutes = runtime(10, 2)
-    >>> minutes(None, Input(), 1), minutes(None, Input(), 3)
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile() as handle:
+    ...     _ = handle.write(b"x" * 5 * 512 * 1024)
+    ...     handle.flush()
+    ...     minutes = runtime(10, 2)
+    ...     minutes(None, [handle.name], 1), minutes(None, [handle.name], 3)
     (15, 45)
     """
 
-    def minutes(wildcards: Any, input: Any, attempt: int) -> int:  # noqa: A002
-        return math.ceil((base + per_input_mb * input.size_mb) * attempt)
+    def minutes(wildcards: Any, input: Any, attempt: int) -> int | str:  # noqa: A002
+        mb = input_mb(input)
+        if mb is None:
+            return _to_be_determined()
+        return math.ceil((base + per_input_mb * mb) * attempt)
 
     return minutes
