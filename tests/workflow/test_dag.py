@@ -35,6 +35,23 @@ def test_tiny_campaign_dry_run(tiny_campaign):
     assert planned_jobs(tiny_campaign) == TINY_JOBS
 
 
+def test_slurm_profile_groups_the_per_submission_jobs(tiny_campaign):
+    """profiles/slurm sends every submission's validation and scoring as one job.
+
+    A dry run through the profile (no cluster needed): one group job holds the six
+    per-submission jobs, and the placeholders reach SLURM's resources as they are.
+    """
+    run = snakemake(
+        tiny_campaign, "--profile", str(REPO / "profiles" / "slurm"), "--dry-run"
+    )
+    text = run.stdout + run.stderr
+    groups = re.split(r"Group job per_submission", text)[1:]
+    assert len(groups) == 1
+    rules = re.findall(r"^\s+rule (\w+):", groups[0].split("\nJob stats")[0], re.M)
+    assert sorted(rules) == ["score_submission"] * 3 + ["validate_submission"] * 3
+    assert "slurm_partition=<partition>, slurm_account=<account>" in text
+
+
 def test_demo_campaign_dry_run():
     jobs = planned_jobs(REPO, "--forceall")
     n = sum(
