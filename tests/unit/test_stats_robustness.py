@@ -24,6 +24,7 @@ from stecflow.stats.nonparametric import kruskal, pairwise_mannwhitney
 from stecflow.stats.posthoc import (
     compact_letter_display,
     homogeneous_subsets,
+    maximal_subsets,
     pairwise_tukey,
     subset_letters,
     tukey_cld,
@@ -395,3 +396,34 @@ def test_cld_equals_spss_subsets_for_balanced_data() -> None:
     assert groups == spss
     swept = tukey_cld(df, "y", "system", model=["system", "domain"], sweep=True)
     assert swept["letters"].str.len().sum() <= cld["letters"].str.len().sum()
+
+
+def _maximal_subsets_by_definition(values, dcrit):
+    """Every run i..j of sorted values with range <= dcrit, minus contained runs."""
+    vals = np.asarray(values, dtype=float)
+    order = np.argsort(vals, kind="stable")
+    srt = vals[order]
+    tol = 1e-12 * max(1.0, float(np.max(np.abs(srt)))) if len(srt) else 0.0
+    spans = []
+    for i in range(len(srt)):
+        j = i
+        while j + 1 < len(srt) and srt[j + 1] - srt[i] <= dcrit + tol:
+            j += 1
+        spans.append((i, j))
+    kept = [
+        (i, j)
+        for i, j in spans
+        if not any(a <= i and j <= b and (a, b) != (i, j) for a, b in spans)
+    ]
+    return [tuple(int(order[p]) for p in range(i, j + 1)) for i, j in kept]
+
+
+def test_maximal_subsets_linear_scan_matches_the_definition():
+    rng = np.random.default_rng(7)
+    for _ in range(500):
+        k = int(rng.integers(0, 25))
+        values = np.round(rng.uniform(0, 10, k), int(rng.integers(0, 3)))
+        dcrit = float(rng.choice([0, 0.5, 1, 2, 5, 20]))
+        assert maximal_subsets(values, dcrit) == _maximal_subsets_by_definition(
+            values, dcrit
+        )

@@ -329,18 +329,17 @@ def maximal_subsets(
     srt = vals[order]
     k = len(srt)
     tol = 1e-12 * max(1.0, float(np.max(np.abs(srt)))) if k else 0.0
-    spans = []
+    # The run starting at i ends at j(i), which never decreases with i (two
+    # pointers: linear, not quadratic, in k). A run lies inside another one
+    # exactly when it ends where the run before it ends.
+    keep = []
+    j = 0
     for i in range(k):
-        j = i
+        j = max(j, i)
         while j + 1 < k and srt[j + 1] - srt[i] <= dcrit + tol:
             j += 1
-        spans.append((i, j))
-    keep = [
-        (i, j)
-        for (i, j) in spans
-        if not any((a <= i and j <= b) and (a, b) != (i, j) for (a, b) in spans)
-    ]
-    keep = sorted(set(keep))
+        if not keep or j > keep[-1][1]:
+            keep.append((i, j))
     return [tuple(int(order[p]) for p in range(i, j + 1)) for (i, j) in keep]
 
 
