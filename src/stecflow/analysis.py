@@ -34,6 +34,7 @@ from .io import iter_tsv, read_json, read_tsv, write_json, write_tsv
 from .scoring import SYSTEM_COLUMNS, system_rows
 
 __all__ = [
+    "ANALYSED_COLUMNS",
     "ITEM_TABLE_COLUMNS",
     "JUDGMENT_MEASURES",
     "TESTS",
@@ -245,6 +246,10 @@ def _labels(identities: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]
     }
 
 
+#: Columns of ``scores/analysed.tsv`` (see :func:`collect_item_scores`).
+ANALYSED_COLUMNS = ("label", *SYSTEM_COLUMNS)
+
+
 def collect_item_scores(
     summary_paths: Sequence[str | Path],
     item_paths: Sequence[str | Path],
@@ -264,10 +269,12 @@ def collect_item_scores(
         ``scores/items.tsv``: one row per system × item × metric (the score over
         all references), columns :data:`ITEM_TABLE_COLUMNS`.
     systems_out
-        ``scores/analysed.tsv``: the ``scores/systems.tsv`` rows of the same
-        systems (correlations read system-level BLEU and NIST from it). The
-        analyses read this table rather than ``systems.tsv``, so that a late
-        submission, which changes ``systems.tsv``, does not re-run them.
+        ``scores/analysed.tsv``: the same systems with their labels and their
+        scores over all items (the ``subset`` *all* rows of ``scores/systems.tsv``,
+        columns :data:`ANALYSED_COLUMNS`). The analyses take the systems and
+        labels from it, and correlations their system-level BLEU and NIST; they
+        read it rather than ``systems.tsv``, so that a late submission, which
+        changes ``systems.tsv``, does not re-run them.
     include_late
         Include late submissions (default: they stay out of the official analyses).
 
@@ -295,13 +302,18 @@ def collect_item_scores(
                 "late": summary["late"],
                 "primary": summary["primary"],
             }
-            for row in read_tsv(item_path):
+            for row in iter_tsv(item_path):
                 if row["reference"] == "*":
                     yield {**identity, **{k: row[k] for k in keep}}
 
     write_tsv(rows(), ITEM_TABLE_COLUMNS, out_path)
     if systems_out is not None:
-        write_tsv(system_rows(s for s, _ in chosen), SYSTEM_COLUMNS, systems_out)
+        overall = (
+            {"label": labels[(row["team"], row["system"])], **row}
+            for row in system_rows(s for s, _ in chosen)
+            if row.get("subset") == "all"
+        )
+        write_tsv(overall, ANALYSED_COLUMNS, systems_out)
     return len(chosen)
 
 
@@ -416,12 +428,11 @@ def run_analysis(
     spec
         One entry of :func:`analysis_specs`.
     items_path
-        ``scores/items.tsv`` from :func:`collect_item_scores`; it also decides
-        which systems enter (and their labels).
+        ``scores/items.tsv`` from :func:`collect_item_scores`.
     systems_path
-        ``scores/analysed.tsv`` from :func:`collect_item_scores` (system-level
-        scores, for correlations: BLEU and NIST enter with their corpus-level
-        values); ``scores/systems.tsv`` serves as well.
+        ``scores/analysed.tsv`` from :func:`collect_item_scores`: which systems
+        enter, their labels, and their system-level scores (for correlations:
+        BLEU and NIST enter with their corpus-level values).
     alpha
         Significance level of post hoc tests.
     higher_is_better
@@ -437,7 +448,7 @@ def run_analysis(
     judgments = judgments or {}
     test = spec["test"]
     factors = [("label" if f == "system" else f) for f in spec["factors"]]
-    labels = {(r["team"], r["system"]): r["label"] for r in iter_tsv(items_path)}
+    labels = {(r["team"], r["system"]): r["label"] for r in read_tsv(systems_path)}
     record: dict[str, Any] = {
         "id": spec["id"],
         "test": test,
