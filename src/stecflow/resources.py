@@ -39,14 +39,13 @@ def input_mb(paths: Iterable[str]) -> float | None:
     return total / 1024 / 1024
 
 
-def _to_be_determined() -> str:
-    from snakemake.common.tbdstring import TBDString
-
-    return TBDString()
-
-
-def mem_mb(base: float, per_input_mb: float) -> Callable[..., int]:
+def mem_mb(
+    base: float, per_input_mb: float, *, pending: Any = None
+) -> Callable[..., Any]:
     """Memory (MB): *base*, plus *per_input_mb* per MB of input; doubled per retry.
+
+    The returned function answers *pending* while an input does not exist yet
+    (the workflow passes Snakemake's "to be determined" marker).
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile() as handle:
@@ -57,17 +56,21 @@ def mem_mb(base: float, per_input_mb: float) -> Callable[..., int]:
     (500, 1000)
     """
 
-    def size(wildcards: Any, input: Any, attempt: int) -> int | str:  # noqa: A002
+    def size(wildcards: Any, input: Any, attempt: int) -> Any:  # noqa: A002
         mb = input_mb(input)
         if mb is None:
-            return _to_be_determined()
+            return pending
         return math.ceil((base + per_input_mb * mb) * 2 ** (attempt - 1))
 
     return size
 
 
-def runtime(base: float, per_input_mb: float = 0) -> Callable[..., int]:
+def runtime(
+    base: float, per_input_mb: float = 0, *, pending: Any = None
+) -> Callable[..., Any]:
     """Wall-clock limit (minutes): *base*, plus *per_input_mb* per MB; × attempt.
+
+    *pending* as for :func:`mem_mb`.
 
     >>> import tempfile
     >>> with tempfile.NamedTemporaryFile() as handle:
@@ -78,10 +81,10 @@ def runtime(base: float, per_input_mb: float = 0) -> Callable[..., int]:
     (15, 45)
     """
 
-    def minutes(wildcards: Any, input: Any, attempt: int) -> int | str:  # noqa: A002
+    def minutes(wildcards: Any, input: Any, attempt: int) -> Any:  # noqa: A002
         mb = input_mb(input)
         if mb is None:
-            return _to_be_determined()
+            return pending
         return math.ceil((base + per_input_mb * mb) * attempt)
 
     return minutes

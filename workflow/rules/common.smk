@@ -3,10 +3,11 @@
 # scanned once, sorted; everything else is delegated to stecflow.
 import functools
 
+from snakemake.common.tbdstring import TBDString
 from snakemake.utils import validate
 
 from stecflow import analysis, campaign, ids, scoring, studies
-from stecflow.resources import mem_mb, runtime  # sized from inputs (see there)
+from stecflow import resources as sizing
 
 validate(config, schema="../schemas/config.schema.yaml")
 campaign.check_config(config)
@@ -21,6 +22,10 @@ HIGHER_IS_BETTER = scoring.metric_directions(config["scoring"])
 ANALYSES = {spec["id"]: spec for spec in analysis.analysis_specs(config)}
 studies.check_studies(config, SUBMISSIONS)
 STUDIES = {spec["id"]: spec for spec in studies.study_specs(config)}
+# Memory and time of every job, sized from its inputs (see stecflow.resources);
+# "to be determined" until the inputs exist.
+mem_mb = functools.partial(sizing.mem_mb, pending=TBDString())
+runtime = functools.partial(sizing.runtime, pending=TBDString())
 RELEASE_ARCHIVE = (
     f"results/release/{config['campaign']['id']}-{config['campaign']['version']}.zip"
 )
