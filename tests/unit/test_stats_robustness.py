@@ -427,3 +427,20 @@ def test_maximal_subsets_linear_scan_matches_the_definition():
         assert maximal_subsets(values, dcrit) == _maximal_subsets_by_definition(
             values, dcrit
         )
+
+
+def test_one_way_anova_without_design_matrix_equals_statsmodels_ols():
+    import statsmodels.formula.api as smf
+    from statsmodels.stats.anova import anova_lm
+
+    rng = np.random.default_rng(3)
+    groups = np.repeat(list("ABCDEFG"), [3, 5, 8, 2, 9, 4, 6])
+    df = pd.DataFrame({"g": groups, "y": rng.normal(size=len(groups))})
+    df["y"] += df["g"].map({"A": 0.0, "B": 0.5, "C": 1.0}).fillna(0.2)
+    ours = anova(df, "y", "g")
+    ref = anova_lm(smf.ols("y ~ C(g, Sum)", data=df).fit(), typ=2)
+    assert ours.loc[0, "ss"] == pytest.approx(ref["sum_sq"].iloc[0], rel=1e-12)
+    assert ours.loc[0, "f"] == pytest.approx(ref["F"].iloc[0], rel=1e-10)
+    assert ours.loc[0, "p_val"] == pytest.approx(ref["PR(>F)"].iloc[0], rel=1e-10)
+    assert ours.loc[1, "ss"] == pytest.approx(ref["sum_sq"].iloc[1], rel=1e-12)
+    assert (ours.loc[0, "df"], ours.loc[1, "df"]) == (6, len(df) - 7)
