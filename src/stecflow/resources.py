@@ -56,13 +56,7 @@ def mem_mb(
     (500, 1000)
     """
 
-    def size(wildcards: Any, input: Any, attempt: int) -> Any:  # noqa: A002
-        mb = input_mb(input)
-        if mb is None:
-            return pending
-        return math.ceil((base + per_input_mb * mb) * 2 ** (attempt - 1))
-
-    return size
+    return _from_inputs(base, per_input_mb, pending, lambda attempt: 2 ** (attempt - 1))
 
 
 def runtime(
@@ -81,10 +75,21 @@ def runtime(
     (15, 45)
     """
 
-    def minutes(wildcards: Any, input: Any, attempt: int) -> Any:  # noqa: A002
+    return _from_inputs(base, per_input_mb, pending, lambda attempt: attempt)
+
+
+def _from_inputs(
+    base: float,
+    per_input_mb: float,
+    pending: Any,
+    retry_factor: Callable[[int], float],
+) -> Callable[..., Any]:
+    """A Snakemake resource function: (base + per MB of input) x retry factor."""
+
+    def amount(wildcards: Any, input: Any, attempt: int) -> Any:  # noqa: A002
         mb = input_mb(input)
         if mb is None:
             return pending
-        return math.ceil((base + per_input_mb * mb) * attempt)
+        return math.ceil((base + per_input_mb * mb) * retry_factor(attempt))
 
-    return minutes
+    return amount
