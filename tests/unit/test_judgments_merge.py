@@ -377,3 +377,149 @@ def test_rows_are_sorted_deterministically():
     a = merge(rows).trials
     b = merge(list(reversed(rows))).trials
     pd.testing.assert_frame_equal(a, b)
+
+
+# --------------------------------------------------------------- fillers, no order
+
+
+def _seed003_design():
+    """Seed 003's shape: 15 systems, 148 items, 2 filler copies, 15 subjects.
+
+    With seed 2007, list L01 shows item t131 by S00 twice: as a test trial (order
+    10) and as a filler copy (order 19).
+    """
+    from stecflow.designs import latin_square_design
+
+    systems = [f"S{k:02d}" for k in range(15)]
+    items = [f"t{k:03d}" for k in range(148)]
+    return latin_square_design(systems, items, subjects=15, seed=2007, study="r3")
+
+
+def test_filler_copy_of_a_test_trial_without_order_column(tmp_path):
+    from stecflow.designs import TRIAL_COLUMNS
+    from stecflow.io import read_tsv, write_tsv
+    from stecflow.judgments.study import merge_study
+
+    design_table = _seed003_design().trials
+    write_tsv(design_table.to_dict("records"), TRIAL_COLUMNS, tmp_path / "d.tsv")
+    l01 = design_table[design_table["list"] == "L01"].sort_values("order")
+    pair = l01[(l01["item"] == "t131") & (l01["system"] == "S00")]
+    assert list(pair["order"]) == [10, 19] and list(pair["filler"]) == [False, True]
+    assert len(l01) == 150 and int(l01["filler"].sum()) == 2
+    # A complete session as another tool writes it: no order, no list; the
+    # adequacy given to each trial is half its position, so where it lands shows.
+    lines = ["participant,item,system,adequacy,fluency"]
+    lines += [f"P01,{t.item},{t.system},{t.order / 2},50" for t in l01.itertuples()]
+    (tmp_path / "lab.csv").write_text("\n".join(lines) + "\n")
+    summary = merge_study(
+        tmp_path / "d.tsv",
+        [tmp_path / "lab.csv"],
+        None,
+        None,
+        {},
+        tmp_path / "j.tsv",
+        tmp_path / "q.tsv",
+        tmp_path / "s.json",
+        task="rating",
+    )
+    judged = read_tsv(tmp_path / "j.tsv")
+    assert len(judged) == 150
+    assert [r["order"] for r in judged] == [str(o) for o in range(1, 151)]
+    assert [float(r["adequacy"]) * 2 for r in judged] == list(range(1, 151))
+    assert [(r["order"], r["source_line"], r["filler"]) for r in judged if
+            r["item"] == "t131" and r["system"] == "S00"] == [
+        ("10", "11", "false"),
+        ("19", "20", "true"),
+    ]  # fmt: skip
+    assert not any(r["excluded"] == "true" for r in judged)
+    counts = summary["counts"]
+    assert (counts["rows"], counts["in_analysis"], counts["fillers"]) == (150, 148, 2)
+    assert (counts["excluded"], counts["duplicates"], counts["missing_trials"]) == (
+        0,
+        0,
+        0,
+    )
+    assert summary["quality"]["by_check"] == {"list_not_run": 14}
+
+
+def _filler_design():
+    # L01 shows t01 by A twice: a test trial (order 2) and a filler (order 4).
+    return pd.DataFrame(
+        {
+            "list": ["L01"] * 5,
+            "order": [1, 2, 3, 4, 5],
+            "item": ["p01", "t01", "t02", "t01", "t03"],
+            "system": [None, "A", "B", "A", "C"],
+            "practice": [True, False, False, False, False],
+            "filler": [False, False, False, True, False],
+        }
+    )
+
+
+def _rating(item, system, line, adequacy, **extra):
+    return row(
+        item=item,
+        system=system,
+        source_line=line,
+        adequacy=float(adequacy),
+        fluency=50.0,
+        task="rating",
+        **extra,
+    )
+
+
+def test_occurrence_decides_between_test_trial_and_filler():
+    rows = [
+        _rating("p01", None, 2, 10),
+        _rating("t01", "A", 3, 20),
+        _rating("t02", "B", 4, 30),
+        _rating("t01", "A", 5, 40),
+        _rating("t03", "C", 6, 50),
+    ]
+    out = merge_with_design(list(reversed(rows)), _filler_design(), study="id-demo")
+    t = out.trials
+    assert list(t["order"]) == [1, 2, 3, 4, 5]
+    assert list(t["adequacy"]) == [10.0, 20.0, 30.0, 40.0, 50.0]
+    assert list(t["filler"]) == [False, False, False, True, False]
+    assert not t["excluded"].any() and out.problems == []
+
+
+def test_filler_flag_of_the_row_decides_even_in_a_partial_session():
+    rows = [
+        _rating("t02", "B", 3, 30),
+        _rating("t01", "A", 4, 40, filler=True),  # the test trial was not answered
+    ]
+    out = merge_with_design(rows, _filler_design(), study="id-demo")
+    t = out.trials
+    assert list(t["order"]) == [3, 4] and list(t["filler"]) == [False, True]
+    assert not t["excluded"].any()
+    [missing] = [p for p in out.problems if p["check"] == "missing_trials"]
+    assert "(orders 2, 5)" in missing["detail"]
+
+
+def test_row_fitting_a_test_trial_and_a_filler_is_an_error_naming_file_and_line():
+    rows = [_rating("t02", "B", 3, 30), _rating("t01", "A", 7, 40)]
+    out = merge_with_design(rows, _filler_design(), study="id-demo")
+    [p] = [p for p in out.problems if p["check"] == "ambiguous_trial"]
+    assert p["severity"] == "error"
+    assert (p["source_file"], p["source_line"], p["list"]) == ("x.tsv", 7, "L01")
+    assert p["detail"] == (
+        "x.tsv, line 7: item t01, system A is shown by trials 2, 4 (filler) of the "
+        "list, and the session has 1 row(s) without an order for them, so which "
+        "answer belongs to which trial is unknown; left out. Give the order column "
+        "(or filler) to tell them apart"
+    )
+    t = out.trials
+    ambiguous = t[t["source_line"] == 7].iloc[0]
+    assert ambiguous["excluded"] is True and ambiguous["order"] is None
+    assert ambiguous["exclusion_reason"] == "ambiguous_trial"
+    assert "not_in_design" not in checks(out)
+
+
+def test_more_rows_than_trials_of_a_pair_are_all_ambiguous():
+    rows = [_rating("t01", "A", line, 40) for line in (3, 4, 5)]
+    out = merge_with_design(rows, _filler_design(), study="id-demo")
+    found = [p for p in out.problems if p["check"] == "ambiguous_trial"]
+    assert [p["source_line"] for p in found] == [3, 4, 5]
+    assert "the session has 3 row(s)" in found[0]["detail"]
+    assert out.trials["exclusion_reason"].tolist() == ["ambiguous_trial"] * 3

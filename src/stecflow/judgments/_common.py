@@ -159,6 +159,7 @@ CHECKS: dict[str, str] = {
     "inconsistent_list": "warning",
     "not_in_design": "error",
     "design_mismatch": "error",
+    "ambiguous_trial": "error",
     "duplicate": "error",
     "aborted_trial": "error",
     "no_response": "error",

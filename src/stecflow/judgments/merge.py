@@ -13,7 +13,13 @@ ID; for DMDX ``<list>-s<subject number>``; for a generic CSV the ``session`` or
 else the ``participant`` column). Its list is the ``list`` its rows record. A row
 matches a design trial of that list by ``order`` (checking ``item`` and
 ``system`` when the row has them) or, without an order, by ``item`` and
-``system``. Then:
+``system`` (and the row's ``practice`` and ``filler`` flags, when it has them).
+When several trials of the list show the same item and system (seed 003
+completed its last square with filler copies of items, so a list may show an
+item by a system once as a test trial and once as a filler), the session's rows
+for that pair take the trials in list order, the first row (in file and line
+order, i.e. the order the answers were given) the first trial, provided there
+are exactly as many rows as trials. Then:
 
 * If most of a session's identifiable rows do not match its recorded list but
   one other list matches at least half of them and more than any other, the
@@ -23,7 +29,11 @@ matches a design trial of that list by ``order`` (checking ``item`` and
   is ``unknown_list``; a session with no list and no list that fits is
   ``unknown_subject``. Their rows are kept and left out of the analyses.
 * A row that matches no trial of the list is ``not_in_design``; a row whose
-  order exists but whose item or system differ is ``design_mismatch``.
+  order exists but whose item or system differ is ``design_mismatch``; a row
+  without an order that fits several trials, when the number of such rows
+  differs from the number of trials (one answer missing, or more answers than
+  trials), is ``ambiguous_trial`` (an error naming file and line: give the
+  order to tell them apart).
 * A second copy of a trial in one session is a ``duplicate`` (the first copy,
   in file and line order, is kept).
 * Test trials of the list never answered are reported per session
@@ -214,8 +224,37 @@ class _Design:
             self.trials[row["list"]][row["order"]] = row
         self.lists = sorted(self.trials)
 
+    def candidates(self, row: Mapping[str, Any], list_id: str) -> list[int]:
+        """Orders of the trials of *list_id* an order-less row may answer.
+
+        The trials showing the row's item (and system, when the row has one),
+        narrowed by the row's ``practice`` and ``filler`` flags when it records
+        them and they leave at least one trial (the design decides in the end).
+        """
+        trials = self.trials.get(list_id, {})
+        item, system = row["item"], row["system"]
+        if item is None:
+            return []
+        found = sorted(
+            o
+            for o, t in trials.items()
+            if t["item"] == item and (system is None or t.get("system") == system)
+        )
+        for flag in ("practice", "filler"):
+            value = row.get(flag)
+            if value is None or len(found) < 2:
+                continue
+            narrowed = [o for o in found if bool(trials[o][flag]) == bool(value)]
+            found = narrowed or found
+        return found
+
     def match(self, row: Mapping[str, Any], list_id: str) -> tuple[int | None, str]:
-        """Return (order, "ok" | "missing" | "mismatch")."""
+        """Return (order, "ok" | "missing" | "mismatch" | "ambiguous").
+
+        ``ambiguous``: a row without an order whose item and system several trials
+        of the list show (a filler copy of a test trial, say); the session's
+        other rows decide (:meth:`resolve`).
+        """
         trials = self.trials.get(list_id, {})
         item, system, order = row["item"], row["system"], row["order"]
         if order is not None:
@@ -227,22 +266,57 @@ class _Design:
             if system is not None and trial.get("system") not in (None, system):
                 return order, "mismatch"
             return order, "ok"
-        if item is None:
+        found = self.candidates(row, list_id)
+        if not found:
             return None, "missing"
-        found = [
-            o
-            for o, t in trials.items()
-            if t["item"] == item and (system is None or t.get("system") == system)
-        ]
-        if len(found) > 1:
-            tests = [o for o in found if not trials[o]["practice"]]
-            found = tests if len(tests) == 1 else found
         if len(found) == 1:
             return found[0], "ok"
-        return None, "missing"
+        return None, "ambiguous"
 
     def score(self, rows: Sequence[Mapping[str, Any]], list_id: str) -> int:
-        return sum(1 for r in rows if self.match(r, list_id)[1] == "ok")
+        return sum(1 for r in rows if self.match(r, list_id)[1] in ("ok", "ambiguous"))
+
+    def resolve(
+        self, rows: Sequence[Mapping[str, Any]], list_id: str
+    ) -> dict[int, tuple[int | None, str, tuple[int, ...]]]:
+        """Match every row of one session: ``id(row)`` -> (order, status, candidates).
+
+        Rows whose item and system several trials of the list show (and that
+        have no order) are told apart by their occurrence: the trials not taken
+        by the session's other rows, in list order, go to the rows with the same
+        candidates, in file and line order (the order they were answered in), when
+        there are exactly as many rows as such trials. Otherwise a single test
+        trial among the candidates takes every row (the others then are
+        duplicates); failing that the rows stay ``ambiguous``.
+        """
+        out: dict[int, tuple[int | None, str, tuple[int, ...]]] = {}
+        pending: dict[tuple[int, ...], list[Mapping[str, Any]]] = {}
+        taken: set[int] = set()
+        for row in rows:
+            order, status = self.match(row, list_id)
+            if status == "ambiguous":
+                key = tuple(self.candidates(row, list_id))
+                pending.setdefault(key, []).append(row)
+                continue
+            out[id(row)] = (order, status, ())
+            if status == "ok" and order is not None:
+                taken.add(order)
+        trials = self.trials.get(list_id, {})
+        for key, group in pending.items():
+            free = [o for o in key if o not in taken]
+            tests = [o for o in key if not trials[o]["practice"]]
+            if len(free) == len(group):
+                assigned = list(free)
+            elif len(tests) == 1:
+                assigned = tests * len(group)
+            else:
+                for row in group:
+                    out[id(row)] = (None, "ambiguous", key)
+                continue
+            for row, order in zip(group, assigned, strict=True):
+                out[id(row)] = (order, "ok", key)
+            taken.update(assigned)
+        return out
 
 
 def _records(responses: Any) -> list[dict[str, Any]]:
@@ -502,6 +576,7 @@ def merge_with_design(
         assigned = _place_session(session, srows, layout, study, problems)
         subject = next((r["participant"] for r in srows if r["participant"]), session)
         seen: dict[int, dict[str, Any]] = {}
+        resolved = layout.resolve(srows, assigned) if assigned is not None else {}
         for row in srows:
             row["subject"] = subject
             if assigned is None:
@@ -510,7 +585,7 @@ def merge_with_design(
                 )
                 out_rows.append(row)
                 continue
-            order, status = layout.match(row, assigned)
+            order, status, candidates = resolved[id(row)]
             where = {
                 "study": study,
                 "source_file": row["source_file"],
@@ -519,6 +594,29 @@ def merge_with_design(
                 "subject": subject,
                 "list_id": assigned,
             }
+            if status == "ambiguous":
+                row["_reasons"].append("ambiguous_trial")
+                problems.append(
+                    problem(
+                        "ambiguous_trial",
+                        _ambiguity(
+                            row,
+                            candidates,
+                            layout.trials[assigned],
+                            sum(
+                                1
+                                for r in resolved.values()
+                                if r[1] == "ambiguous" and r[2] == candidates
+                            ),
+                        ),
+                        item=row["item"],
+                        system=row["system"],
+                        **where,
+                    )
+                )
+                row["list"] = assigned
+                out_rows.append(row)
+                continue
             if status == "missing":
                 row["_reasons"].append("not_in_design")
                 problems.append(
@@ -693,6 +791,27 @@ def merge_with_design(
         len(problems),
     )
     return MergeOutcome(trials, problems, task, session_info)
+
+
+def _ambiguity(
+    row: Mapping[str, Any],
+    candidates: Sequence[int],
+    trials: Mapping[int, Mapping[str, Any]],
+    n_rows: int,
+) -> str:
+    """The detail of an ``ambiguous_trial`` problem (file, line, trials, remedy)."""
+    kinds = []
+    for order in candidates:
+        trial = trials[order]
+        kind = "practice" if trial["practice"] else "filler" if trial["filler"] else ""
+        kinds.append(f"{order} ({kind})" if kind else str(order))
+    return (
+        f"{row['source_file']}, line {row['source_line']}: {_identity(row)} is "
+        f"shown by trials {', '.join(kinds)} of the list, and the session has "
+        f"{n_rows} row(s) without an order for them, so which answer belongs to which "
+        "trial is unknown; left out. Give the order column (or filler) to tell "
+        "them apart"
+    )
 
 
 def _identity(row: Mapping[str, Any]) -> str:
