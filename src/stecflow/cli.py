@@ -191,6 +191,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
         port=args.port,
         db_path=args.db,
         abandon_after_s=args.abandon_after,
+        read_timeout_s=args.read_timeout,
+        max_connections=args.max_connections,
+        sessions_per_address=args.sessions_per_address,
+        session_window_s=args.session_window,
+        require_participant=args.require_participant,
+        behind_proxy=args.behind_proxy,
     )
     return 0
 
@@ -374,6 +380,49 @@ def build_parser() -> argparse.ArgumentParser:
         default=1800.0,
         metavar="SECONDS",
         help="release the list of a session silent this long (default 1800)",
+    )
+    serve.add_argument(
+        "--require-participant",
+        action="store_true",
+        help="start a session only with a participant ID in the link"
+        " (?participant=, ?PROLIFIC_PID=, ?pid= or ?workerId=)",
+    )
+    serve.add_argument(
+        "--sessions-per-address",
+        type=int,
+        default=20,
+        metavar="N",
+        help="let one network address start at most N sessions per"
+        " --session-window (default 20; 0: no limit; raise it for a lab whose"
+        " computers share one address)",
+    )
+    serve.add_argument(
+        "--session-window",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="the time window of --sessions-per-address (default 600)",
+    )
+    serve.add_argument(
+        "--behind-proxy",
+        action="store_true",
+        help="take addresses from the X-Forwarded-For header that a reverse proxy"
+        " on this machine adds (only behind such a proxy)",
+    )
+    serve.add_argument(
+        "--read-timeout",
+        type=float,
+        default=30.0,
+        metavar="SECONDS",
+        help="close a connection that sends nothing for this long (default 30)",
+    )
+    serve.add_argument(
+        "--max-connections",
+        type=int,
+        default=256,
+        metavar="N",
+        help="serve at most N connections at once; the others are told to retry"
+        " (default 256)",
     )
     serve.set_defaults(func=_cmd_serve)
 

@@ -28,8 +28,21 @@ Behaviour
   (``secrets.token_urlsafe(32)``, sent as ``Authorization: Bearer``; only its
   SHA-256 is stored) and can only write its own trials. Every request body is
   limited (``max_body_bytes``, 16 KiB by default; 413), must be a JSON object
-  (400), and is checked field by field against the trial it answers (400);
-  unknown or missing tokens get 403. Only the experiment's own files are served.
+  in strict JSON (no ``NaN`` or ``Infinity``, no number beyond 20 digits or
+  outside the range of a float; 400), and is checked field by field against the
+  trial it answers (400); unknown or missing tokens get 403. Only the
+  experiment's own files are served. No request body, however malformed, gets a
+  500.
+* **Bounded load.** A connection that sends nothing for ``read_timeout_s``
+  seconds (30 by default) is closed (408 if its body stalls); at most
+  ``max_connections`` (256) are served at once, and the ones beyond get an
+  immediate 503 (``Retry-After: 1``; the page retries).
+* **Who may start.** Each client address may open ``sessions_per_address``
+  sessions (20) per ``session_window_s`` seconds (600), 429 with
+  ``Retry-After`` beyond that, on top of the study's cap (``max_sessions``,
+  503). Behind a reverse proxy, set ``behind_proxy`` so that the address is the
+  last one of ``X-Forwarded-For`` (IPv6 addresses count per /64). With
+  ``require_participant``, a session needs a participant ID (400 without).
 * **Frozen stimuli.** The database records the SHA-256 of ``stimuli.json``; a server
   started on a database collected with other stimuli refuses to run.
 
@@ -37,7 +50,8 @@ API (all JSON, paths relative to the page)
 ------------------------------------------
 ``GET api/ping`` -> ``{"study", "sha256", "task", "variant"}``.
 ``POST api/session`` ``{"participant": str or null}`` -> 201 ``{"token",
-"session_id", "list", "answered": [], "completed": false}``.
+"session_id", "list", "answered": [], "completed": false}``; 400 without a
+participant if one is required, 429 if the address opened too many sessions.
 ``GET api/session`` -> ``{"session_id", "list", "answered": [orders],
 "completed", "completion_code"}``.
 ``POST api/trial`` (one trial: ``order``, ``item``, ``system`` and the responses
@@ -55,7 +69,8 @@ resolution, from ``performance.now()``):
     variant (``together``, ``read_first``, ``spoken``; empty for rating).
 ``session``, ``participant``, ``session_status``
     A public session ID (never the token; ``offline-...`` in offline files), the
-    participant ID passed as ``?participant=`` or ``?PROLIFIC_PID=`` (may be empty),
+    participant ID passed in the page's address as ``?participant=``,
+    ``?PROLIFIC_PID=``, ``?pid=`` or ``?workerId=`` (may be empty),
     and ``completed``, ``in_progress``, ``abandoned`` or ``offline``.
 ``list``, ``order``, ``item``, ``system``, ``subdomain``, ``practice``, ``filler``
     The trial, as in the design (``order`` is 1-based within the list; ``system``
@@ -85,6 +100,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import ipaddress
 import json
 import logging
 import math
@@ -92,10 +108,12 @@ import mimetypes
 import queue
 import re
 import secrets
+import socket
 import sqlite3
 import sys
 import threading
 import time
+from collections import deque
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
@@ -110,6 +128,10 @@ from stecflow.stimuli import RESPONSE_COLUMNS
 
 __all__ = [
     "DEFAULT_ABANDON_AFTER_S",
+    "DEFAULT_MAX_CONNECTIONS",
+    "DEFAULT_READ_TIMEOUT_S",
+    "DEFAULT_SESSION_WINDOW_S",
+    "DEFAULT_SESSIONS_PER_ADDRESS",
     "MAX_BODY_BYTES",
     "RESPONSE_COLUMNS",
     "CollectionApp",
@@ -131,6 +153,18 @@ logger = logging.getLogger(__name__)
 MAX_BODY_BYTES = 16 * 1024
 #: Default time after which an unfinished, silent session no longer holds its list.
 DEFAULT_ABANDON_AFTER_S = 1800.0
+#: Default time a connection may stay silent before it is closed.
+DEFAULT_READ_TIMEOUT_S = 30.0
+#: Default number of connections served at once (more get a 503).
+DEFAULT_MAX_CONNECTIONS = 256
+#: Default number of sessions one client address may open per window.
+DEFAULT_SESSIONS_PER_ADDRESS = 20
+#: Default window of the per-address session limit, in seconds.
+DEFAULT_SESSION_WINDOW_S = 600.0
+_MAX_DIGITS = 20
+_LINGER_S = 0.5
+_MAX_LINGERING = 128
+_CONTENT_LENGTH = re.compile(r"^[0-9]{1,15}$")
 _DRAIN_LIMIT = 1024 * 1024
 _SCHEMA_VERSION = 1
 _MAX_MS = 3_600_000.0
@@ -162,10 +196,18 @@ class CollectionError(StecflowError):
 
 
 class _HTTPError(Exception):
-    def __init__(self, status: int, message: str, **extra: Any) -> None:
+    def __init__(
+        self,
+        status: int,
+        message: str,
+        *,
+        headers: Sequence[tuple[str, str]] = (),
+        **extra: Any,
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.message = message
+        self.headers = list(headers)
         self.extra = extra
 
 
@@ -176,10 +218,12 @@ _REASONS = {
     403: "Forbidden",
     404: "Not Found",
     405: "Method Not Allowed",
+    408: "Request Timeout",
     409: "Conflict",
     411: "Length Required",
     413: "Payload Too Large",
     415: "Unsupported Media Type",
+    429: "Too Many Requests",
     500: "Internal Server Error",
     503: "Service Unavailable",
 }
@@ -467,7 +511,8 @@ def _number(
         return None
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise _HTTPError(400, f"{name} must be a number, got {type(value).__name__}")
-    if not math.isfinite(value) or not low <= value <= high:
+    # Compared before any conversion: NaN fails, and a huge int never meets float().
+    if not low <= value <= high:
         raise _HTTPError(400, f"{name} must be between {low:g} and {high:g}")
     return float(value)
 
@@ -484,6 +529,91 @@ def _flag(payload: Mapping[str, Any], name: str) -> bool:
 _TRIAL_KEYS = frozenset({"order", "item", "system", *_RESPONSE_FIELDS}) - {"correct"}
 
 
+class _BadNumber(ValueError):
+    """A number in a request body that the API refuses (the message says why)."""
+
+
+def _parse_int(text: str) -> int:
+    # Python refuses int strings over 4,300 digits with a ValueError of its own;
+    # no field of the API needs more than a few digits.
+    if len(text.lstrip("-")) > _MAX_DIGITS:
+        raise _BadNumber(
+            f"the request body has a number of more than {_MAX_DIGITS} digits"
+        )
+    return int(text)
+
+
+def _parse_float(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):  # 1e400 parses as infinity
+        raise _BadNumber("the request body has a number too large for a float")
+    return value
+
+
+def _parse_constant(text: str) -> float:
+    raise _BadNumber(f"the request body has {text}, which is not JSON; send numbers")
+
+
+def _client_key(environ: Mapping[str, Any], behind_proxy: bool) -> str:
+    """The address a request comes from, as the session limit counts it.
+
+    Behind a reverse proxy, the last address of ``X-Forwarded-For`` (the one the
+    proxy added; earlier ones are the client's word). IPv6 addresses count per
+    /64, the block one subscriber usually holds.
+    """
+    address = str(environ.get("REMOTE_ADDR") or "")
+    if behind_proxy:
+        forwarded = str(environ.get("HTTP_X_FORWARDED_FOR") or "")
+        address = forwarded.split(",")[-1].strip() or address
+    try:
+        ip = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return str(ip.ipv4_mapped)
+        return str(ipaddress.IPv6Network((ip, 64), strict=False))
+    return str(ip)
+
+
+class _RateLimit:
+    """At most *limit* events per *window_s* seconds per key (``limit=0``: none)."""
+
+    def __init__(self, limit: int, window_s: float) -> None:
+        self.limit = limit
+        self.window_s = window_s
+        self._events: dict[str, deque[float]] = {}
+        self._lock = threading.Lock()
+        self._next_sweep = -math.inf
+
+    def take(self, key: str, now: float) -> float:
+        """Count an event of *key*; return 0, or the seconds until one is allowed."""
+        if self.limit <= 0:
+            return 0.0
+        horizon = now - self.window_s
+        with self._lock:
+            if now >= self._next_sweep:  # forget quiet addresses once per window
+                self._events = {
+                    k: v for k, v in self._events.items() if v and v[-1] > horizon
+                }
+                self._next_sweep = now + self.window_s
+            events = self._events.setdefault(key, deque())
+            while events and events[0] <= horizon:
+                events.popleft()
+            if len(events) >= self.limit:
+                return events[0] - horizon
+            events.append(now)
+            return 0.0
+
+    def give_back(self, key: str, now: float) -> None:
+        """Uncount the event of *key* at *now* (its request failed)."""
+        with self._lock:
+            events = self._events.get(key)
+            if events is not None:
+                with suppress(ValueError):
+                    events.remove(now)
+
+
 class CollectionApp:
     """The WSGI application: static experiment files plus the ``api/`` endpoints.
 
@@ -497,6 +627,10 @@ class CollectionApp:
         The SQLite database.
     abandon_after_s : float
         Silence after which an unfinished session no longer holds its list.
+    require_participant : bool
+        Whether a session needs a participant ID.
+    behind_proxy : bool
+        Whether client addresses come from ``X-Forwarded-For``.
     """
 
     def __init__(
@@ -507,16 +641,29 @@ class CollectionApp:
         abandon_after_s: float = DEFAULT_ABANDON_AFTER_S,
         max_body_bytes: int = MAX_BODY_BYTES,
         max_sessions: int = 100_000,
+        sessions_per_address: int = DEFAULT_SESSIONS_PER_ADDRESS,
+        session_window_s: float = DEFAULT_SESSION_WINDOW_S,
+        require_participant: bool = False,
+        behind_proxy: bool = False,
         clock: Callable[[], float] = time.time,
         synchronous: str = "FULL",
     ) -> None:
         if abandon_after_s <= 0:
             raise CollectionError("must be positive", field="abandon_after_s")
+        if sessions_per_address < 0:
+            raise CollectionError(
+                "must be 0 (no limit) or more", field="sessions_per_address"
+            )
+        if session_window_s <= 0:
+            raise CollectionError("must be positive", field="session_window_s")
         self.study = study
         self.db_path = db_path
         self.abandon_after_s = float(abandon_after_s)
         self.max_body_bytes = int(max_body_bytes)
         self.max_sessions = int(max_sessions)
+        self.require_participant = bool(require_participant)
+        self.behind_proxy = bool(behind_proxy)
+        self._session_limit = _RateLimit(int(sessions_per_address), session_window_s)
         self.clock = clock
         self.store = _Store(db_path, study, synchronous)
         self._list_ids = list(study.lists)
@@ -543,7 +690,7 @@ class CollectionApp:
             if error.status in (411, 413):
                 self._drain(environ)
             body = {"error": error.message, **error.extra}
-            return self._json(start_response, error.status, body)
+            return self._json(start_response, error.status, body, error.headers)
         except Exception:  # pragma: no cover - a bug; logged, never shown
             logger.exception("internal error on %s %s", method, path)
             return self._json(start_response, 500, {"error": "internal server error"})
@@ -558,11 +705,12 @@ class CollectionApp:
         stream = environ.get("wsgi.input")
         if stream is None or not 0 < length <= _DRAIN_LIMIT:
             return
-        while length > 0:
-            chunk = stream.read(min(length, 65536))
-            if not chunk:
-                break
-            length -= len(chunk)
+        with suppress(OSError):  # a client that stalls or leaves: answer anyway
+            while length > 0:
+                chunk = stream.read(min(length, 65536))
+                if not chunk:
+                    break
+                length -= len(chunk)
 
     @staticmethod
     def _headers(content_type: str, length: int) -> list[tuple[str, str]]:
@@ -576,12 +724,16 @@ class CollectionApp:
         ]
 
     def _json(
-        self, start_response: Callable[..., Any], status: int, body: Any
+        self,
+        start_response: Callable[..., Any],
+        status: int,
+        body: Any,
+        headers: Sequence[tuple[str, str]] = (),
     ) -> list[bytes]:
         data = json.dumps(body, sort_keys=True).encode("utf-8")
         start_response(
             f"{status} {_REASONS.get(status, 'Error')}",
-            self._headers("application/json", len(data)),
+            self._headers("application/json", len(data)) + list(headers),
         )
         return [data]
 
@@ -615,8 +767,14 @@ class CollectionApp:
 
     def _read_json(self, environ: Mapping[str, Any]) -> dict[str, Any]:
         length_text = str(environ.get("CONTENT_LENGTH") or "").strip()
-        if not length_text.isdigit():
+        if not length_text:
             raise _HTTPError(411, "a Content-Length header is required")
+        if not _CONTENT_LENGTH.match(length_text):  # ASCII digits, at most 15
+            if length_text.isascii() and length_text.isdigit():
+                raise _HTTPError(
+                    413, f"the request body is limited to {self.max_body_bytes} bytes"
+                )
+            raise _HTTPError(400, "Content-Length must be a number of bytes")
         length = int(length_text)
         if length > self.max_body_bytes:
             raise _HTTPError(
@@ -626,12 +784,24 @@ class CollectionApp:
         if content_type.split(";")[0].strip().lower() != "application/json":
             self._drain(environ)
             raise _HTTPError(415, "send JSON (Content-Type: application/json)")
-        raw = environ["wsgi.input"].read(length) if length else b""
+        try:
+            raw = environ["wsgi.input"].read(length) if length else b""
+        except TimeoutError:
+            raise _HTTPError(408, "the request body did not arrive in time") from None
+        except OSError:
+            raise _HTTPError(400, "the connection broke off in the body") from None
         if len(raw) != length:
             raise _HTTPError(400, "the request body is shorter than Content-Length")
         try:
-            data = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError, RecursionError):
+            data = json.loads(
+                raw.decode("utf-8"),
+                parse_int=_parse_int,
+                parse_float=_parse_float,
+                parse_constant=_parse_constant,
+            )
+        except _BadNumber as error:
+            raise _HTTPError(400, str(error)) from None
+        except (ValueError, RecursionError):  # bad UTF-8 or JSON, also a ValueError
             raise _HTTPError(400, "the request body is not valid JSON") from None
         if not isinstance(data, dict):
             raise _HTTPError(400, "the request body must be a JSON object")
@@ -677,7 +847,7 @@ class CollectionApp:
                 "variant": self.study.variant,
             }
         if route == "session" and method == "POST":
-            return self._create_session(self._read_json(environ))
+            return self._create_session(environ, self._read_json(environ))
         if route == "session":
             return self._state(environ)
         if route == "trial":
@@ -699,7 +869,9 @@ class CollectionApp:
                 usage[list_id] = (int(done or 0), int(active or 0))
         return usage
 
-    def _create_session(self, payload: Mapping[str, Any]) -> tuple[int, Any]:
+    def _create_session(
+        self, environ: Mapping[str, Any], payload: Mapping[str, Any]
+    ) -> tuple[int, Any]:
         unknown = sorted(set(payload) - {"participant"})
         if unknown:
             raise _HTTPError(400, f"unknown field(s): {', '.join(unknown)}")
@@ -708,9 +880,35 @@ class CollectionApp:
             not isinstance(participant, str) or not _PARTICIPANT.match(participant)
         ):
             raise _HTTPError(400, "participant must be 1-64 letters, digits, - or _")
+        if participant is None and self.require_participant:
+            raise _HTTPError(
+                400,
+                "this study needs your participant ID: open the study with the "
+                "link you were given (its address ends in ?participant=..., "
+                "?PROLIFIC_PID=..., ?pid=... or ?workerId=...)",
+            )
+        now = self.clock()
+        client = _client_key(environ, self.behind_proxy)
+        wait = self._session_limit.take(client, now)
+        if wait > 0:
+            retry = max(1, math.ceil(wait))
+            logger.debug("session limit reached by %s", client)
+            raise _HTTPError(
+                429,
+                "too many sessions were started from your network; "
+                f"please try again in {retry} seconds",
+                headers=[("Retry-After", str(retry))],
+                retry_after_s=retry,
+            )
+        try:
+            return self._open_session(participant, now)
+        except BaseException:
+            self._session_limit.give_back(client, now)
+            raise
+
+    def _open_session(self, participant: str | None, now: float) -> tuple[int, Any]:
         token = secrets.token_urlsafe(32)
         session_id = secrets.token_hex(8)
-        now = self.clock()
         with self.store.transaction() as db:
             (count,) = db.execute("SELECT COUNT(*) FROM sessions").fetchone()
             if count >= self.max_sessions:
@@ -911,6 +1109,10 @@ def make_app(
     abandon_after_s: float = DEFAULT_ABANDON_AFTER_S,
     max_body_bytes: int = MAX_BODY_BYTES,
     max_sessions: int = 100_000,
+    sessions_per_address: int = DEFAULT_SESSIONS_PER_ADDRESS,
+    session_window_s: float = DEFAULT_SESSION_WINDOW_S,
+    require_participant: bool = False,
+    behind_proxy: bool = False,
     clock: Callable[[], float] = time.time,
     synchronous: str = "FULL",
 ) -> CollectionApp:
@@ -930,6 +1132,19 @@ def make_app(
         Limit of every request body.
     max_sessions : int, default 100000
         Sessions the study accepts in all (503 after that).
+    sessions_per_address : int, default 20
+        Sessions one client address may open per *session_window_s* (429 with
+        ``Retry-After`` beyond that); 0 lifts the limit. Raise it for a lab whose
+        computers share one address.
+    session_window_s : float, default 600
+        The window of *sessions_per_address*, in seconds.
+    require_participant : bool, default False
+        Open a session only with a participant ID (from the page's address,
+        e.g. ``?PROLIFIC_PID=``); 400 with a message saying so without one.
+    behind_proxy : bool, default False
+        Take the client address from the last entry of ``X-Forwarded-For``, as
+        a reverse proxy on this host appends it. Only behind such a proxy:
+        otherwise clients choose their own address.
     clock : callable, default time.time
         Seconds since the epoch (tests pass a fake clock).
     synchronous : {"FULL", "NORMAL"}, default "FULL"
@@ -950,6 +1165,10 @@ def make_app(
         abandon_after_s=abandon_after_s,
         max_body_bytes=max_body_bytes,
         max_sessions=max_sessions,
+        sessions_per_address=sessions_per_address,
+        session_window_s=session_window_s,
+        require_participant=require_participant,
+        behind_proxy=behind_proxy,
         clock=clock,
         synchronous=synchronous,
     )
@@ -959,14 +1178,118 @@ def make_app(
 
 
 class _Handler(WSGIRequestHandler):
+    def setup(self) -> None:
+        # StreamRequestHandler puts self.timeout on the socket: every read that
+        # waits longer raises TimeoutError.
+        self.timeout = getattr(self.server, "read_timeout_s", DEFAULT_READ_TIMEOUT_S)
+        super().setup()
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except OSError as error:  # silent (TimeoutError) or gone: nobody to answer
+            logger.debug("%s: connection dropped (%r)", self.client_address[0], error)
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         logger.debug("%s %s", self.address_string(), format % args)
 
 
+_BUSY_BODY = b'{"error": "the server is busy; please try again in a moment"}'
+_BUSY = (
+    b"HTTP/1.0 503 Service Unavailable\r\n"
+    b"Content-Type: application/json\r\n"
+    b"Content-Length: " + str(len(_BUSY_BODY)).encode("ascii") + b"\r\n"
+    b"Retry-After: 1\r\n"
+    b"Cache-Control: no-store\r\n"
+    b"Connection: close\r\n\r\n" + _BUSY_BODY
+)
+
+
 class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
+    """One thread per connection, at most *max_connections* at once."""
+
     daemon_threads = True
     request_queue_size = 1024
     allow_reuse_address = True
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        handler: type[WSGIRequestHandler],
+        *,
+        read_timeout_s: float,
+        max_connections: int,
+    ) -> None:
+        self.read_timeout_s = float(read_timeout_s)
+        self._slots = threading.BoundedSemaphore(max_connections)
+        self._lingering: list[tuple[float, socket.socket]] = []
+        super().__init__(address, handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            self._refuse(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:  # the thread did not start: its slot is free
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def _refuse(self, request: socket.socket) -> None:
+        """Answer 503 without a thread and without ever blocking the accept loop.
+
+        The socket is closed a little later (:meth:`service_actions`): closing it
+        while the request is still arriving would reset the connection before
+        the client reads the answer.
+        """
+        try:
+            request.setblocking(False)
+            _discard_input(request)
+            request.sendall(_BUSY)  # a new socket's send buffer takes it at once
+            request.shutdown(socket.SHUT_WR)
+        except OSError:
+            self.close_request(request)
+            return
+        if len(self._lingering) >= _MAX_LINGERING:
+            self.close_request(request)
+            return
+        self._lingering.append((time.monotonic() + _LINGER_S, request))
+
+    def service_actions(self) -> None:
+        """Close refused sockets once the client has closed or after a moment."""
+        super().service_actions()
+        now = time.monotonic()
+        waiting = []
+        for deadline, request in self._lingering:
+            if _discard_input(request) or now >= deadline:
+                self.close_request(request)
+            else:
+                waiting.append((deadline, request))
+        self._lingering = waiting
+
+    def server_close(self) -> None:
+        super().server_close()
+        for _, request in self._lingering:
+            self.close_request(request)
+        self._lingering = []
+
+
+def _discard_input(request: socket.socket) -> bool:
+    """Read what a non-blocking socket holds; True once the client has closed."""
+    try:
+        while request.recv(65536):
+            pass
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+    return True
 
 
 class ExperimentServer:
@@ -983,9 +1306,26 @@ class ExperimentServer:
         ``http://host:port/``.
     """
 
-    def __init__(self, app: CollectionApp, host: str, port: int) -> None:
+    def __init__(
+        self,
+        app: CollectionApp,
+        host: str,
+        port: int,
+        *,
+        read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    ) -> None:
+        if not read_timeout_s > 0:
+            raise CollectionError("must be positive", field="read_timeout_s")
+        if max_connections < 1:
+            raise CollectionError("must be 1 or more", field="max_connections")
         self.app = app
-        self._httpd = _ThreadingWSGIServer((host, port), _Handler)
+        self._httpd = _ThreadingWSGIServer(
+            (host, port),
+            _Handler,
+            read_timeout_s=read_timeout_s,
+            max_connections=max_connections,
+        )
         self._httpd.set_app(app)
         self.host = host
         self.port = int(self._httpd.server_address[1])
@@ -1031,6 +1371,8 @@ def make_server(
     *,
     db_path: str | Path | None = None,
     abandon_after_s: float = DEFAULT_ABANDON_AFTER_S,
+    read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
     **options: Any,
 ) -> ExperimentServer:
     """Bind a server for a study without starting it.
@@ -1038,11 +1380,18 @@ def make_server(
     Parameters
     ----------
     study_dir, db_path, abandon_after_s
-        As for :func:`make_app`; further keyword *options* go there too.
+        As for :func:`make_app`; further keyword *options* (the session limit,
+        ``require_participant``, ``behind_proxy``, ...) go there too.
     host : str, default "127.0.0.1"
         Address to bind; give ``0.0.0.0`` only behind a TLS reverse proxy.
     port : int, default 8000
         Port; 0 picks a free one (see :attr:`ExperimentServer.port`).
+    read_timeout_s : float, default 30
+        A connection that sends nothing for this long is closed (a stalled body
+        gets 408).
+    max_connections : int, default 256
+        Connections served at once; the ones beyond get an immediate 503 with
+        ``Retry-After: 1`` (the experiment page retries).
 
     Returns
     -------
@@ -1053,8 +1402,14 @@ def make_server(
         study_dir, db_path=db_path, abandon_after_s=abandon_after_s, **options
     )
     try:
-        return ExperimentServer(app, host, port)
-    except OSError:
+        return ExperimentServer(
+            app,
+            host,
+            port,
+            read_timeout_s=read_timeout_s,
+            max_connections=max_connections,
+        )
+    except (OSError, CollectionError):
         app.close()
         raise
 
@@ -1067,6 +1422,12 @@ def serve(
     abandon_after_s: float = DEFAULT_ABANDON_AFTER_S,
     *,
     synchronous: str = "FULL",
+    read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    sessions_per_address: int = DEFAULT_SESSIONS_PER_ADDRESS,
+    session_window_s: float = DEFAULT_SESSION_WINDOW_S,
+    require_participant: bool = False,
+    behind_proxy: bool = False,
     ready: Callable[[ExperimentServer], None] | None = None,
 ) -> None:
     """Serve a study until interrupted (Ctrl-C); the CLI's ``stecflow serve``.
@@ -1084,6 +1445,10 @@ def serve(
     synchronous : {"FULL", "NORMAL"}, default "FULL"
         SQLite durability (see :func:`make_app`); NORMAL is about twice as fast
         per write but may lose the last answers on a power cut.
+    read_timeout_s, max_connections
+        As for :func:`make_server`.
+    sessions_per_address, session_window_s, require_participant, behind_proxy
+        As for :func:`make_app`.
     ready : callable, optional
         Called with the server once it listens (e.g. to print its URL).
     """
@@ -1094,6 +1459,12 @@ def serve(
         db_path=db_path,
         abandon_after_s=abandon_after_s,
         synchronous=synchronous,
+        read_timeout_s=read_timeout_s,
+        max_connections=max_connections,
+        sessions_per_address=sessions_per_address,
+        session_window_s=session_window_s,
+        require_participant=require_participant,
+        behind_proxy=behind_proxy,
     )
     logger.info(
         "serving study %s at %s (responses in %s)",
@@ -1256,6 +1627,65 @@ def export_responses(
 # --------------------------------------------------------------------------- main
 
 
+def _add_serve_options(parser: argparse.ArgumentParser) -> None:
+    """Add the load and access options of :func:`serve` (read by _serve_options)."""
+    parser.add_argument(
+        "--read-timeout",
+        type=float,
+        default=DEFAULT_READ_TIMEOUT_S,
+        metavar="SECONDS",
+        help="close a connection that sends nothing for this long (default 30)",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=int,
+        default=DEFAULT_MAX_CONNECTIONS,
+        metavar="N",
+        help="serve at most N connections at once; more are told to retry "
+        "(default 256)",
+    )
+    parser.add_argument(
+        "--sessions-per-address",
+        type=int,
+        default=DEFAULT_SESSIONS_PER_ADDRESS,
+        metavar="N",
+        help="let one network address start at most N sessions per "
+        "--session-window (default 20; 0: no limit; raise it for a lab whose "
+        "computers share an address)",
+    )
+    parser.add_argument(
+        "--session-window",
+        type=float,
+        default=DEFAULT_SESSION_WINDOW_S,
+        metavar="SECONDS",
+        help="the window of --sessions-per-address (default 600)",
+    )
+    parser.add_argument(
+        "--require-participant",
+        action="store_true",
+        help="start a session only with a participant ID in the page's address "
+        "(?participant=, ?PROLIFIC_PID=, ?pid= or ?workerId=)",
+    )
+    parser.add_argument(
+        "--behind-proxy",
+        action="store_true",
+        help="count addresses by the X-Forwarded-For header that a reverse proxy "
+        "on this host adds (use only behind such a proxy)",
+    )
+
+
+def _serve_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The keyword arguments of :func:`serve` from :func:`_add_serve_options`."""
+    return {
+        "read_timeout_s": args.read_timeout,
+        "max_connections": args.max_connections,
+        "sessions_per_address": args.sessions_per_address,
+        "session_window_s": args.session_window,
+        "require_participant": args.require_participant,
+        "behind_proxy": args.behind_proxy,
+    }
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Command line: ``python -m stecflow.server {serve,export} STUDY [options]``."""
     parser = argparse.ArgumentParser(prog="python -m stecflow.server")
@@ -1267,6 +1697,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--db", default=None)
     run.add_argument("--abandon-after", type=float, default=DEFAULT_ABANDON_AFTER_S)
     run.add_argument("--synchronous", choices=("FULL", "NORMAL"), default="FULL")
+    _add_serve_options(run)
     out = sub.add_parser("export", help="export the responses as TSV")
     out.add_argument("study_dir")
     out.add_argument("--out", required=True)
@@ -1285,6 +1716,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 db_path=args.db,
                 abandon_after_s=args.abandon_after,
                 synchronous=args.synchronous,
+                **_serve_options(args),
             )
         else:
             export_responses(

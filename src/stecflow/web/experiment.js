@@ -105,8 +105,11 @@
     return Array.from(data, (b) => b.toString(16).padStart(2, "0")).join("");
   }
 
+  // The participant ID from the link: ?participant=, Prolific's ?PROLIFIC_PID=,
+  // ?pid= or MTurk's ?workerId= (sent when the session is created).
   function participantId() {
-    const raw = params.get("participant") || params.get("PROLIFIC_PID") || "";
+    const raw =
+      params.get("participant") || params.get("PROLIFIC_PID") || params.get("pid") || params.get("workerId") || "";
     const clean = raw.replace(/[^A-Za-z0-9_-]/g, "").slice(0, 64);
     return clean || null;
   }

@@ -1,0 +1,28 @@
+"""The page sends the participant ID of its link; a server can require one."""
+
+from __future__ import annotations
+
+import sqlite3
+
+from stecflow.server import make_server
+from tests.browser.driver import Participant, load_document
+from tests.browser.studykit import FAST, build_demo_study
+
+
+def test_participant_id_from_the_link_is_required_and_stored(tmp_path, watched):
+    study = build_demo_study(tmp_path, task="rating", settings=FAST)
+    doc = load_document(study)
+    db = tmp_path / "responses.sqlite"
+    options = {"db_path": db, "require_participant": True}
+    with make_server(study, port=0, **options).start() as server:
+        page = watched.page
+        page.goto(server.url)  # no ID in the link: the page says what is missing
+        assert Participant(page, doc).run() == "error"
+        assert "needs your participant ID" in page.text_content("#error")
+        page.goto(server.url + "?pid=W-42")
+        person = Participant(page, doc)
+        assert person.run(stop=lambda screen, order: screen == "rating") == "rating"
+    with sqlite3.connect(db) as connection:
+        stored = connection.execute("SELECT participant FROM sessions").fetchall()
+    assert stored == [("W-42",)]
+    watched.assert_clean(allow=("status of 400",))
