@@ -10,8 +10,6 @@ order (kind, then subject), so the same inputs always give the same list.
 
 from __future__ import annotations
 
-import csv
-import io
 import json
 import math
 import zipfile
@@ -21,7 +19,7 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 from .errors import StecflowError
-from .io import read_json, read_tsv
+from .io import parse_tsv, read_json, read_tsv
 
 __all__ = [
     "KINDS",
@@ -77,12 +75,6 @@ class Results:
     signatures: dict[str, str] = field(default_factory=dict)
     analyses: dict[str, str] = field(default_factory=dict)
     studies: list[str] = field(default_factory=list)
-
-
-def _parse_tsv(text: str) -> list[dict[str, str]]:
-    return list(
-        csv.DictReader(io.StringIO(text), delimiter="\t", quoting=csv.QUOTE_NONE)
-    )
 
 
 def _float(value: str | None) -> float | None:
@@ -195,8 +187,8 @@ def read_release(path: str | Path) -> Results:
             ) from None
         return _results(
             config,
-            _parse_tsv(text("validation/summary.tsv")),
-            _parse_tsv(text("scores/systems.tsv")),
+            parse_tsv(text("validation/summary.tsv")),
+            parse_tsv(text("scores/systems.tsv")),
             stats,
         )
 

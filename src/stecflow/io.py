@@ -3,29 +3,185 @@
 JSON: sorted keys, indent 2, UTF-8, trailing newline, NaN as null. TSV: a fixed
 column order, ``\\n`` line endings, no index, floats through :func:`format_float`
 (NaN and None as the empty string).
+
+TSV cells are safe to open in a spreadsheet and to split into lines, and read back
+as they were written (:func:`iter_tsv` undoes both steps):
+
+* *Escaping* (every cell, :func:`escape_cell`): a backslash, tab, line feed and
+  carriage return become ``\\\\``, ``\\t``, ``\\n`` and ``\\r``; every other
+  control character (C0, DEL, C1) and the line and paragraph separators U+2028 and
+  U+2029 become ``\\xNN`` or ``\\uNNNN``. A cell never holds a character that any
+  reader (a spreadsheet, :meth:`str.splitlines`, a JavaScript parser) takes for the
+  end of a line or of a cell.
+* *Formula neutralisation* (cells of :data:`FREE_TEXT_COLUMNS` only,
+  :func:`neutralise_formula`): free text supplied from outside (a team's system
+  description, a participant's ID, a free-text answer, a comment) that starts with
+  ``=``, ``+``, ``-``, ``@``, a tab or a carriage return gets a leading ``'``, as
+  OWASP recommends against CSV injection, so that a spreadsheet shows it as text
+  instead of running it. Values stecflow itself produces (``+LOC``/``-LOC``
+  conditions, scores such as ``-0.37``) are in other columns and left alone: the
+  decision is by column, never by guessing from the value.
+
+The report's CSV downloads (:meth:`stecflow.report.tables.Table.to_csv`) neutralise
+the same columns.
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
 import math
+import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "FORMULA_TRIGGERS",
+    "FREE_TEXT_COLUMNS",
+    "decode_cell",
+    "escape_cell",
     "format_float",
     "format_tsv",
     "iter_tsv",
+    "neutralise_formula",
+    "parse_tsv",
     "read_json",
     "read_tsv",
+    "restore_formula",
+    "unescape_cell",
     "write_json",
     "write_tsv",
 ]
 
 #: Significant digits kept for floats in result files.
 FLOAT_DIGITS = 10
+
+#: Columns (of every TSV stecflow writes, and of the report's CSV downloads) that
+#: hold free text supplied from outside the project, or messages that may begin
+#: with such text; their cells are neutralised (:func:`neutralise_formula`). The
+#: one list: add a column here when a table gains outside free text.
+FREE_TEXT_COLUMNS: frozenset[str] = frozenset(
+    {
+        # Submissions: folder names (a folder that is no valid submission keeps its
+        # name) and what teams wrote in system.yaml.
+        "team",
+        "system",
+        "description",
+        "submitted",
+        "folder",
+        # Human-study responses: IDs and answers as participants, their browsers or
+        # another lab tool gave them (rows that match no design trial keep them).
+        "participant",
+        "session",
+        "subject",
+        "list",
+        "item",
+        "chosen_entity",
+        "target_entity",
+        "choice",
+        # Comments, and messages that may start with a value quoted from outside
+        # ("-5 is outside 0-100", "<folder>: not a submission").
+        "correction_reason",
+        "original_values",
+        "first_error",
+        "reason",
+        "problem",
+        "where",
+        "detail",
+        "field",
+    }
+)
+
+#: First characters that make a spreadsheet read a cell as a formula (OWASP, "CSV
+#: injection").
+FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+
+# A cell that needs the ' prefix: a trigger after any number of quotes (so that a
+# value already starting with ' and a trigger stays distinct and round-trips).
+_TRIGGER = "[" + re.escape("".join(FORMULA_TRIGGERS)) + "]"
+_FORMULA = re.compile("'*" + _TRIGGER)
+_NEUTRALISED = re.compile("''*" + _TRIGGER)
+_TO_ESCAPE = re.compile(r"[\\\x00-\x1f\x7f-\x9f\u2028\u2029]")
+# The same without the tab, to check a whole line at once (tabs are counted).
+_SPECIAL = re.compile(r"[\\\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
+_ESCAPED = re.compile(r"\\(?:[\\tnr]|x[0-9a-f]{2}|u[0-9a-f]{4})")
+_SHORT = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+_SHORT_BACK = {v: k for k, v in _SHORT.items()}
+
+
+def neutralise_formula(text: str) -> str:
+    """Prefix ``'`` to *text* a spreadsheet would run as a formula.
+
+    Text starting with one of :data:`FORMULA_TRIGGERS`, possibly after quotes,
+    gets one more quote; :func:`restore_formula` removes it.
+
+    >>> print(neutralise_formula('=HYPERLINK("http://x","y")'))
+    '=HYPERLINK("http://x","y")
+    >>> neutralise_formula("+cmd"), neutralise_formula("'+cmd"), neutralise_formula("a")
+    ("'+cmd", "''+cmd", 'a')
+    """
+    return "'" + text if _FORMULA.match(text) else text
+
+
+def restore_formula(text: str) -> str:
+    """Undo :func:`neutralise_formula`.
+
+    >>> restore_formula("'+cmd"), restore_formula("''+cmd"), restore_formula("'a")
+    ('+cmd', "'+cmd", "'a")
+    """
+    return text[1:] if _NEUTRALISED.match(text) else text
+
+
+def _escape_char(match: re.Match[str]) -> str:
+    char = match.group()
+    short = _SHORT.get(char)
+    if short is not None:
+        return short
+    code = ord(char)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}"
+
+
+def _unescape_char(match: re.Match[str]) -> str:
+    text = match.group()
+    short = _SHORT_BACK.get(text)
+    return short if short is not None else chr(int(text[2:], 16))
+
+
+def escape_cell(text: str) -> str:
+    """Escape backslashes, control characters and U+2028/U+2029 in a TSV cell.
+
+    >>> escape_cell("a\\tb\\u2028c\\x07d\\\\e")
+    'a\\\\tb\\\\u2028c\\\\x07d\\\\\\\\e'
+    """
+    if _TO_ESCAPE.search(text) is None:
+        return text
+    return _TO_ESCAPE.sub(_escape_char, text)
+
+
+def unescape_cell(text: str) -> str:
+    """Undo :func:`escape_cell` (a backslash starting no escape stays as it is).
+
+    >>> text = "a\\tb\\u2028c\\x07d\\\\e"
+    >>> unescape_cell(escape_cell(text)) == text
+    True
+    """
+    if "\\" not in text:
+        return text
+    return _ESCAPED.sub(_unescape_char, text)
+
+
+def decode_cell(text: str, column: str) -> str:
+    """A cell of a TSV stecflow wrote, as the value it was written from.
+
+    >>> decode_cell("'+cmd", "participant"), decode_cell("-0.37", "value")
+    ('+cmd', '-0.37')
+    """
+    text = unescape_cell(text)
+    if column in FREE_TEXT_COLUMNS and text[:1] == "'":
+        return restore_formula(text)
+    return text
 
 
 def format_float(value: float, digits: int = FLOAT_DIGITS) -> str:
@@ -40,7 +196,7 @@ def format_float(value: float, digits: int = FLOAT_DIGITS) -> str:
     return "0" if text == "-0" else text
 
 
-def _cell(value: Any) -> str:
+def _text(value: Any) -> str:
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return ""
     if value.__class__.__name__ in ("NAType", "NaTType"):  # pandas' missing values
@@ -50,15 +206,21 @@ def _cell(value: Any) -> str:
     if isinstance(value, float):
         return format_float(value)
     if isinstance(value, (list, tuple)):
-        return ",".join(_cell(v) for v in value)
-    return str(value).replace("\t", " ").replace("\r", " ").replace("\n", " ")
+        return ",".join(_text(v) for v in value)
+    return str(value)
 
 
 def format_tsv(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str:
     """Render *rows* as TSV text with exactly *columns*, in the order given.
 
+    Cells are escaped, and those of :data:`FREE_TEXT_COLUMNS` neutralised (see the
+    module's docstring).
+
     >>> format_tsv([{"a": 1.5, "b": None}], ["a", "b"])
     'a\\tb\\n1.5\\t\\n'
+    >>> format_tsv([{"participant": "+cmd", "condition": "-LOC", "value": -0.37}],
+    ...            ["participant", "condition", "value"])
+    "participant\\tcondition\\tvalue\\n'+cmd\\t-LOC\\t-0.37\\n"
     """
     return "".join(_tsv_lines(rows, columns))
 
@@ -66,9 +228,18 @@ def format_tsv(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str
 def _tsv_lines(
     rows: Iterable[Mapping[str, Any]], columns: Sequence[str]
 ) -> Iterator[str]:
-    yield "\t".join(columns) + "\n"
+    free = [i for i, c in enumerate(columns) if c in FREE_TEXT_COLUMNS]
+    tabs = len(columns) - 1
+    yield "\t".join(escape_cell(c) for c in columns) + "\n"
     for row in rows:
-        yield "\t".join(_cell(row.get(c)) for c in columns) + "\n"
+        texts = [_text(row.get(c)) for c in columns]
+        for i in free:
+            texts[i] = neutralise_formula(texts[i])
+        line = "\t".join(texts)
+        # One scan of the line in the usual case, where no cell needs escaping.
+        if line.count("\t") != tabs or _SPECIAL.search(line) is not None:
+            line = "\t".join(escape_cell(t) for t in texts)
+        yield line + "\n"
 
 
 def write_tsv(
@@ -90,9 +261,43 @@ def read_tsv(path: str | Path) -> list[dict[str, str]]:
 
 
 def iter_tsv(path: str | Path) -> Iterator[dict[str, str]]:
-    """Read a TSV written by :func:`write_tsv` row by row (for large tables)."""
+    """Read a TSV written by :func:`write_tsv` row by row (for large tables).
+
+    Cells are decoded (:func:`decode_cell`): the values are those written.
+    """
     with open(path, encoding="utf-8", newline="") as handle:
-        yield from csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        yield from _decoded_rows(handle)
+
+
+def parse_tsv(text: str) -> list[dict[str, str]]:
+    """Read TSV text written by :func:`format_tsv` (e.g. from an archive).
+
+    >>> parse_tsv(format_tsv([{"detail": "=1\\u2028x", "n": 2}], ["detail", "n"]))
+    [{'detail': '=1\\u2028x', 'n': '2'}]
+    """
+    return list(_decoded_rows(io.StringIO(text, newline="")))
+
+
+def _decoded_rows(lines: Iterable[str]) -> Iterator[dict[str, str]]:
+    marked = [False]  # whether the line just read has anything to decode
+
+    def tap() -> Iterator[str]:
+        for line in lines:
+            marked[0] = "\\" in line or "'" in line
+            yield line
+
+    # Without quoting, the reader takes exactly one line per row.
+    reader = csv.DictReader(tap(), delimiter="\t", quoting=csv.QUOTE_NONE)
+    for row in reader:
+        if not marked[0]:
+            yield row
+            continue
+        for key, value in row.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                continue  # a short or long line: csv's restkey and restval
+            if "\\" in value or (value[:1] == "'" and key in FREE_TEXT_COLUMNS):
+                row[key] = decode_cell(value, key)
+        yield row
 
 
 def _clean(value: Any) -> Any:

@@ -314,3 +314,53 @@ def test_task_from_the_study_config_overrides_the_files(tmp_path):
     )
     assert forced["counts"]["in_analysis"] == 0  # no identification answers
     assert forced["quality"]["by_check"]["no_response"] == 4
+
+
+def test_outside_text_is_safe_in_the_judgments_tsv_and_reads_back(tmp_path):
+    from stecflow.io import read_tsv
+
+    lab = tmp_path / "lab.csv"
+    lab.write_text(
+        "participant,item,system,chosen_entity,identification_time_ms\n"
+        "+cmd,t03,HUMAN-1,e2,3401.2\n+cmd,t01,HUMAN-1,e1,3190.0\n"
+        "+cmd,t04,GRAPH,e3,2877.9\n+cmd,t02,GRAPH,e1,4420.3\n"
+    )
+    reason = "reported a mis-click\u2028(lab log)\x07 3 June"
+    fixes = tmp_path / "fixes.tsv"
+    fixes.write_text(
+        "participant\titem\tfield\tnew_value\treason\n"
+        f"+cmd\tt03\tchosen_entity\te1\t{reason}\n",
+        encoding="utf-8",
+    )
+    folder = tmp_path / "out"
+    merge_study(
+        J / "design_id.tsv",
+        [lab],
+        fixes,
+        J / "testset.xml",
+        {},
+        folder / "judgments.tsv",
+        folder / "quality.tsv",
+        folder / "summary.json",
+    )
+    text = (folder / "judgments.tsv").read_text(encoding="utf-8")
+    assert len(text.splitlines()) == 5  # the header and four trials
+    assert "\u2028" not in text and "\x07" not in text
+    raw = [dict(zip(JUDGMENT_COLUMNS, line.split("\t"), strict=True))
+           for line in text.split("\n")[1:-1]]  # fmt: skip
+    assert {(r["participant"], r["session"], r["subject"]) for r in raw} == {
+        ("'+cmd", "'+cmd", "'+cmd")
+    }
+    [fixed] = [r for r in raw if r["corrected"] == "true"]
+    assert (
+        fixed["correction_reason"] == "reported a mis-click\\u2028(lab log)\\x07 3 June"
+    )
+    assert fixed["condition"] == "-LOC" and fixed["item"] == "t03"
+    # Read back as written: the library's reader and the statistics' pandas reader.
+    back = read_tsv(folder / "judgments.tsv")
+    assert {r["participant"] for r in back} == {"+cmd"}
+    assert [r["correction_reason"] for r in back if r["corrected"] == "true"] == [
+        reason
+    ]
+    frame = read(folder / "judgments.tsv")
+    assert len(frame) == 4 and frame["in_analysis"].tolist() == ["true"] * 4

@@ -7,7 +7,7 @@ import pytest
 import yaml
 
 from stecflow.corpus import read_items
-from stecflow.io import write_tsv
+from stecflow.io import parse_tsv, write_tsv
 from stecflow.release import build_release, pseudonym, pseudonymise_table
 from stecflow.validation import validate_submission, write_validation
 from tests.conftest import REPO
@@ -149,3 +149,46 @@ def test_datasheet_and_citation(inputs, tmp_path):
         datasheet = archive.read("DATASHEET.md").decode()
     assert "cff-version: 1.2.0" in citation and 'license: "CC-BY-4.0"' in citation
     assert "Human Evaluation Datasheet" in datasheet and "5.1 Approval" in datasheet
+
+
+def test_outside_text_in_released_tables_is_safe_and_unchanged(inputs, tmp_path):
+    config, records, campaign, _, scores = inputs
+    columns = ["participant", "session", "condition", "value", "correction_reason"]
+    reason = "mis-click\u2028(lab log)\x07"
+    judgments = tmp_path / "j" / "rating.tsv"
+    write_tsv(
+        [
+            {
+                "participant": "+cmd",
+                "session": "=1+1",
+                "condition": "+LOC",
+                "value": -0.37,
+                "correction_reason": reason,
+            }
+        ],
+        columns,
+        judgments,
+    )
+    config = {**config, "release": {**config["release"], "keep_columns": columns}}
+    build_release(
+        config,
+        validation_records=records,
+        submissions_root=campaign / "submissions",
+        files={"scores/systems.tsv": scores},
+        judgments=[judgments],
+        out_zip=tmp_path / "a.zip",
+    )
+    with zipfile.ZipFile(tmp_path / "a.zip") as archive:
+        data = archive.read("judgments/rating.tsv")
+    # Read and written again on the way in: no second quote, nothing lost.
+    assert data == judgments.read_bytes()
+    assert data.decode().split("\n")[1].split("\t") == [
+        "'+cmd",
+        "'=1+1",
+        "+LOC",
+        "-0.37",
+        "mis-click\\u2028(lab log)\\x07",
+    ]
+    [row] = parse_tsv(data.decode())
+    assert (row["participant"], row["session"]) == ("+cmd", "=1+1")
+    assert row["correction_reason"] == reason

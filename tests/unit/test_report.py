@@ -573,6 +573,36 @@ def test_table_csv_and_latex():
     assert latex_escape("50% #1 {x}") == r"50\% \#1 \{x\}"
 
 
+def test_table_csv_neutralises_free_text_columns_only():
+    table = Table(
+        "t",
+        "c",
+        [
+            Column("system", "System", align="l"),
+            Column("description", "Description", align="l"),
+            Column("subset", "Subset", align="l", csv=("subset_kind", "subset")),
+            Column("delta", "Difference"),
+        ],
+        [
+            Row(
+                (
+                    Cell("+team/sys"),
+                    Cell('=HYPERLINK("http://x","y")'),
+                    Cell("+LOC", csv=("condition", "+LOC")),
+                    Cell("-0.37"),
+                )
+            ),
+            Row((Cell("A"), Cell("@me\u2028-you"), Cell("-LOC"), Cell("+1"))),
+        ],
+    )
+    assert list(csv.reader(io.StringIO(table.to_csv()))) == [
+        ["system", "description", "subset_kind", "subset", "delta"],
+        ["'+team/sys", '\'=HYPERLINK("http://x","y")', "condition", "+LOC", "-0.37"],
+        ["A", "'@me\u2028-you", "-LOC", "", "+1"],
+    ]
+    assert "'" not in table.to_latex()
+
+
 def test_report_tables_download_as_latex(tiny_html):
     latex = table_latex(tiny_html, "scores-main")
     assert latex.startswith("% needs \\usepackage{booktabs}")
@@ -700,3 +730,49 @@ def test_missing_previous_release_is_a_clear_error(tiny_inputs, tmp_path):
             out_html=tmp_path / "index.html",
             previous_release=tmp_path / "missing.zip",
         )
+
+
+def test_outside_text_is_neutralised_in_csv_downloads_and_the_release(
+    tiny_inputs, tmp_path
+):
+    import zipfile
+
+    from stecflow.release import build_release
+
+    inputs = copy_inputs(tiny_inputs, tmp_path)
+    evil = '=HYPERLINK("http://x","y")'
+    path = next(p for p in inputs["validation_records"] if "alpha" in str(p))
+    record = json.loads(path.read_text())
+    record["metadata"]["description"] = evil
+    write_json(record, path)
+    html = render_report(**inputs, out_html=tmp_path / "index.html")
+    participants = table_csv(html, "participants")
+    column = participants[0].index("description")
+    alpha = [r for r in participants[1:] if r[0] == "alpha"]
+    assert [r[column] for r in alpha] == ["'" + evil]
+    # The page shows the text as it is (HTML is not a spreadsheet).
+    assert "=HYPERLINK(&#34;http://x&#34;,&#34;y&#34;)" in html
+    # Every other CSV cell starting with ' is that one: the ±LOC subsets, say, are
+    # left alone.
+    cells = []
+    for table_id in re.findall(r'<figure class="table" id="([^"]+)"', html):
+        rows = table_csv(html, table_id)
+        for r in rows[1:]:
+            cells += [(table_id, h, c) for h, c in zip(rows[0], r, strict=True)]
+    assert [c for c in cells if c[2].startswith("'")] == [
+        ("participants", "description", "'" + evil)
+    ]
+    subsets = {c for t, h, c in cells if h == "subset"}
+    assert {"+LOC", "-LOC"} <= subsets
+    # The release carries the report as rendered.
+    build_release(
+        inputs["config"],
+        validation_records=[],
+        submissions_root=tmp_path,
+        files={"report/index.html": tmp_path / "index.html"},
+        out_zip=tmp_path / "release.zip",
+    )
+    with zipfile.ZipFile(tmp_path / "release.zip") as archive:
+        released = archive.read("report/index.html").decode("utf-8")
+    released_rows = table_csv(released, "participants")[1:]
+    assert [r[column] for r in released_rows if r[0] == "alpha"] == ["'" + evil]

@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from stecflow.io import decode_cell
 from stecflow.judgments._common import (
     IMPORT_COLUMNS,
     JudgmentsError,
@@ -366,6 +367,10 @@ def read_response_table(
     strict : bool, default False
         Raise at the first unusable row instead of keeping it with a flag.
 
+    Cells are decoded as :func:`stecflow.io.write_tsv` (which writes the
+    server's export and simulated answers) encodes them: escapes undone, the
+    ``'`` that neutralises a formula-like participant ID removed.
+
     Returns
     -------
     ImportResult
@@ -406,7 +411,9 @@ def read_response_table(
         fields = _check_width(fields, header, problems)
         row = _empty_row(source_file=source, source_line=line)
         for name, text in zip(header, fields, strict=True):
-            row[name] = _parse_value(name, text, problems)
+            # stecflow wrote the file (write_tsv): undo its escapes and the
+            # formula neutralisation of free-text cells (stecflow.io).
+            row[name] = _parse_value(name, decode_cell(text, name), problems)
         if row["simulated"] is None:
             row["simulated"] = False
         row["source_format"] = (

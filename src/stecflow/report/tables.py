@@ -14,6 +14,7 @@ import io
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
+from ..io import FREE_TEXT_COLUMNS, neutralise_formula
 from .formatting import latex_escape
 
 __all__ = ["Cell", "Column", "Row", "Table", "data_uri"]
@@ -177,6 +178,11 @@ class Table:
     def to_csv(self) -> str:
         """The table as CSV: one header line, divider rows left out, ``\\n`` ends.
 
+        Cells of the CSV columns named in :data:`stecflow.io.FREE_TEXT_COLUMNS`
+        (text from teams or participants) that a spreadsheet would run as a
+        formula get a leading ``'`` (:func:`stecflow.io.neutralise_formula`);
+        other columns (scores such as ``-0.37``, ``+LOC`` subsets) are left alone.
+
         Examples
         --------
         >>> t = Table("t", "c", [Column("system", "System", align="l"),
@@ -186,17 +192,29 @@ class Table:
         >>> print(t.to_csv(), end="")
         system,se,se_ci_low,se_ci_high
         GRAPH,6.41,5.90,6.95
+        >>> t = Table("p", "c", [Column("description", "Description", align="l"),
+        ...     Column("value", "Value")], [Row((Cell("=1+1"), Cell("-0.37")))])
+        >>> print(t.to_csv(), end="")
+        description,value
+        '=1+1,-0.37
         """
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        writer.writerow([name for c in self.columns for name in c.csv_names])
+        names = [name for c in self.columns for name in c.csv_names]
+        free = [name in FREE_TEXT_COLUMNS for name in names]
+        writer.writerow(names)
         for row in self.rows:
             if row.heading:
                 continue
             values: list[str] = []
             for column, cell in zip(self.columns, row.cells, strict=True):
                 values.extend(cell.csv_values(len(column.csv_names)))
-            writer.writerow(values)
+            writer.writerow(
+                [
+                    neutralise_formula(v) if f and isinstance(v, str) else v
+                    for v, f in zip(values, free, strict=True)
+                ]
+            )
         return out.getvalue()
 
     # -- LaTeX ----------------------------------------------------------------
