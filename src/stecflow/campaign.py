@@ -8,14 +8,16 @@ names and is what every stage uses.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .errors import ConfigError
-from .ids import is_valid_id
+from .ids import MAX_ID_LENGTH, is_valid_id
 from .model import Item
+from .safepath import leads_outside, read_inside
 
 __all__ = [
     "DATA_FORMATS",
@@ -48,13 +50,28 @@ def discover_submissions(root: str | Path) -> Discovery:
     """Find ``<root>/<team>/<system>/`` folders, sorted, in one pass.
 
     Hidden entries (names starting with ``.``) are ignored. Files where a team or
-    system folder is expected, and folder names that are not valid IDs, are listed
-    as problems.
+    system folder is expected, folder names that are not valid IDs (see
+    :mod:`stecflow.ids`), and symbolic links that lead out of *root* are listed as
+    problems; links that stay inside *root* are followed (see
+    :mod:`stecflow.safepath`).
 
     Parameters
     ----------
     root
         The submissions folder; a missing folder means no submissions.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> base = pathlib.Path(tempfile.mkdtemp())
+    >>> (base / "subs" / "team-1" / "primary").mkdir(parents=True)
+    >>> (base / "elsewhere").mkdir()
+    >>> (base / "subs" / "team-2").symlink_to(base / "elsewhere")
+    >>> found = discover_submissions(base / "subs")
+    >>> found.submissions
+    (('team-1', 'primary'),)
+    >>> found.problems[0][0]
+    'team-2'
     """
     root = Path(root)
     found: list[tuple[str, str]] = []
@@ -64,26 +81,53 @@ def discover_submissions(root: str | Path) -> Discovery:
     for team_dir in sorted(root.iterdir()):
         if team_dir.name.startswith("."):
             continue
-        if not team_dir.is_dir():
-            problems.append((team_dir.name, "a file where a team folder was expected"))
+        team = _shown_name(team_dir.name)
+        problem = _folder_problem(team_dir, root, "team")
+        if problem:
+            problems.append((team, problem))
             continue
         for system_dir in sorted(team_dir.iterdir()):
-            name = f"{team_dir.name}/{system_dir.name}"
             if system_dir.name.startswith("."):
                 continue
-            if not system_dir.is_dir():
-                problems.append((name, "a file where a system folder was expected"))
+            name = f"{team}/{_shown_name(system_dir.name)}"
+            problem = _folder_problem(system_dir, root, "system")
+            if problem:
+                problems.append((name, problem))
             elif not (is_valid_id(team_dir.name) and is_valid_id(system_dir.name)):
                 problems.append(
                     (
                         name,
-                        "folder names may use only letters, digits, '-' and '_' and"
-                        " must start with a letter or digit; rename the folder",
+                        "folder names may use only letters (a-z, A-Z), digits, '-' and"
+                        " '_', must start with a letter or digit and have at most"
+                        f" {MAX_ID_LENGTH} characters; rename the folder",
                     )
                 )
             else:
                 found.append((team_dir.name, system_dir.name))
     return Discovery(tuple(found), tuple(problems))
+
+
+def _shown_name(name: str) -> str:
+    """A folder name as text for the summary (bytes that are not UTF-8 escaped).
+
+    >>> _shown_name("caf\\udce9")
+    'caf\\\\xe9'
+    """
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
+def _folder_problem(folder: Path, root: Path, kind: str) -> str | None:
+    """Why *folder* cannot be a team or system folder, or None if it can."""
+    if leads_outside(folder, root):
+        return (
+            "a symbolic link that leads out of the submissions folder (stecflow"
+            f" follows links only inside it); put the {kind} folder itself here"
+        )
+    if not folder.is_dir():
+        if folder.is_symlink() and not folder.exists():
+            return f"a symbolic link to nothing where a {kind} folder was expected"
+        return f"a file where a {kind} folder was expected"
+    return None
 
 
 def late_submissions(
@@ -94,8 +138,9 @@ def late_submissions(
     The workflow keeps these out of the inputs of the statistics (unless the config
     includes late submissions), so that adding one re-runs its own jobs and the
     tables and report that list it, not the analyses. Validation stays the judge:
-    a file that cannot be read here counts as on time, and the statistics still
-    drop whatever its validation record calls late.
+    a file that cannot be read here (or is a link leading out of *root*) counts as
+    on time, and the statistics still drop whatever its validation record calls
+    late.
 
     >>> import tempfile, pathlib
     >>> root = pathlib.Path(tempfile.mkdtemp())
@@ -107,15 +152,16 @@ def late_submissions(
     """
     import yaml
 
+    from .errors import SubmissionError
     from .validation import is_late, timestamp_text
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     late = set()
     for team, system in submissions:
         try:
-            text = (Path(root) / team / system / "system.yaml").read_text("utf-8")
-            metadata = yaml.load(text, Loader=loader)  # noqa: S506 (a safe loader)
-        except (OSError, UnicodeDecodeError, yaml.YAMLError):
+            data = read_inside(Path(root) / team / system / "system.yaml", root)
+            metadata = yaml.load(data.decode("utf-8"), Loader=loader)  # noqa: S506
+        except (OSError, SubmissionError, UnicodeDecodeError, yaml.YAMLError):
             continue
         if isinstance(metadata, dict):
             submitted = timestamp_text(metadata.get("submitted"))

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from .io import format_tsv, read_json, read_tsv
+from .safepath import read_submission_file
 
 __all__ = [
     "PERSONAL_COLUMNS",
@@ -271,7 +272,7 @@ def build_release(
         if record["status"] == "accepted" and record["metadata"].get("release_consent"):
             folder = Path(submissions_root) / record["team"] / record["system"]
             for leaf in ("system.yaml", "outputs.xml"):
-                data = (folder / leaf).read_bytes()
+                data = read_submission_file(folder, leaf)  # no link out of it
                 if leaf == "system.yaml":
                     data = _without_contact(data)
                 entries[f"submissions/{name}/{leaf}"] = data

@@ -454,6 +454,7 @@ def score_submission(
     A rejected submission is not scored: its files say ``skipped`` and why.
     """
     from .corpus import read_items
+    from .safepath import read_submission_file
     from .submission import OUTPUTS_FILE
     from .validation import read_outputs
 
@@ -473,7 +474,7 @@ def score_submission(
         log.info("%s/%s skipped: %s", record["team"], record["system"], reason)
         return summary
     items = read_items(testset_path)
-    data = (Path(submission_dir) / OUTPUTS_FILE).read_bytes()
+    data = read_submission_file(submission_dir, OUTPUTS_FILE)  # no link out of it
     outputs, problems = read_outputs(data, OUTPUTS_FILE, items, record["tasks"])
     errors = [p for p in problems if p.severity == "error"]
     if errors:  # the files changed since validation; never score unchecked data

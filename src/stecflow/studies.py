@@ -273,6 +273,7 @@ def build_stimuli(
         The summary of :func:`stecflow.stimuli.build_study` (with ``sha256``).
     """
     from .corpus import read_items
+    from .safepath import read_submission_file
     from .stimuli import build_study
     from .submission import OUTPUTS_FILE
     from .validation import read_outputs
@@ -289,7 +290,7 @@ def build_stimuli(
         items += read_items(practice_path)
     outputs_by_system = {}
     for system, folder in sorted(submission_dirs.items()):
-        data = (Path(folder) / OUTPUTS_FILE).read_bytes()
+        data = read_submission_file(folder, OUTPUTS_FILE)  # no link out of it
         outputs, _ = read_outputs(data, f"{system}/{OUTPUTS_FILE}", items, [])
         outputs_by_system[system] = {o.item_id: o.word_string or "" for o in outputs}
     settings = {

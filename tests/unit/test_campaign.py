@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+import os
+
 import pytest
 import yaml
 
@@ -80,3 +82,31 @@ def test_b5ref_campaign_must_run_attribute_selection():
 def test_unknown_format():
     with pytest.raises(ConfigError, match="unknown format 'csv'"):
         load_testset("x", "csv")
+
+
+#: Folder names discovery takes as submissions: any valid ID, up to 64 characters.
+GOOD_NAMES = ["a", "a" * 20, "a" * 64, "0123456789", "x" + "-_" * 20, "a-b", "team-1"]
+#: Folder names it refuses, each listed as a problem with the reason.
+BAD_NAMES = ["a" * 65, "v1.2", "bad team", "équipe", "-lead", "_lead"]
+
+
+def test_discovery_takes_every_valid_id_and_lists_the_others(tmp_path):
+    for name in GOOD_NAMES + BAD_NAMES:
+        (tmp_path / "team" / name).mkdir(parents=True)
+        (tmp_path / name / "primary").mkdir(parents=True)
+    (tmp_path / os.fsdecode(b"caf\xe9") / "primary").mkdir(parents=True)
+    found = discover_submissions(tmp_path)
+    assert found.submissions == tuple(
+        sorted([("team", n) for n in GOOD_NAMES] + [(n, "primary") for n in GOOD_NAMES])
+    )
+    reason = (
+        "folder names may use only letters (a-z, A-Z), digits, '-' and '_', must"
+        " start with a letter or digit and have at most 64 characters; rename the"
+        " folder"
+    )
+    expected = sorted(
+        [(f"team/{n}", reason) for n in BAD_NAMES]
+        + [(f"{n}/primary", reason) for n in BAD_NAMES]
+        + [("caf\\xe9/primary", reason)]  # not UTF-8: shown escaped, never dropped
+    )
+    assert sorted(found.problems) == expected

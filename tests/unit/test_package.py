@@ -54,6 +54,8 @@ def test_adapters_have_no_import_side_effects_and_call_the_library(tmp_path):
             ),
             params=SimpleNamespace(
                 submission_dir=str(campaign / "submissions" / "alpha" / "sys1"),
+                team="alpha",
+                system="sys1",
                 tasks=["end_to_end", "attribute_selection"],
                 deadline=None,
             ),
@@ -115,7 +117,8 @@ testset = {str(campaign / "testset.xml")!r}
 runpy.run_path(scripts + "/validate_submission.py")["main"](N(
     input=N(testset=testset),
     output=N(record=tmp + "/v.json", report=tmp + "/v.md"),
-    params=N(submission_dir=sub, tasks=["end_to_end", "attribute_selection"], deadline=None),
+    params=N(submission_dir=sub, team="alpha", system="sys1",
+             tasks=["end_to_end", "attribute_selection"], deadline=None),
     wildcards=N(team="alpha", system="sys1"), log=[tmp + "/v.log"]))
 runpy.run_path(scripts + "/score_submission.py")["main"](N(
     input=N(validation=tmp + "/v.json", testset=testset),

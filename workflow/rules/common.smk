@@ -6,15 +6,15 @@ import functools
 from snakemake.common.tbdstring import TBDString
 from snakemake.utils import validate
 
-from stecflow import analysis, campaign, ids, scoring, studies
+from stecflow import analysis, campaign, ids, safepath, scoring, studies
 from stecflow import resources as sizing
 
 validate(config, schema="../schemas/config.schema.yaml")
 campaign.check_config(config)
 DISCOVERY = campaign.discover_submissions(config["submissions"]["root"])
 SUBMISSIONS = DISCOVERY.submissions  # sorted (team, system) pairs: the sole scan
-SUBMISSION_TEAMS = [team for team, _ in SUBMISSIONS]
-SUBMISSION_SYSTEMS = [system for _, system in SUBMISSIONS]
+# The per-submission wildcard's values, "<team>/<system>." (see below).
+SUBMISSION_WILDCARDS = [ids.submission_wildcard(t, s) for t, s in SUBMISSIONS]
 # Signatures of the configured metrics: a param of the scoring rule, so changing a
 # metric's settings or version re-runs scoring and what depends on it.
 METRIC_SIGNATURES = sorted(scoring.metric_signatures(config["scoring"]).values())
@@ -31,41 +31,59 @@ RELEASE_ARCHIVE = (
 )
 
 
+# Per-submission files are results/<stage>/<team>/<system>.<ext>, written with one
+# wildcard, {submission} = "<team>/<system>." (dot included), not {team}/{system}:
+# Snakemake refuses wildcard values that end in one piece repeated 20 times or
+# more, which valid IDs such as "aaaaaaaaaaaaaaaaaaaa" do (see stecflow.ids).
 wildcard_constraints:
-    team=ids.ID_REGEX,
-    system=ids.ID_REGEX,
+    submission=ids.SUBMISSION_WILDCARD_REGEX,
     analysis=ids.ID_REGEX,
     study=ids.ID_REGEX,
 
 
+def get_team(wildcards):
+    """The team of one submission."""
+    return ids.split_submission_wildcard(wildcards.submission)[0]
+
+
+def get_system(wildcards):
+    """The system of one submission."""
+    return ids.split_submission_wildcard(wildcards.submission)[1]
+
+
 def get_submission_dir(wildcards):
     """The folder of one submission."""
-    return f"{config['submissions']['root']}/{wildcards.team}/{wildcards.system}"
+    team, system = ids.split_submission_wildcard(wildcards.submission)
+    return f"{config['submissions']['root']}/{team}/{system}"
 
 
 def get_submission_files(wildcards):
-    """The submission's files that exist (missing ones are reported by validation)."""
+    """The submission's files, where they are files inside the submissions folder.
+
+    Missing files and links leading out of the folder are left out (validation
+    reports them), so Snakemake never reads what such a link points at.
+    """
     folder = get_submission_dir(wildcards)
     return [
         f"{folder}/{name}"
         for name in ("system.yaml", "outputs.xml")
-        if os.path.isfile(f"{folder}/{name}")
+        if safepath.is_submission_file(folder, name)
     ]
 
 
 def per_submission(pattern):
-    """*pattern* ({team}, {system}) for every submission, in discovery order."""
-    return expand(pattern, zip, team=SUBMISSION_TEAMS, system=SUBMISSION_SYSTEMS)
+    """*pattern* ({submission}) for every submission, in discovery order."""
+    return expand(pattern, submission=SUBMISSION_WILDCARDS)
 
 
 def get_validation_records(wildcards):
     """Every submission's validation record."""
-    return per_submission("results/validation/{team}/{system}.json")
+    return per_submission("results/validation/{submission}json")
 
 
 def get_score_summaries(wildcards):
     """Every submission's score summary."""
-    return per_submission("results/scores/systems/{team}/{system}.json")
+    return per_submission("results/scores/systems/{submission}json")
 
 
 @functools.cache
@@ -120,12 +138,18 @@ def get_study_submission_dirs(wildcards):
 
 
 def get_study_outputs(wildcards):
-    """The outputs files of one study's systems (and their validation records)."""
+    """The outputs files of one study's systems (and their validation records).
+
+    An outputs file that is a link leading out of the submissions folder is left
+    out: the study's job refuses it, naming the link.
+    """
     systems = STUDIES[wildcards.study]["systems"]
     root = config["submissions"]["root"]
-    return [f"{root}/{s}/outputs.xml" for s in systems] + [
-        f"results/validation/{s}.json" for s in systems
-    ]
+    return [
+        f"{root}/{s}/outputs.xml"
+        for s in systems
+        if not safepath.leads_outside(f"{root}/{s}/outputs.xml", root)
+    ] + [f"results/validation/{s}.json" for s in systems]
 
 
 def get_images_dir(wildcards):

@@ -1,16 +1,18 @@
+# {submission} is "<team>/<system>." (dot included), so "{submission}json" is
+# <team>/<system>.json: see wildcard_constraints in common.smk.
 rule score_submission:
     """Score one submission with every configured metric (rejected ones pass through)."""
     input:
-        validation="results/validation/{team}/{system}.json",
+        validation="results/validation/{submission}json",
         testset="results/data/testset.xml",
         files=get_submission_files,
     output:
-        item_scores="results/scores/items/{team}/{system}.tsv",
-        summary="results/scores/systems/{team}/{system}.json",
+        item_scores="results/scores/items/{submission}tsv",
+        summary="results/scores/systems/{submission}json",
     log:
-        "results/logs/score_submission/{team}/{system}.log",
+        "results/logs/score_submission/{submission}log",
     benchmark:
-        "results/benchmarks/score_submission/{team}/{system}.tsv"
+        "results/benchmarks/score_submission/{submission}tsv"
     resources:
         mem_mb=mem_mb(500, 50),
         runtime=runtime(10, 2),

@@ -17,23 +17,27 @@ rule prepare_testset:
         "../scripts/prepare_testset.py"
 
 
+# {submission} is "<team>/<system>." (dot included), so "{submission}json" is
+# <team>/<system>.json: see wildcard_constraints in common.smk.
 rule validate_submission:
     """Check one submission against the test set; broken ones are recorded as rejected."""
     input:
         testset="results/data/testset.xml",
         files=get_submission_files,
     output:
-        record="results/validation/{team}/{system}.json",
-        report="results/validation/{team}/{system}.md",
+        record="results/validation/{submission}json",
+        report="results/validation/{submission}md",
     log:
-        "results/logs/validate_submission/{team}/{system}.log",
+        "results/logs/validate_submission/{submission}log",
     benchmark:
-        "results/benchmarks/validate_submission/{team}/{system}.tsv"
+        "results/benchmarks/validate_submission/{submission}tsv"
     resources:
         mem_mb=mem_mb(300, 20),
         runtime=runtime(5),
     params:
         submission_dir=get_submission_dir,
+        team=get_team,
+        system=get_system,
         tasks=config["campaign"]["tasks"],
         deadline=config["campaign"]["deadline"],
     script:

@@ -10,8 +10,8 @@ def main(smk) -> None:
         validate_to_files(
             smk.params.submission_dir,
             smk.input.testset,
-            team=smk.wildcards.team,
-            system=smk.wildcards.system,
+            team=smk.params.team,
+            system=smk.params.system,
             campaign_tasks=smk.params.tasks,
             deadline=smk.params.deadline,
             json_path=smk.output.record,
