@@ -150,25 +150,27 @@ def late_submissions(
     >>> sorted(late_submissions(root, [("t", "s")], "2026-06-01T23:59:59Z"))
     [('t', 's')]
     """
-    import yaml
+    from .errors import StecflowError
+    from .validation import is_late
+    from .yamlsafe import MAX_BYTES as MAX_YAML_BYTES
+    from .yamlsafe import load_yaml
 
-    from .errors import SubmissionError
-    from .validation import is_late, timestamp_text
-
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     late = set()
     for team, system in submissions:
+        path = Path(root) / team / system / "system.yaml"
         try:
-            data = read_inside(Path(root) / team / system / "system.yaml", root)
-            metadata = yaml.load(data.decode("utf-8"), Loader=loader)  # noqa: S506
-        except (OSError, SubmissionError, UnicodeDecodeError, yaml.YAMLError):
+            # the hardened reader: an alias bomb or a huge file must not stall
+            # the DAG build (validation reports what is wrong with them)
+            if path.stat().st_size > MAX_YAML_BYTES:
+                continue
+            metadata = load_yaml(read_inside(path, root), str(path))
+        except (OSError, StecflowError):
             continue
-        if isinstance(metadata, dict):
-            submitted = timestamp_text(metadata.get("submitted"))
-            if is_late(
-                {"late": metadata.get("late"), "submitted": submitted}, deadline
-            ):
-                late.add((team, system))
+        if isinstance(metadata, dict) and is_late(
+            {"late": metadata.get("late"), "submitted": metadata.get("submitted")},
+            deadline,
+        ):
+            late.add((team, system))
     return frozenset(late)
 
 

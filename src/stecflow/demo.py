@@ -1047,7 +1047,8 @@ def write_broken_submission(
     * an attribute value not in the domain (``colour:purple``) in the 20th item;
     * an unknown item ID, ``t999``, after the 20th item;
     * an attribute name not in the domain (``material:wood``) in the 30th item;
-    * a whitespace-only WORD-STRING in the 40th item.
+    * a whitespace-only WORD-STRING in the 40th item (a warning: it is scored as
+      an empty description).
 
     The metadata lacks ``contact``.
 

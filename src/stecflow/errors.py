@@ -6,7 +6,14 @@ that the person who must fix the input can do so without reading our code.
 
 from __future__ import annotations
 
-__all__ = ["ConfigError", "CorpusError", "StecflowError", "SubmissionError", "XMLError"]
+__all__ = [
+    "ConfigError",
+    "CorpusError",
+    "StecflowError",
+    "SubmissionError",
+    "XMLError",
+    "YAMLError",
+]
 
 
 class StecflowError(Exception):
@@ -44,6 +51,10 @@ class ConfigError(StecflowError):
 
 class XMLError(StecflowError):
     """An XML file is malformed, unsafe or too large (the field is the element)."""
+
+
+class YAMLError(StecflowError):
+    """A YAML file from outside is malformed, unsafe or too large."""
 
 
 class CorpusError(StecflowError):

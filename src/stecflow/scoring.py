@@ -456,7 +456,7 @@ def score_submission(
     from .corpus import read_items
     from .safepath import read_submission_file
     from .submission import OUTPUTS_FILE
-    from .validation import read_outputs
+    from .validation import Limits, read_outputs
 
     record = read_json(validation_path)
     identity = {
@@ -475,7 +475,10 @@ def score_submission(
         return summary
     items = read_items(testset_path)
     data = read_submission_file(submission_dir, OUTPUTS_FILE)  # no link out of it
-    outputs, problems = read_outputs(data, OUTPUTS_FILE, items, record["tasks"])
+    limits = Limits.from_config(record.get("limits"))
+    outputs, problems = read_outputs(
+        data, OUTPUTS_FILE, items, record["tasks"], limits
+    )
     errors = [p for p in problems if p.severity == "error"]
     if errors:  # the files changed since validation; never score unchecked data
         raise ValueError(

@@ -16,6 +16,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
+from lxml import etree
+
 from .ids import is_valid_id
 from .io import read_json, write_json, write_tsv
 from .model import Item, Output
@@ -125,7 +127,11 @@ def _submission_schema() -> dict:
 
 
 def _key_lines(text: str) -> dict[str, int]:
-    """Map each top-level YAML key to its line number (1-based)."""
+    """Map each top-level YAML key to its line number (1-based).
+
+    Only called on text that :func:`~stecflow.yamlsafe.load_yaml` has accepted
+    (bounded in size and nesting).
+    """
     import yaml
 
     try:
@@ -135,15 +141,81 @@ def _key_lines(text: str) -> dict[str, int]:
     if not isinstance(node, yaml.MappingNode):
         return {}
     return {
-        k.value: k.start_mark.line + 1 for k, _ in node.value if hasattr(k, "value")
+        str(k.value): k.start_mark.line + 1
+        for k, _ in node.value
+        if isinstance(k, yaml.ScalarNode)
     }
 
 
+#: How the types of the submission schema are named in messages.
+_TYPE_WORDS = {
+    "string": "text",
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "a mapping",
+    "integer": "a whole number",
+    "number": "a number",
+    "null": "nothing (null)",
+}
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """A value as a message shows it: its kind and a short form."""
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        text = value if len(value) <= limit else value[: limit - 3] + "..."
+        more = f", {len(value):,} characters" if len(value) > limit else ""
+        return f"the text {text!r}{more}"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, dict):
+        return f"a mapping of {len(value)} keys"
+    return type(value).__name__
+
+
+def _schema_message(error: Any) -> str:
+    """A jsonschema error in plain words, with the value cut to a readable size."""
+    expected = error.schema.get("description", "")
+    got = _shown(error.instance)
+    if error.validator == "type":
+        types = error.validator_value
+        types = [types] if isinstance(types, str) else types
+        return (
+            f"expected {' or '.join(_TYPE_WORDS.get(t, t) for t in types)}, got {got}"
+        )
+    if error.validator == "pattern":
+        return f"{got} does not have the expected form. {expected}".strip()
+    if error.validator == "enum":
+        allowed = ", ".join(str(v) for v in error.validator_value)
+        return f"expected one of {allowed}, got {got}"
+    if error.validator in ("minLength", "minItems"):
+        return f"{got} is too short"
+    if error.validator in ("maxLength", "maxItems"):
+        return f"{got} is too long (at most {error.validator_value:,})"
+    if error.validator == "uniqueItems":
+        return "the list has repeated entries; give each once"
+    message = error.message
+    return message if len(message) <= 200 else message[:197] + "..."
+
+
 def _read_metadata(
-    path: Path, label: str, team: str, system: str
+    path: Path, label: str, team: str, system: str, max_bytes: int = 64 * 1024
 ) -> tuple[dict[str, Any], list[Problem]]:
+    """Read ``system.yaml`` with the hardened reader and check it against its schema.
+
+    Never raises on bad content: every problem becomes a :class:`Problem` naming
+    the field and, where known, the line. Dates and timestamps come back as ISO
+    8601 text (a date alone means midnight UTC).
+    """
     import jsonschema
-    import yaml
+
+    from .errors import YAMLError
+    from .yamlsafe import load_yaml
 
     if not path.is_file():
         return {}, [
@@ -154,42 +226,40 @@ def _read_metadata(
                 label,
             )
         ]
-    raw = path.read_bytes()
-    try:
-        text = raw.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = raw.count(b"\n", 0, exc.start) + 1
+    size = path.stat().st_size
+    if size > max_bytes:
         return {}, [
             Problem(
-                "undecodable",
-                "bytes are not valid UTF-8; save the file as UTF-8",
+                "metadata_too_large",
+                f"the file is {size:,} bytes; the limit is {max_bytes:,} bytes"
+                " (a system.yaml is a few hundred bytes)",
                 label,
-                line,
             )
         ]
+    with open(path, "rb") as handle:
+        raw = handle.read(max_bytes + 1)
     try:
-        metadata = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
+        metadata = load_yaml(raw, label, max_bytes=max_bytes)
+    except YAMLError as exc:
+        code = "undecodable" if "UTF-8" in exc.message else "bad_yaml"
+        return {}, [Problem(code, exc.message, label, exc.line)]
+    if not isinstance(metadata, dict):
         return {}, [
             Problem(
                 "bad_yaml",
-                f"not valid YAML: {getattr(exc, 'problem', None) or exc}",
+                f"expected a mapping of fields to values, got {_shown(metadata)}",
                 label,
-                mark.line + 1 if mark else None,
+                1,
             )
         ]
-    if not isinstance(metadata, dict):
-        return {}, [
-            Problem("bad_yaml", "expected a mapping of keys to values", label, 1)
-        ]
-    for key, value in list(metadata.items()):
-        metadata[key] = timestamp_text(value)
-    lines = _key_lines(text)
+    lines = _key_lines(raw.decode("utf-8-sig"))
     problems = []
     validator = jsonschema.Draft202012Validator(_submission_schema())
     for error in sorted(validator.iter_errors(metadata), key=lambda e: list(e.path)):
         key = str(error.path[0]) if error.path else None
+        field = key
+        if key is not None and len(error.path) > 1:
+            field = key + "".join(f"[{p}]" for p in list(error.path)[1:])
         if error.validator == "required":
             missing = error.message.split("'")[1]
             problems.append(
@@ -202,17 +272,25 @@ def _read_metadata(
                 )
             )
         elif error.validator == "additionalProperties":
-            problems.append(
-                Problem("unknown_metadata_key", error.message, label, None, key)
-            )
+            known = ", ".join(_submission_schema()["properties"])
+            for extra in sorted(set(metadata) - set(error.schema["properties"])):
+                problems.append(
+                    Problem(
+                        "unknown_metadata_key",
+                        f"unknown field (the fields are: {known})",
+                        label,
+                        lines.get(extra),
+                        extra if len(extra) <= 60 else extra[:57] + "...",
+                    )
+                )
         else:
             problems.append(
                 Problem(
                     "bad_metadata",
-                    f"{error.message}",
+                    _schema_message(error),
                     label,
                     lines.get(key) if key else None,
-                    key,
+                    field,
                 )
             )
     for key, expected in (("team", team), ("system", system)):
@@ -221,7 +299,7 @@ def _read_metadata(
             problems.append(
                 Problem(
                     "metadata_mismatch",
-                    f"says {value!r} but the folder is named {expected!r};"
+                    f"says {_shown(value)} but the folder is named {expected!r};"
                     " make them the same",
                     label,
                     lines.get(key),
@@ -234,11 +312,63 @@ def _read_metadata(
 # ---------------------------------------------------------------------------- outputs
 
 
+@dataclass(frozen=True)
+class Limits:
+    """How large a submission may be; over a limit it is rejected before scoring.
+
+    The defaults fit the REG challenges with room to spare (a TUNA-REG test set
+    of 112 items gives an ``outputs.xml`` of about 20 KB); a campaign sets its
+    own under ``submissions.limits`` in its config.
+    """
+
+    #: ``outputs.xml`` size in MiB, checked before the file is read.
+    max_outputs_mib: float = 16
+    #: ``system.yaml`` size in KiB, checked before the file is read.
+    max_metadata_kib: float = 64
+    #: TRIAL elements in ``outputs.xml``, counted before the file is parsed.
+    max_trials: int = 50_000
+    #: ATTRIBUTE elements in one ATTRIBUTE-SET.
+    max_attributes_per_set: int = 100
+    #: Characters in one WORD-STRING.
+    max_word_string_chars: int = 5_000
+
+    @classmethod
+    def from_config(cls, limits: Mapping[str, Any] | None) -> Limits:
+        """The limits a campaign config's ``submissions.limits`` sets.
+
+        >>> Limits.from_config({"max_trials": 10}).max_trials
+        10
+        >>> Limits.from_config(None) == Limits()
+        True
+        """
+        return cls(**{k: v for k, v in (limits or {}).items() if v is not None})
+
+    @property
+    def outputs_bytes(self) -> int:
+        return int(self.max_outputs_mib * 1024 * 1024)
+
+    @property
+    def metadata_bytes(self) -> int:
+        return int(self.max_metadata_kib * 1024)
+
+
+#: XML attributes each element of an outputs file may carry; others are ignored
+#: with a warning. TRIAL and ATTRIBUTE may repeat what the test set gives them.
+KNOWN_XML_ATTRIBUTES = {
+    "OUTPUTS": frozenset(),
+    "TRIAL": frozenset({"ID", "CONDITION", "SUBDOMAIN"}),
+    "ATTRIBUTE-SET": frozenset(),
+    "ATTRIBUTE": frozenset({"NAME", "VALUE", "TYPE"}),
+    "WORD-STRING": frozenset(),
+}
+
+
 def read_outputs(
     data: bytes,
     label: str,
     items: Sequence[Item],
     tasks: Iterable[str],
+    limits: Limits | None = None,
 ) -> tuple[list[Output], list[Problem]]:
     """Read an outputs file and check it against the test-set *items*.
 
@@ -252,6 +382,8 @@ def read_outputs(
         The test-set items, in test-set order.
     tasks
         The tasks the submission claims; each decides which element is required.
+    limits
+        Size limits (the defaults of :class:`Limits` if not given).
 
     Returns
     -------
@@ -259,24 +391,40 @@ def read_outputs(
         One :class:`Output` per TRIAL that could be read (test-set order), and every
         problem found. Outputs are returned even when there are problems.
     """
+    limits = limits or Limits()
     problems: list[Problem] = []
-    root, xml_problems = parse_xml_lenient(data, label)
+    root, xml_problems = parse_xml_lenient(
+        data, label, max_elements={"TRIAL": limits.max_trials}
+    )
     for p in xml_problems:
-        code = "undecodable" if "not valid" in p.message else "xml_syntax"
-        problems.append(Problem(code, p.message, label, p.line, p.element))
+        if "limit is" in p.message:
+            code = "too_many_trials"
+        elif "not valid" in p.message or p.severity == "warning":
+            code = "undecodable" if p.severity == "error" else "encoding_mismatch"
+        else:
+            code = "xml_syntax"
+        problems.append(Problem(code, p.message, label, p.line, p.element, p.severity))
     if root is None:
         return [], problems
     if root.tag != "OUTPUTS":
+        qname = etree.QName(root)
+        where = (
+            f"in the namespace {qname.namespace!r}; remove the xmlns declaration"
+            if qname.namespace
+            else "expected <OUTPUTS>"
+        )
         problems.append(
             Problem(
                 "unexpected_root",
-                f"the root element is <{root.tag}>; expected <OUTPUTS>",
+                f"the root element is <{qname.localname}> {where}"
+                if qname.namespace
+                else f"the root element is <{root.tag}>; {where}",
                 label,
                 root.sourceline,
-                f"<{root.tag}>",
-                "warning",
+                f"<{qname.localname}>",
             )
         )
+        return [], problems
     by_id = {item.id: item for item in items}
     required = sorted({TASK_OUTPUTS[t] for t in tasks if t in TASK_OUTPUTS})
     first_line: dict[str, int | None] = {}
@@ -328,7 +476,7 @@ def read_outputs(
                 )
             )
             continue
-        outputs[item_id] = _read_trial(trial, item, label, required, problems)
+        outputs[item_id] = _read_trial(trial, item, label, required, limits, problems)
     for item in items:
         if item.id not in first_line:
             problems.append(
@@ -340,84 +488,115 @@ def read_outputs(
                     f"TRIAL {item.id}",
                 )
             )
+    problems.extend(_unknown_xml_attributes(root, label))
     return [outputs[i.id] for i in items if i.id in outputs], problems
 
 
+def _unknown_xml_attributes(root: Any, label: str, shown: int = 5) -> list[Problem]:
+    """One warning listing the first few XML attributes stecflow ignores."""
+    found = []
+    for element in root.iter(*KNOWN_XML_ATTRIBUTES):
+        known = KNOWN_XML_ATTRIBUTES[element.tag]
+        found += [
+            (element.sourceline, element.tag, name)
+            for name in element.attrib
+            if name not in known
+        ]
+    if not found:
+        return []
+    first = ", ".join(
+        f"{tag} {etree.QName(name).localname}= on line {line}"
+        for line, tag, name in found[:shown]
+    )
+    more = f" and {len(found) - shown:,} more" if len(found) > shown else ""
+    return [
+        Problem(
+            "unknown_xml_attribute",
+            f"{len(found):,} XML attributes that stecflow does not read are ignored:"
+            f" {first}{more}",
+            label,
+            found[0][0],
+            found[0][1],
+            "warning",
+        )
+    ]
+
+
 def _read_trial(
-    trial: Any, item: Item, label: str, required: Sequence[str], problems: list[Problem]
+    trial: Any,
+    item: Item,
+    label: str,
+    required: Sequence[str],
+    limits: Limits,
+    problems: list[Problem],
 ) -> Output:
     field = f"TRIAL {item.id}"
     word_string = attrs = None
     domain_values = item.domain.values()
+    seen: dict[str, int] = {}
     for child in trial:
         if not isinstance(child.tag, str):
             continue
         where = f"{field} / {child.tag}"
+        if child.tag in ("WORD-STRING", "ATTRIBUTE-SET"):
+            if child.tag in seen:
+                problems.append(
+                    Problem(
+                        "duplicate_output",
+                        f"a second {child.tag} in this TRIAL (the first is on line"
+                        f" {seen[child.tag]}); give one per item",
+                        label,
+                        child.sourceline,
+                        where,
+                    )
+                )
+                continue
+            seen[child.tag] = child.sourceline
         if child.tag == "WORD-STRING":
+            inner = [
+                e for e in child.iter() if e is not child and isinstance(e.tag, str)
+            ]
+            if inner:
+                problems.append(
+                    Problem(
+                        "unexpected_element",
+                        f"<{inner[0].tag}> inside the WORD-STRING; only its text is"
+                        " read (write plain text)",
+                        label,
+                        inner[0].sourceline,
+                        where,
+                        "warning",
+                    )
+                )
             text = "".join(child.itertext())
             word_string = " ".join(text.split())
             if not word_string:
                 problems.append(
                     Problem(
                         "empty_string",
-                        "the WORD-STRING is empty or only whitespace",
+                        "the WORD-STRING is empty or only whitespace; it is scored"
+                        " as an empty description",
+                        label,
+                        child.sourceline,
+                        where,
+                        "warning",
+                    )
+                )
+            elif len(word_string) > limits.max_word_string_chars:
+                problems.append(
+                    Problem(
+                        "string_too_long",
+                        f"the WORD-STRING has {len(word_string):,} characters; the"
+                        f" limit is {limits.max_word_string_chars:,}",
                         label,
                         child.sourceline,
                         where,
                     )
                 )
         elif child.tag == "ATTRIBUTE-SET":
-            pairs = []
-            for attribute in child.iter("ATTRIBUTE"):
-                name = (attribute.get("NAME") or "").strip()
-                value = (attribute.get("VALUE") or "").strip()
-                at = f"{field} / ATTRIBUTE {name or '?'}"
-                if not name or not value:
-                    problems.append(
-                        Problem(
-                            "bad_attribute",
-                            "ATTRIBUTE needs non-empty NAME and VALUE",
-                            label,
-                            attribute.sourceline,
-                            at,
-                        )
-                    )
-                    continue
-                if name not in domain_values:
-                    problems.append(
-                        Problem(
-                            "unknown_attribute",
-                            f"attribute {name!r} does not occur in this item's domain"
-                            f" (it has: {', '.join(domain_values)})",
-                            label,
-                            attribute.sourceline,
-                            at,
-                        )
-                    )
-                elif value not in domain_values[name]:
-                    allowed = ", ".join(sorted(domain_values[name]))
-                    problems.append(
-                        Problem(
-                            "unknown_value",
-                            f"{name}={value!r} does not occur in this item's domain"
-                            f" (values there: {allowed})",
-                            label,
-                            attribute.sourceline,
-                            at,
-                        )
-                    )
-                pairs.append((name, value))
-            attrs = frozenset(pairs)
-            if not pairs:
-                problems.append(
-                    Problem(
-                        "empty_attribute_set",
-                        "the ATTRIBUTE-SET has no attributes",
-                        label,
-                        child.sourceline,
-                        where,
-                    )
-                )
+            attrs = _read_attribute_set(
+                child, field, domain_values, label, limits, problems
+            )
         else:
             problems.append(
                 Problem(
@@ -448,11 +627,159 @@ def _read_trial(
     return Output(item.id, word_string, attrs, trial.sourceline)
 
 
+def _read_attribute_set(
+    element: Any,
+    field: str,
+    domain_values: Mapping[str, Any],
+    label: str,
+    limits: Limits,
+    problems: list[Problem],
+) -> frozenset[tuple[str, str]]:
+    where = f"{field} / ATTRIBUTE-SET"
+    attributes = list(element.iter("ATTRIBUTE"))
+    if len(attributes) > limits.max_attributes_per_set:
+        problems.append(
+            Problem(
+                "too_many_attributes",
+                f"the ATTRIBUTE-SET has {len(attributes):,} attributes; the limit is"
+                f" {limits.max_attributes_per_set:,}",
+                label,
+                element.sourceline,
+                where,
+            )
+        )
+        return frozenset()
+    first_line: dict[tuple[str, str], int] = {}
+    for attribute in attributes:
+        name = (attribute.get("NAME") or "").strip()
+        value = (attribute.get("VALUE") or "").strip()
+        at = f"{field} / ATTRIBUTE {name or '?'}"
+        if not name or not value:
+            problems.append(
+                Problem(
+                    "bad_attribute",
+                    "ATTRIBUTE needs non-empty NAME and VALUE",
+                    label,
+                    attribute.sourceline,
+                    at,
+                )
+            )
+            continue
+        if (name, value) in first_line:
+            problems.append(
+                Problem(
+                    "duplicate_attribute",
+                    f"{name}={value!r} is given again (first on line"
+                    f" {first_line[name, value]}); give each attribute once",
+                    label,
+                    attribute.sourceline,
+                    at,
+                )
+            )
+            continue
+        first_line[name, value] = attribute.sourceline
+        if name not in domain_values:
+            problems.append(
+                Problem(
+                    "unknown_attribute",
+                    f"attribute {name!r} does not occur in this item's domain"
+                    f" (it has: {', '.join(domain_values)})",
+                    label,
+                    attribute.sourceline,
+                    at,
+                )
+            )
+        elif value not in domain_values[name]:
+            allowed = ", ".join(sorted(domain_values[name]))
+            problems.append(
+                Problem(
+                    "unknown_value",
+                    f"{name}={value!r} does not occur in this item's domain"
+                    f" (values there: {allowed})",
+                    label,
+                    attribute.sourceline,
+                    at,
+                )
+            )
+    if not attributes:
+        problems.append(
+            Problem(
+                "empty_attribute_set",
+                "the ATTRIBUTE-SET has no attributes",
+                label,
+                element.sourceline,
+                where,
+            )
+        )
+    return frozenset(first_line)
+
+
 # ------------------------------------------------------------------------- submission
 
 
-def _sha256(path: Path) -> str | None:
-    return hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else None
+def _sha256(path: Path, max_bytes: int) -> str | None:
+    """The file's sha256, read in blocks; None if it is missing or over the limit."""
+    if not path.is_file() or path.stat().st_size > max_bytes:
+        return None
+    with open(path, "rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
+
+
+#: Problems of one kind listed one by one in a record; the rest are counted.
+MAX_LISTED = 100
+
+
+def _listed(problems: Sequence[Problem]) -> list[dict[str, Any]]:
+    """The problems as dicts, at most :data:`MAX_LISTED` of each kind.
+
+    A file with 50,000 unknown items gives a readable report (and a bounded
+    record), not 50,000 rows; one extra problem per kind says how many more.
+    """
+    listed: list[dict[str, Any]] = []
+    counts: dict[str, int] = {}
+    for problem in problems:
+        counts[problem.code] = counts.get(problem.code, 0) + 1
+        if counts[problem.code] <= MAX_LISTED:
+            listed.append(asdict(problem))
+    for code, count in counts.items():
+        if count > MAX_LISTED:
+            first = next(p for p in problems if p.code == code)
+            listed.append(
+                asdict(
+                    Problem(
+                        code,
+                        f"{count - MAX_LISTED:,} more problems of this kind are not"
+                        " listed",
+                        first.file,
+                        severity=first.severity,
+                    )
+                )
+            )
+    return listed
+
+
+def _read_outputs_file(
+    path: Path,
+    label: str,
+    items: Sequence[Item],
+    tasks: Sequence[str],
+    limits: Limits,
+) -> tuple[list[Output], list[Problem]]:
+    """Check the size of ``outputs.xml`` before reading it, then read it."""
+    size = path.stat().st_size
+    if size > limits.outputs_bytes:
+        return [], [
+            Problem(
+                "outputs_too_large",
+                f"the file is {size / 2**20:,.1f} MiB ({size:,} bytes); the limit is"
+                f" {limits.max_outputs_mib:g} MiB (submissions.limits.max_outputs_mib"
+                " in the campaign config)",
+                label,
+            )
+        ]
+    with open(path, "rb") as handle:
+        data = handle.read(limits.outputs_bytes + 1)
+    return read_outputs(data, label, items, tasks, limits)
 
 
 def validate_submission(
@@ -463,6 +790,7 @@ def validate_submission(
     system: str,
     campaign_tasks: Sequence[str],
     deadline: str | None = None,
+    limits: Limits | None = None,
 ) -> dict[str, Any]:
     """Check one submission and return its validation record.
 
@@ -478,6 +806,8 @@ def validate_submission(
         The tasks the campaign runs; a submission for another task is rejected.
     deadline
         ISO 8601 timestamp after which a submission counts as late.
+    limits
+        Size limits (the defaults of :class:`Limits` if not given).
 
     Returns
     -------
@@ -487,7 +817,56 @@ def validate_submission(
         the metadata, counts and sha256 checksums of the files read. Never raises on
         bad submission content.
     """
-    folder = Path(submission_dir)
+    try:
+        return _check_submission(
+            Path(submission_dir),
+            items,
+            team=team,
+            system=system,
+            campaign_tasks=campaign_tasks,
+            deadline=deadline,
+            limits=limits or Limits(),
+        )
+    except Exception as exc:  # a bug of ours must never stop the campaign
+        import logging
+
+        logging.getLogger(__name__).exception("%s/%s: validation failed", team, system)
+        problem = Problem(
+            "internal_error",
+            f"stecflow could not check this submission ({type(exc).__name__}: {exc});"
+            " this is a bug in stecflow, please report it with the file",
+            f"{team}/{system}",
+        )
+        return {
+            "team": team,
+            "system": system,
+            "status": "rejected",
+            "late": False,
+            "reference": False,
+            "primary": False,
+            "tasks": [],
+            "metadata": {},
+            "n_items": len(items),
+            "n_outputs": 0,
+            "n_errors": 1,
+            "n_warnings": 0,
+            "errors": [asdict(problem)],
+            "warnings": [],
+            "limits": asdict(limits or Limits()),
+            "checksums": {},
+        }
+
+
+def _check_submission(
+    folder: Path,
+    items: Sequence[Item],
+    *,
+    team: str,
+    system: str,
+    campaign_tasks: Sequence[str],
+    deadline: str | None,
+    limits: Limits,
+) -> dict[str, Any]:
     prefix = f"{team}/{system}"
     problems: list[Problem] = []
     for kind, value in (("team", team), ("system", system)):
@@ -500,10 +879,22 @@ def validate_submission(
                     prefix,
                 )
             )
-    metadata, meta_problems = _read_metadata(
-        folder / METADATA_FILE, f"{prefix}/{METADATA_FILE}", team, system
+    from .safepath import submission_files
+
+    paths, refused = submission_files(folder, (METADATA_FILE, OUTPUTS_FILE))
+    problems.extend(
+        Problem("outside_link", e.message, str(e.file), None, e.field) for e in refused
     )
-    problems.extend(meta_problems)
+    metadata: dict[str, Any] = {}
+    if paths[METADATA_FILE] is not None:  # None: a link out of submissions/, refused
+        metadata, meta_problems = _read_metadata(
+            paths[METADATA_FILE],
+            f"{prefix}/{METADATA_FILE}",
+            team,
+            system,
+            limits.metadata_bytes,
+        )
+        problems.extend(meta_problems)
     tasks = metadata.get("tasks") if isinstance(metadata.get("tasks"), list) else []
     tasks = [t for t in tasks if isinstance(t, str)]
     for task in tasks:
@@ -518,17 +909,18 @@ def validate_submission(
                     "tasks",
                 )
             )
-    outputs_path = folder / OUTPUTS_FILE
+    outputs_path = paths[OUTPUTS_FILE]
     outputs: list[Output] = []
-    if outputs_path.is_file():
-        outputs, output_problems = read_outputs(
-            outputs_path.read_bytes(),
+    if outputs_path is not None and outputs_path.is_file():
+        outputs, output_problems = _read_outputs_file(
+            outputs_path,
             f"{prefix}/{OUTPUTS_FILE}",
             items,
             [t for t in tasks if t in campaign_tasks],
+            limits,
         )
         problems.extend(output_problems)
-    else:
+    elif outputs_path is not None:  # None: a link out of submissions/, refused
         others = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
         found = f" (the folder has: {', '.join(others)})" if others else ""
         problems.append(
@@ -538,8 +930,8 @@ def validate_submission(
                 prefix,
             )
         )
-    errors = [asdict(p) for p in problems if p.severity == "error"]
-    warnings = [asdict(p) for p in problems if p.severity == "warning"]
+    errors = [p for p in problems if p.severity == "error"]
+    warnings = [p for p in problems if p.severity == "warning"]
     return {
         "team": team,
         "system": system,
@@ -553,10 +945,20 @@ def validate_submission(
         "n_outputs": len(outputs),
         "n_errors": len(errors),
         "n_warnings": len(warnings),
-        "errors": errors,
-        "warnings": warnings,
+        "errors": _listed(errors),
+        "warnings": _listed(warnings),
+        "limits": asdict(limits),
         "checksums": {
-            name: _sha256(folder / name) for name in (METADATA_FILE, OUTPUTS_FILE)
+            METADATA_FILE: (
+                _sha256(paths[METADATA_FILE], limits.metadata_bytes)
+                if paths[METADATA_FILE]
+                else None
+            ),
+            OUTPUTS_FILE: (
+                _sha256(paths[OUTPUTS_FILE], limits.outputs_bytes)
+                if paths[OUTPUTS_FILE]
+                else None
+            ),
         },
     }
 
@@ -576,8 +978,8 @@ def format_report(record: Mapping[str, Any]) -> str:
         f"**Status: {status}**" + (" (late submission)" if record.get("late") else ""),
         "",
         f"- outputs read: {record['n_outputs']} of {record['n_items']} test items",
-        f"- errors: {len(record['errors'])}",
-        f"- warnings: {len(record['warnings'])}",
+        f"- errors: {record.get('n_errors', len(record['errors']))}",
+        f"- warnings: {record.get('n_warnings', len(record['warnings']))}",
         "",
     ]
     if record["status"] == "rejected":
@@ -634,8 +1036,13 @@ def validate_to_files(
     deadline: str | None,
     json_path: str | Path,
     md_path: str | Path,
+    limits: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Validate a submission against a test-set file and write both reports."""
+    """Validate a submission against a test-set file and write both reports.
+
+    *limits* is the config's ``submissions.limits`` (defaults of :class:`Limits`
+    where a key is absent).
+    """
     import logging
 
     from .corpus import read_items
@@ -647,6 +1054,7 @@ def validate_to_files(
         system=system,
         campaign_tasks=campaign_tasks,
         deadline=deadline,
+        limits=Limits.from_config(limits),
     )
     write_validation(record, json_path, md_path)
     logging.getLogger(__name__).info(

@@ -7,7 +7,10 @@ the file, the line and, where known, the element.
 
 from __future__ import annotations
 
+import codecs
 import re
+import threading
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +24,7 @@ __all__ = [
     "XMLProblem",
     "check_depth",
     "declared_encoding",
+    "detect_encoding",
     "parse_xml",
     "parse_xml_lenient",
 ]
@@ -41,6 +45,7 @@ class XMLProblem:
     line: int | None
     message: str
     element: str | None = None
+    severity: str = "error"
 
 
 def _parser(recover: bool) -> etree.XMLParser:
@@ -65,6 +70,93 @@ def declared_encoding(data: bytes) -> str:
     """
     match = _ENCODING_RE.match(data.lstrip(b"\xef\xbb\xbf"))
     return match.group(1).decode("ascii").lower() if match else "utf-8"
+
+
+#: Byte-order marks, longest first (UTF-32 LE starts like UTF-16 LE).
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
+#: How "<?" or "<" looks in the first bytes of a file without a byte-order mark
+#: (XML 1.0, appendix F).
+_SIGNATURES = (
+    (b"\x00\x00\x00<", "utf-32-be"),
+    (b"<\x00\x00\x00", "utf-32-le"),
+    (b"\x00<\x00?", "utf-16-be"),
+    (b"<\x00?\x00", "utf-16-le"),
+)
+
+
+def detect_encoding(data: bytes) -> tuple[str, int, str | None]:
+    """How to decode an XML file: ``(codec, bytes to skip, note)``.
+
+    A byte-order mark wins, then the shape of the first bytes (XML 1.0, appendix
+    F), then the encoding the XML declaration names, then UTF-8. *note* says
+    where a declaration disagrees with what the bytes show (the bytes win).
+
+    >>> detect_encoding('<?xml version="1.0"?><a/>'.encode("utf-16"))[:2]
+    ('utf-16-le', 2)
+    >>> detect_encoding(b'<?xml version="1.0" encoding="ISO-8859-1"?><a/>')
+    ('iso-8859-1', 0, None)
+    >>> print(detect_encoding(codecs.BOM_UTF8 + b'<?xml version="1.0"'
+    ...     b' encoding="UTF-16"?><a/>')[2])  # doctest: +NORMALIZE_WHITESPACE
+    the file declares UTF-16 but is UTF-8 (it starts with a UTF-8 byte-order
+    mark); it was read as UTF-8
+    """
+    found = how = None
+    skip = 0
+    for bom, codec in _BOMS:
+        if data.startswith(bom):
+            found, skip, how = (
+                codec,
+                len(bom),
+                f"it starts with a {_name(codec)} byte-order mark",
+            )
+            break
+    else:
+        for signature, codec in _SIGNATURES:
+            if data.startswith(signature):
+                found, how = (
+                    codec,
+                    f"its first bytes are {_name(codec)}, without a byte-order mark",
+                )
+                break
+    if found is None:
+        return declared_encoding(data), 0, None
+    head = data[skip : skip + 512].decode(found, errors="replace")
+    match = _ENCODING_RE.match(head.encode("ascii", errors="replace"))
+    note = None
+    if match:
+        declared = match.group(1).decode("ascii").lower()
+        if _family(declared) != _family(found):
+            note = (
+                f"the file declares {declared.upper()} but is {_name(found)}"
+                f" ({how}); it was read as {_name(found)}"
+            )
+    return found, skip, note
+
+
+def _family(codec: str) -> str:
+    normal = codecs.lookup(codec).name if _known(codec) else codec
+    for prefix in ("utf-8", "utf-16", "utf-32"):
+        if normal.startswith(prefix) or normal.replace("_", "-").startswith(prefix):
+            return prefix
+    return normal
+
+
+def _known(codec: str) -> bool:
+    try:
+        codecs.lookup(codec)
+    except LookupError:
+        return False
+    return True
+
+
+def _name(codec: str) -> str:
+    return _family(codec).upper() if _family(codec).startswith("utf") else codec
 
 
 def _read_bytes(path: Path, max_bytes: int) -> bytes:
@@ -163,23 +255,37 @@ def parse_xml_lenient(
     source: str,
     *,
     max_depth: int = MAX_DEPTH,
+    max_elements: Mapping[str, int] | None = None,
 ) -> tuple[etree._Element | None, list[XMLProblem]]:
     """Parse XML bytes, collecting every problem instead of stopping at the first.
 
-    Undecodable bytes are reported with their line and replaced, and syntax errors
-    are reported from lxml's error log while the parser recovers what it can, so a
-    validation report can list all problems of a file at once.
+    The encoding comes from a byte-order mark, the first bytes or the declaration
+    (:func:`detect_encoding`). Undecodable bytes are reported with their line and
+    replaced, and syntax errors are reported from lxml's error log while the
+    parser recovers what it can, so a validation report can list all problems of
+    a file at once.
+
+    Parameters
+    ----------
+    max_elements
+        Element name -> the most elements of that name accepted. Counted on the
+        text before parsing, so an oversized file is refused in milliseconds.
 
     Returns
     -------
     (root, problems)
-        *root* is None only when nothing could be recovered.
+        *root* is None only when nothing could be recovered or a limit was
+        exceeded.
 
     Examples
     --------
     >>> root, problems = parse_xml_lenient(b"<a><b>x</a>", "f.xml")
     >>> [(p.line, p.message) for p in problems][:1]
     [(1, 'Opening and ending tag mismatch: b line 1 and a')]
+    >>> root, problems = parse_xml_lenient(b"<a><b/><b/></a>", "f.xml",
+    ...     max_elements={"b": 1})
+    >>> root, problems[0].message
+    (None, 'the file has 2 <b> elements; the limit is 1')
     """
     problems: list[XMLProblem] = []
     if _ENTITY_DECL_RE.search(data):
@@ -187,20 +293,33 @@ def parse_xml_lenient(
             _check_no_entities(data, source)
         except XMLError as exc:
             return None, [XMLProblem(exc.line, exc.message, exc.field)]
-    encoding = declared_encoding(data)
+    encoding, skip, note = detect_encoding(data)
+    if note:
+        problems.append(XMLProblem(1, note, severity="warning"))
     try:
-        text = data.decode(encoding)
+        text = data[skip:].decode(encoding)
     except LookupError:
         return None, [
             XMLProblem(1, f"unknown encoding {encoding!r} in the XML declaration")
         ]
     except UnicodeDecodeError:
-        text = _decode_reporting(data, encoding, problems)
+        text = _decode_reporting(data[skip:], encoding, problems, note is None)
+    for name, limit in (max_elements or {}).items():
+        count = _count_elements(text, name)
+        if count > limit:
+            problems.append(
+                XMLProblem(
+                    None,
+                    f"the file has {count:,} <{name}> elements; the limit is {limit:,}",
+                    f"<{name}>",
+                )
+            )
+            return None, problems
     # Re-encode as UTF-8 and drop the declaration so lxml reads the repaired text.
-    body = re.sub(r"^\ufeff?<\?xml[^>]*\?>", "", text, count=1)
+    body = re.sub(r"^\ufeff?\s*<\?xml[^>]*\?>", "", text, count=1)
     parser = _parser(recover=True)
     try:
-        root = etree.fromstring(body.encode("utf-8"), parser)
+        root = etree.fromstring(body.encode("utf-8", errors="replace"), parser)
     except etree.XMLSyntaxError as exc:
         root = None
         if not parser.error_log:
@@ -218,23 +337,66 @@ def parse_xml_lenient(
     return root, problems
 
 
-def _decode_reporting(data: bytes, encoding: str, problems: list[XMLProblem]) -> str:
-    """Decode *data*, recording each line whose bytes are invalid in *encoding*."""
-    lines = data.split(b"\n")
-    name = encoding.upper()
-    decoded = []
-    for number, raw in enumerate(lines, start=1):
-        try:
-            decoded.append(raw.decode(encoding))
-        except UnicodeDecodeError as exc:
-            bad = raw[exc.start : exc.end].hex(" ")
-            problems.append(
-                XMLProblem(
-                    number,
-                    f"bytes {bad} at column {exc.start + 1} are not valid {name}"
-                    f" (the encoding the file declares); save the file as {name}"
-                    " or declare its real encoding",
-                )
+def _count_elements(text: str, name: str) -> int:
+    """Start tags of *name* in *text* (an upper bound: comments count too)."""
+    if text.count("<" + name) == 0:
+        return 0
+    return len(re.findall("<" + re.escape(name) + r"[\s/>]", text))
+
+
+#: Most undecodable spots reported one by one; the rest are counted.
+MAX_REPORTED_BYTES = 50
+
+_bad_spots = threading.local()
+
+
+def _record_bad_bytes(exc: UnicodeDecodeError) -> tuple[str, int]:
+    _bad_spots.found.append((exc.start, exc.end))
+    return "\ufffd", exc.end
+
+
+codecs.register_error("stecflow-record", _record_bad_bytes)
+
+
+def _decode_reporting(
+    data: bytes, encoding: str, problems: list[XMLProblem], declared: bool = True
+) -> str:
+    """Decode *data*, recording the line and column of each invalid byte sequence.
+
+    One pass: a codec error handler notes where the bad bytes are and puts
+    U+FFFD in their place; the first :data:`MAX_REPORTED_BYTES` are reported
+    with line and column, the rest are counted.
+    """
+    _bad_spots.found = []
+    try:
+        text = data.decode(encoding, errors="stecflow-record")
+        spots = _bad_spots.found
+    finally:
+        _bad_spots.found = []
+    name = _name(encoding)
+    why = "the encoding the file declares" if declared else "the encoding found"
+    line, column, position = 1, 1, 0
+    for start, end in spots[:MAX_REPORTED_BYTES]:
+        chunk = data[position:start].decode(encoding, errors="replace")
+        newlines = chunk.count("\n")
+        line += newlines
+        column = (len(chunk) - chunk.rfind("\n")) if newlines else column + len(chunk)
+        bad = data[start:end].hex(" ")
+        problems.append(
+            XMLProblem(
+                line,
+                f"bytes {bad} at column {column} are not valid {name} ({why}); save"
+                f" the file as {name} or declare its real encoding",
             )
-            decoded.append(raw.decode(encoding, errors="replace"))
-    return "\n".join(decoded)
+        )
+        column += 1
+        position = end
+    if len(spots) > MAX_REPORTED_BYTES:
+        problems.append(
+            XMLProblem(
+                None,
+                f"{len(spots) - MAX_REPORTED_BYTES:,} more invalid byte sequences"
+                " are not listed",
+            )
+        )
+    return text

@@ -58,6 +58,7 @@ def test_adapters_have_no_import_side_effects_and_call_the_library(tmp_path):
                 system="sys1",
                 tasks=["end_to_end", "attribute_selection"],
                 deadline=None,
+                limits={},
             ),
             wildcards=SimpleNamespace(team="alpha", system="sys1"),
             log=[str(tmp_path / "validate.log")],
@@ -118,7 +119,8 @@ runpy.run_path(scripts + "/validate_submission.py")["main"](N(
     input=N(testset=testset),
     output=N(record=tmp + "/v.json", report=tmp + "/v.md"),
     params=N(submission_dir=sub, team="alpha", system="sys1",
-             tasks=["end_to_end", "attribute_selection"], deadline=None),
+             tasks=["end_to_end", "attribute_selection"], deadline=None,
+             limits={{}}),
     wildcards=N(team="alpha", system="sys1"), log=[tmp + "/v.log"]))
 runpy.run_path(scripts + "/score_submission.py")["main"](N(
     input=N(validation=tmp + "/v.json", testset=testset),

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 import math
 
 import pytest
@@ -203,7 +204,7 @@ def test_score_submission_and_aggregate(tiny_campaign, items, tmp_path):
     skipped = json.loads(summaries[1].read_text())
     assert (
         skipped["status"] == "skipped"
-        and skipped["reason"] == "rejected at validation (11 errors)"
+        and skipped["reason"] == "rejected at validation (10 errors)"
     )
     assert read_tsv(tmp_path / "gamma.tsv") == []
     n = aggregate_scores(summaries, tmp_path / "systems.tsv")
@@ -269,3 +270,29 @@ def test_cli_score(tiny_campaign, capsys, tmp_path):
         == 1
     )
     assert "add --partial" in capsys.readouterr().err
+
+
+def test_empty_word_string_is_scored_as_saying_nothing(items, alpha):
+    # A whitespace-only WORD-STRING is a warning at validation and is scored as
+    # an empty description: the edit distance to each reference is its length.
+    silent = [replace(alpha[0], word_string="")] + list(alpha[1:])
+    metrics = {
+        **QUICK,
+        "metrics": [{"id": "se"}, {"id": "string_accuracy"}, {"id": "bleu3"}],
+    }
+    item_rows, rows = score_outputs(items, silent, metrics)
+    se_t1 = {
+        r["reference"]: r["value"]
+        for r in item_rows
+        if r["item"] == "t1" and r["metric"] == "se"
+    }
+    # "the red chair" and "the large red chair on the left"
+    assert (se_t1["HUMAN-1"], se_t1["HUMAN-2"], se_t1["*"]) == (3, 7, 5)
+    # t1 matched HUMAN-1 exactly (SE 0): no more
+    assert value(rows, "se") == pytest.approx((5 + 0.5 + 4 + 3) / 4)
+    assert value(rows, "string_accuracy") == 0.25  # t2 still matches HUMAN-2
+    assert (
+        0
+        <= value(rows, "bleu3")
+        < value(score_outputs(items, alpha, metrics)[1], "bleu3")
+    )

@@ -57,17 +57,18 @@ def test_broken_submission_lists_every_problem(tiny_campaign, items):
     assert codes(record) == [
         ("incomplete_metadata", None, "contact"),
         ("bad_metadata", 4, "primary"),
-        ("bad_metadata", 6, "tasks"),
+        ("bad_metadata", 6, "tasks[1]"),
         ("task_not_run", None, "tasks"),
         ("undecodable", 13, None),
         ("xml_syntax", 17, None),
         ("xml_syntax", 18, None),
-        ("empty_string", 7, "TRIAL t2 / WORD-STRING"),
         ("duplicate_item", 9, "TRIAL t2"),
         ("unknown_item", 12, "TRIAL t9"),
         ("missing_item", None, "TRIAL t4"),
     ]
     assert all(e["file"].startswith("gamma/broken/") for e in record["errors"])
+    # an empty description is a bad output, not a broken file: a warning
+    assert [(w["code"], w["line"]) for w in record["warnings"]] == [("empty_string", 7)]
 
 
 def test_values_and_attributes_must_exist_in_the_domain(items):

@@ -33,7 +33,8 @@ def test_tiny_campaign_end_to_end(tiny_campaign, tmp_path_factory):
         ("gamma", "broken", "rejected", "false"),
     ]
     broken = json.loads((results / "validation" / "gamma" / "broken.json").read_text())
-    assert broken["n_errors"] == 11
+    assert broken["n_errors"] == 10
+    assert [w["code"] for w in broken["warnings"]] == ["empty_string"]
     assert {e["code"] for e in broken["errors"]} >= {
         "incomplete_metadata",
         "undecodable",
@@ -41,7 +42,6 @@ def test_tiny_campaign_end_to_end(tiny_campaign, tmp_path_factory):
         "duplicate_item",
         "unknown_item",
         "missing_item",
-        "empty_string",
         "task_not_run",
     }
     md = (results / "validation" / "gamma" / "broken.md").read_text()
@@ -189,7 +189,7 @@ def test_scores_of_the_tiny_campaign(tiny_campaign):
     assert se[("sys1", "people")] == "3.5"
     skipped = [r for r in rows if r["status"] == "skipped"]
     assert [(r["system"], r["reason"]) for r in skipped] == [
-        ("broken", "rejected at validation (11 errors)")
+        ("broken", "rejected at validation (10 errors)")
     ]
     items = read_tsv(
         tiny_campaign / "results" / "scores" / "items" / "alpha" / "sys1.tsv"

@@ -40,6 +40,7 @@ rule validate_submission:
         system=get_system,
         tasks=config["campaign"]["tasks"],
         deadline=config["campaign"]["deadline"],
+        limits=config["submissions"]["limits"],
     script:
         "../scripts/validate_submission.py"
 

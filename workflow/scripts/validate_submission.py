@@ -14,6 +14,7 @@ def main(smk) -> None:
             system=smk.params.system,
             campaign_tasks=smk.params.tasks,
             deadline=smk.params.deadline,
+            limits=smk.params.limits,
             json_path=smk.output.record,
             md_path=smk.output.report,
         )
