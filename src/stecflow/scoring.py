@@ -69,7 +69,7 @@ DEFAULT_METRICS = (
     "string_accuracy",
     "se",
     "seb",
-    "ssa",
+    "se_norm",
     "bleu3",
     "nist5",
     "rouge2",
@@ -476,9 +476,7 @@ def score_submission(
     items = read_items(testset_path)
     data = read_submission_file(submission_dir, OUTPUTS_FILE)  # no link out of it
     limits = Limits.from_config(record.get("limits"))
-    outputs, problems = read_outputs(
-        data, OUTPUTS_FILE, items, record["tasks"], limits
-    )
+    outputs, problems = read_outputs(data, OUTPUTS_FILE, items, record["tasks"], limits)
     errors = [p for p in problems if p.severity == "error"]
     if errors:  # the files changed since validation; never score unchecked data
         raise ValueError(

@@ -31,7 +31,8 @@ REFS = [
         ("nist5", {}),
         ("nist5", {"variable_refs": "mteval"}),
         ("se", {}),
-        ("ssa", {}),
+        ("seb", {}),
+        ("se_norm", {}),
         ("rouge_su4", {}),
     ],
 )

@@ -1,4 +1,8 @@
-"""String Accuracy, SE, SEB and SSA (REFERENCE.md §7-9), checked against rapidfuzz."""
+"""String Accuracy, SE, SEB and SE-norm (REFERENCE.md §7-9), checked against rapidfuzz.
+
+SEB is seed 002's name for Bangalore et al.'s length-normalised string accuracy
+(REFERENCE.md §9 calls it SSA); SE-norm is SE divided by a length (§7).
+"""
 
 from __future__ import annotations
 
@@ -13,8 +17,10 @@ from stecflow.metrics import (
     SE,
     SEB,
     SSA,
+    SENorm,
     StringAccuracy,
     edit_distance,
+    get_metric,
     normalised_edit_distance,
     simple_string_accuracy,
 )
@@ -38,10 +44,17 @@ def test_section7_table(hyp, ref, se, unit, ssa, norm):
     assert edit_distance(h, r, weights=(1, 1, 1)) == unit
     assert simple_string_accuracy(h, r) == pytest.approx(float(ssa), abs=1e-12)
     assert normalised_edit_distance(h, r) == pytest.approx(float(norm), abs=1e-12)
-    # The metric objects (default normalisation) agree.
+    # The metric objects (default normalisation) agree: seed 002's SEB is the SSA
+    # column, SE-norm the rapidfuzz-normalised one.
     assert SE().score_segment(hyp, [ref]) == se
-    assert SSA().score_segment(hyp, [ref]) == pytest.approx(float(ssa), abs=1e-12)
-    assert SEB().score_segment(hyp, [ref]) == pytest.approx(float(norm), abs=1e-12)
+    assert SEB().score_segment(hyp, [ref]) == pytest.approx(float(ssa), abs=1e-12)
+    assert SENorm().score_segment(hyp, [ref]) == pytest.approx(float(norm), abs=1e-12)
+    assert get_metric("seb").score_segment(hyp, [ref]) == pytest.approx(
+        float(ssa), abs=1e-12
+    )
+    assert get_metric("se_norm").score_segment(hyp, [ref]) == pytest.approx(
+        float(norm), abs=1e-12
+    )
 
 
 @pytest.mark.parametrize(("hyp", "ref", "se", "unit", "ssa", "norm"), SECTION7)
@@ -51,10 +64,10 @@ def test_se_equals_rapidfuzz_called_directly(hyp, ref, se, unit, ssa, norm):
         h, r, weights=(1, 1, 2)
     )
     assert SE().score_segment(hyp, [ref]) == Indel.distance(h, r)
-    assert SEB().score_segment(hyp, [ref]) == Levenshtein.normalized_distance(
+    assert SENorm().score_segment(hyp, [ref]) == Levenshtein.normalized_distance(
         h, r, weights=(1, 1, 2)
     )
-    assert SSA().score_segment(hyp, [ref]) == 1 - Levenshtein.distance(h, r) / len(r)
+    assert SEB().score_segment(hyp, [ref]) == 1 - Levenshtein.distance(h, r) / len(r)
 
 
 def test_character_level_sanity_check():
@@ -104,9 +117,9 @@ def test_ssa_is_not_one_minus_se_over_r():
     assert 1 - edit_distance(h, r) / len(r) == 0.5
 
 
-def test_ssa_empty_reference_is_skipped_and_counted():
+def test_seb_empty_reference_is_skipped_and_counted():
     assert math.isnan(simple_string_accuracy(["a"], []))
-    m = SSA()
+    m = SEB()
     stats = m.corpus_stats(["the chair", "a chair"], [["the red chair"], [""]])
     assert math.isnan(m.item_scores(stats)[1])
     assert m.aggregate(stats) == pytest.approx(2 / 3)
@@ -115,13 +128,41 @@ def test_ssa_empty_reference_is_skipped_and_counted():
     assert m.score_segment("the chair", ["", "the red chair"]) == pytest.approx(2 / 3)
 
 
-def test_ssa_multi_reference():
+def test_seb_multi_reference():
     refs = ["the big red chair", "the red chair facing left"]
-    assert SSA().score_segment("the large red chair", refs) == pytest.approx(0.575)
-    assert SSA(multi_ref="max").score_segment("the large red chair", refs) == 0.75
+    assert SEB().score_segment("the large red chair", refs) == pytest.approx(0.575)
+    assert SEB(multi_ref="max").score_segment("the large red chair", refs) == 0.75
 
 
-def test_seb_normalisers():
+def test_seb_is_seed002s_sebs_direction_and_se_norm_the_other():
+    # seed 002 Table 2: SEB correlates with Dice (.92**) and BLEU (.82**), and
+    # against SE; higher is better. SE-norm is a distance.
+    assert SEB.higher_is_better and get_metric("seb").display_name == "SEB"
+    assert not SENorm.higher_is_better and not SE.higher_is_better
+    assert get_metric("se_norm").display_name == "SE-norm"
+    hyp, refs = "the large red chair", ["the big red chair"]
+    better, worse = "the large red chair", "a b c d e"
+    assert SEB().score_segment(better, refs) > SEB().score_segment(worse, refs)
+    assert SENorm().score_segment(better, refs) < SENorm().score_segment(worse, refs)
+    assert SEB().score_segment(hyp, refs) == 0.75  # 1 - 1/4, REFERENCE.md §9
+    assert SENorm().score_segment(hyp, refs) == 0.25  # 2/8, REFERENCE.md §7
+
+
+def test_ssa_is_a_deprecated_alias_of_seb(caplog):
+    with caplog.at_level("WARNING"):
+        metric = get_metric("ssa")
+    assert type(metric) is SEB and SSA is SEB
+    assert metric.signature().startswith("SEB|refs:mean|case:lc|punct:strip|version:2")
+    assert "deprecated" in caplog.text and "'seb'" in caplog.text
+    assert metric.score_segment("a b c d e", ["x"]) == -4  # REFERENCE.md §9
+
+
+def test_old_seb_options_point_to_se_norm():
+    with pytest.raises(ValueError, match="normaliser.*se_norm"):
+        get_metric("seb", normaliser="sum_lengths")
+
+
+def test_se_norm_normalisers():
     h, r = ["the", "chair"], ["the", "red", "chair"]
     assert normalised_edit_distance(h, r, "sum_lengths") == pytest.approx(1 / 5)
     assert normalised_edit_distance(h, r, "ref_length") == pytest.approx(1 / 3)
@@ -130,7 +171,7 @@ def test_seb_normalisers():
     assert normalised_edit_distance([], [], "max_length") == 0.0
     assert math.isnan(normalised_edit_distance(["a"], [], "ref_length"))
     assert normalised_edit_distance(["a", "b", "c", "d", "e"], ["x"], "ref_length") == 6
-    assert SEB(normaliser="ref_length").score_segment(
+    assert SENorm(normaliser="ref_length").score_segment(
         "the chair", ["the red chair"]
     ) == (pytest.approx(1 / 3))
     with pytest.raises(ValueError, match="normaliser"):
@@ -159,7 +200,8 @@ def test_string_metric_signatures():
         == "SE|refs:mean|case:lc|punct:strip|w:1,1,2"
     )
     assert "rapidfuzz:" in SE().signature()
-    assert SSA(lowercase=False).signature().startswith("SSA|refs:mean|case:mixed|")
+    assert SEB(lowercase=False).signature().startswith("SEB|refs:mean|case:mixed|")
+    assert SENorm().signature().startswith("SE-norm|norm:sum_lengths|refs:mean|")
 
 
 @pytest.mark.parametrize("multi_ref", ["mean", "min", "max"])

@@ -1,8 +1,8 @@
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 import math
+from dataclasses import replace
 
 import pytest
 import sacrebleu
@@ -296,3 +296,17 @@ def test_empty_word_string_is_scored_as_saying_nothing(items, alpha):
         <= value(rows, "bleu3")
         < value(score_outputs(items, alpha, metrics)[1], "bleu3")
     )
+
+
+def test_config_with_the_old_ssa_name_scores_seed002s_seb(caplog):
+    """A config naming ``ssa`` (seed 002's SEB under its old name) still runs."""
+    from stecflow.scoring import metric_directions, metric_signatures
+
+    scoring = {"metrics": [{"id": "ssa"}, {"id": "seb"}, {"id": "se_norm"}]}
+    with caplog.at_level("WARNING"):
+        signatures = metric_signatures(scoring)
+    assert signatures["ssa"] == signatures["seb"]
+    assert signatures["seb"].startswith("SEB|refs:mean|case:lc|punct:strip|bs:1000")
+    assert signatures["se_norm"].startswith("SE-norm|norm:sum_lengths|refs:mean|")
+    assert "deprecated" in caplog.text
+    assert metric_directions(scoring) == {"ssa": True, "seb": True, "se_norm": False}

@@ -46,8 +46,10 @@ Registered metrics
 Attribute sets: ``dice``, ``masi``, ``set_accuracy``, ``set_edit``,
 ``denotation_similarity`` (references); ``uniqueness``, ``minimality``,
 ``underspecification``, ``overspecification`` (domain only). Word strings:
-``string_accuracy``, ``se``, ``seb``, ``ssa``, ``rouge2``, ``rouge_su4`` (item
-level); ``bleu3``, ``nist5`` (corpus level).
+``string_accuracy``, ``se``, ``seb`` (seed 002's SEB, Bangalore et al.'s
+length-normalised string accuracy; ``ssa`` is a deprecated alias), ``se_norm``
+(SE divided by a length), ``rouge2``, ``rouge_su4`` (item level); ``bleu3``,
+``nist5`` (corpus level).
 
 Examples
 --------
@@ -64,6 +66,7 @@ ValueError: unknown metric 'nope'; valid metric names are: bleu3, ...
 
 from stecflow.metrics.base import (
     CONTEXT_KEYS,
+    DEPRECATED_NAMES,
     Metric,
     Stats,
     available_metrics,
@@ -105,6 +108,7 @@ from stecflow.metrics.strings import (
     SE,
     SEB,
     SSA,
+    SENorm,
     StringAccuracy,
     edit_distance,
     normalised_edit_distance,
@@ -115,6 +119,7 @@ from stecflow.metrics.text import TextNormaliser
 __all__ = [
     "BLEU3",
     "CONTEXT_KEYS",
+    "DEPRECATED_NAMES",
     "MASI",
     "NIST5",
     "ROUGE2",
@@ -128,6 +133,7 @@ __all__ = [
     "Metric",
     "Minimality",
     "Overspecification",
+    "SENorm",
     "SetAccuracy",
     "SetEdit",
     "Stats",

@@ -31,6 +31,7 @@ from typing import Any, ClassVar, Literal, TypeVar
 
 __all__ = [
     "CONTEXT_KEYS",
+    "DEPRECATED_NAMES",
     "Metric",
     "Stats",
     "available_metrics",
@@ -53,6 +54,11 @@ Stats = tuple[float, ...]
 CONTEXT_KEYS = frozenset({"target", "distractors"})
 
 _REGISTRY: dict[str, type[Metric]] = {}
+
+#: Old metric names still accepted, with the name they now have. ``ssa`` was
+#: stecflow's name for seed 002's SEB (Bangalore et al.'s length-normalised string
+#: accuracy), which is now ``seb``; using it logs a deprecation warning.
+DEPRECATED_NAMES: dict[str, str] = {"ssa": "seb"}
 
 M = TypeVar("M", bound="type[Metric]")
 
@@ -120,7 +126,20 @@ def metric_class(name: str) -> type[Metric]:
     --------
     >>> metric_class("masi").__name__
     'MASI'
+    >>> metric_class("ssa").name  # deprecated alias
+    'seb'
     """
+    if name in DEPRECATED_NAMES:
+        import logging
+
+        logging.getLogger(__name__).warning(
+            "metric name %r is deprecated: it is seed 002's SEB, now called %r;"
+            " write %r in scoring.metrics",
+            name,
+            DEPRECATED_NAMES[name],
+            DEPRECATED_NAMES[name],
+        )
+        name = DEPRECATED_NAMES[name]
     try:
         return _REGISTRY[name]
     except KeyError:
@@ -161,9 +180,10 @@ def get_metric(name: str, **options: Any) -> Metric:
     accepted = cls.option_names()
     unknown = sorted(set(options) - set(accepted))
     if unknown:
+        hint = f" ({cls.option_hint})" if cls.option_hint else ""
         raise ValueError(
             f"metric {name!r} does not accept option(s) {', '.join(unknown)}; "
-            f"its options are: {', '.join(accepted) or '(none)'}"
+            f"its options are: {', '.join(accepted) or '(none)'}{hint}"
         )
     return cls(**options)
 
@@ -340,6 +360,9 @@ class Metric(ABC):
         True if a segment's statistics depend on the whole test set (NIST's
         information weights): get them from :meth:`corpus_stats`, never by
         calling :meth:`segment_stats` item by item.
+    option_hint : str
+        Added to the error for an option the metric does not accept (e.g. where
+        the option went when a metric was renamed).
     """
 
     name: ClassVar[str]
@@ -352,6 +375,7 @@ class Metric(ABC):
     libraries: ClassVar[tuple[str, ...]] = ()
     stat_names: ClassVar[tuple[str, ...]] = ("score",)
     requires_corpus: ClassVar[bool] = False
+    option_hint: ClassVar[str] = ""
 
     # -- description -------------------------------------------------------------
 
@@ -578,7 +602,7 @@ class Metric(ABC):
         -------
         dict
             ``n_items``; for item-level metrics also ``n_scored`` and ``n_skipped``
-            (items on which the metric is undefined, e.g. SSA with an empty
+            (items on which the metric is undefined, e.g. SEB with an empty
             reference). Subclasses add their own counts.
         """
         out = {"n_items": len(stats)}

@@ -1,11 +1,20 @@
 """Word-string metrics based on exact match and edit distance.
 
 String Accuracy (REFERENCE.md §8), string-edit distance SE with insertion and
-deletion 1 and substitution 2 (§7, as in the TUNA-REG'09 report), its
-length-normalised form SEB (§7) and Simple String Accuracy SSA (§9, Bangalore,
-Rambow & Whittaker 2000). All work on the word tokens of
+deletion 1 and substitution 2 (§7, as in the TUNA-REG'09 report), SEB (§9) and
+SE-norm (§7). All work on the word tokens of
 :class:`~stecflow.metrics.text.TextNormaliser`; the edit distances come from
 ``rapidfuzz.distance.Levenshtein``, imported when a distance is first computed.
+
+Names follow the seeds. ``seb`` is what ASGRE'07 and Belz & Gatt (2008, seed 002
+§3.4, Tables 1 and 2) call SEB, "the version of string-edit distance of Bangalore
+et al. (2000) which normalises for length": their Simple String Accuracy
+``1 - (I + D + S) / R`` (REFERENCE.md §9), a similarity, higher is better (seed
+002's SEB correlates positively with Dice and BLEU and negatively with SE).
+``se_norm`` is a different measure, SE divided by a length (REFERENCE.md §7, the
+length-normalised SE of GREC'10), a distance, lower is better. Earlier versions
+of stecflow registered the first as ``ssa`` and the second as ``seb``; ``ssa``
+is still accepted as a deprecated alias of ``seb`` (:mod:`stecflow.metrics.base`).
 """
 
 from __future__ import annotations
@@ -30,6 +39,7 @@ __all__ = [
     "SE_NORMALISERS",
     "SE_WEIGHTS",
     "SSA",
+    "SENorm",
     "StringAccuracy",
     "edit_distance",
     "normalised_edit_distance",
@@ -38,7 +48,7 @@ __all__ = [
 
 #: (insertion, deletion, substitution) costs of SE (TUNA-REG'09).
 SE_WEIGHTS = (1, 1, 2)
-#: Valid values of SEB's ``normaliser`` option.
+#: Valid values of SE-norm's ``normaliser`` option.
 SE_NORMALISERS: tuple[str, ...] = ("sum_lengths", "ref_length", "max_length")
 
 
@@ -123,7 +133,8 @@ def simple_string_accuracy(hyp: Sequence[str], ref: Sequence[str]) -> float:
     """Simple String Accuracy ``1 - (I + D + S) / R`` (Bangalore et al. 2000).
 
     ``I + D + S`` is the unit-cost Levenshtein distance and ``R`` the number of
-    reference tokens. SSA is not bounded below by 0, and it is not ``1 - SE/R``.
+    reference tokens: the item score of :class:`SEB` (REFERENCE.md §9 calls it
+    SSA, seed 002 SEB). It is not bounded below by 0, and it is not ``1 - SE/R``.
 
     Parameters
     ----------
@@ -298,13 +309,20 @@ class SE(TextMetric):
 
 
 @register_metric
-class SEB(TextMetric):
-    """Length-normalised string-edit distance (REFERENCE.md §7, GREC'10).
+class SENorm(TextMetric):
+    """SE-norm: string-edit distance divided by a length (REFERENCE.md §7).
+
+    The length-normalised SE reported for GREC'10: SE with weights (1, 1, 2)
+    divided by ``|h| + |r|`` (default; the largest possible SE, so values are in
+    [0, 1]), by the reference length or by the longer length. A distance: lower
+    is better. This is *not* seed 002's SEB (Bangalore et al.'s length-normalised
+    string accuracy, higher is better), which is :class:`SEB`; stecflow called
+    this measure ``seb`` before its names followed the seeds.
 
     Per item: :func:`normalised_edit_distance` to each reference, combined by
     ``multi_ref`` (undefined pairs, an empty reference under ``ref_length``, are
     ignored; an item with no defined pair is skipped and counted). System score:
-    mean over items. Lower is better.
+    mean over items.
 
     Parameters
     ----------
@@ -319,14 +337,14 @@ class SEB(TextMetric):
 
     Examples
     --------
-    >>> SEB().score_segment("the chair", ["the red chair"])
+    >>> SENorm().score_segment("the chair", ["the red chair"])
     0.2
-    >>> SEB().signature().split("|version")[0]
-    'SEB|norm:sum_lengths|refs:mean|case:lc|punct:strip'
+    >>> SENorm().signature().split("|version")[0]
+    'SE-norm|norm:sum_lengths|refs:mean|case:lc|punct:strip'
     """
 
-    name = "seb"
-    display_name = "SEB"
+    name = "se_norm"
+    display_name = "SE-norm"
     version = "1"
     higher_is_better = False
     libraries = ("rapidfuzz",)
@@ -347,15 +365,24 @@ class SEB(TextMetric):
         self._init_text(lowercase, punctuation)
 
     def segment_stats(self, hyp: str, refs: Sequence[str], **context: Any) -> Stats:
-        """Return ``(seb,)`` for one item (``nan`` if undefined)."""
+        """Return ``(se_norm,)`` for one item (``nan`` if undefined)."""
         h, rs = self._tokens_all(hyp, refs, context)
         values = [normalised_edit_distance(h, r, self.normaliser) for r in rs]
         return (reduce_over_references(values, self.multi_ref),)
 
 
 @register_metric
-class SSA(TextMetric):
-    """Simple String Accuracy (REFERENCE.md §9).
+class SEB(TextMetric):
+    """SEB: Bangalore et al.'s length-normalised string accuracy (REFERENCE.md §9).
+
+    What seed 002 (§3.4, Tables 1 and 2) and ASGRE'07 report as SEB, "the
+    version of string-edit distance of Bangalore et al. (2000) which normalises
+    for length": Simple String Accuracy ``1 - (I + D + S) / R`` with unit costs
+    and R the reference length. Higher is better; it is not bounded below by 0
+    ("a b c d e" against "x" gives -4). Not to be confused with :class:`SENorm`
+    (SE divided by a length, lower is better), which stecflow called ``seb``
+    before version 2 of this metric; ``ssa``, this metric's old name, is a
+    deprecated alias.
 
     Per item: :func:`simple_string_accuracy` with each reference, combined by
     ``multi_ref``; references with no tokens (R = 0) are ignored, and an item
@@ -365,23 +392,41 @@ class SSA(TextMetric):
     Parameters
     ----------
     multi_ref : {"mean", "max"}, default "mean"
-        How values for several references are combined.
+        How values for several references are combined (REFERENCE.md §24,
+        ``multi_ref.ssa``).
     lowercase : bool, default True
         Lower-case before comparing.
     punctuation : {"strip", "delete", "split", "keep"}, default "strip"
         Punctuation handling.
 
+    References
+    ----------
+    Bangalore, S., Rambow, O. & Whittaker, S. (2000). Evaluation Metrics for
+    Generation. INLG 2000.
+    Belz, A. & Gatt, A. (2008). Intrinsic vs. Extrinsic Evaluation Measures for
+    Referring Expression Generation. ACL-08: HLT short papers (seed 002).
+
     Examples
     --------
-    >>> SSA().score_segment("the chair", ["the red chair"])
+    >>> SEB().score_segment("the large red chair", ["the big red chair"])
+    0.75
+    >>> SEB().score_segment("the chair", ["the red chair"])
     0.6666666666666667
+    >>> SEB().signature().split("|version")[0]
+    'SEB|refs:mean|case:lc|punct:strip'
     """
 
-    name = "ssa"
-    display_name = "SSA"
-    version = "1"
+    name = "seb"
+    display_name = "SEB"
+    # 2: "seb" became seed 002's SEB (was the normalised distance, now se_norm)
+    version = "2"
     libraries = ("rapidfuzz",)
     signature_fields = (("multi_ref", "refs"), *_TEXT_FIELDS)
+    option_hint = (
+        "seb is seed 002's SEB (Bangalore et al.'s length-normalised string"
+        " accuracy, higher is better); the length-normalised SE distance with a"
+        " normaliser is the metric se_norm"
+    )
 
     def __init__(
         self,
@@ -395,7 +440,11 @@ class SSA(TextMetric):
         self._init_text(lowercase, punctuation)
 
     def segment_stats(self, hyp: str, refs: Sequence[str], **context: Any) -> Stats:
-        """Return ``(ssa,)`` for one item (``nan`` if no reference has tokens)."""
+        """Return ``(seb,)`` for one item (``nan`` if no reference has tokens)."""
         h, rs = self._tokens_all(hyp, refs, context)
         values = [simple_string_accuracy(h, r) for r in rs]
         return (reduce_over_references(values, self.multi_ref),)
+
+
+#: Deprecated: the class of seed 002's SEB under its old stecflow name.
+SSA = SEB
