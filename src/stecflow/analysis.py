@@ -20,12 +20,19 @@ identification accuracy; and the Pearson correlations between all these measures
 
 Which systems enter: accepted submissions, human reference sets included, late
 ones only if ``statistics.include_late`` (the official ranking excludes them).
+Correlations leave the human reference sets out by default
+(``statistics.exclude_references_from_correlations``): seed 001's Table 10 is
+computed over the six peer systems (with HUMAN-1 and HUMAN-2 its Fluency-ID speed
+r is -0.37, not the published -0.89). A correlation's ``exclude_systems`` leaves
+named systems out as well, as seed 002 left IS-FBS out of the correlations between
+its two experiments (§4: the buggy version was judged in Exp 1, the corrected one
+in Exp 2). Which systems were left out, and why, is recorded in the JSON.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +47,7 @@ __all__ = [
     "TESTS",
     "analysis_specs",
     "collect_item_scores",
+    "correlation_exclusions",
     "run_analysis",
 ]
 
@@ -225,6 +233,12 @@ def analysis_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
                 f" for a {spec['test']} test (use it in correlations)",
                 field=f"{where}.measure",
             )
+        if spec.get("exclude_systems") and spec["test"] != "correlations":
+            raise ConfigError(
+                "exclude_systems applies to correlations only (an analysis of"
+                " item scores takes every system analysed)",
+                field=f"{where}.exclude_systems",
+            )
         allowed = {"system", "subdomain", "condition"}
         if spec["factors"][0] != "system" or not set(spec["factors"]) <= allowed:
             raise ConfigError(
@@ -244,6 +258,63 @@ def _labels(identities: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]
         (team, system): system if counts[system] == 1 else f"{team}/{system}"
         for team, system in identities
     }
+
+
+def correlation_exclusions(
+    labels: Mapping[tuple[str, str], str],
+    references: Iterable[str],
+    exclude_systems: Sequence[str] = (),
+    *,
+    exclude_references: bool = True,
+) -> tuple[dict[str, str], list[str]]:
+    """Which analysed systems a correlation leaves out, and why.
+
+    Parameters
+    ----------
+    labels
+        ``(team, system)`` -> label of every system analysed.
+    references
+        Labels of the human reference sets among them.
+    exclude_systems
+        The analysis' ``exclude_systems``: ``team/system``, or a system ID that no
+        other team uses, or a label.
+    exclude_references
+        Leave the human reference sets out (the default; seed 001 Table 10).
+
+    Returns
+    -------
+    (dict, list)
+        Label -> reason of every system left out, and the names in
+        *exclude_systems* that match no analysed system (late, rejected or
+        superseded ones, or a typo: recorded, not silently dropped).
+
+    Examples
+    --------
+    >>> labels = {("human", "HUMAN-1"): "HUMAN-1", ("is", "IS-FBS"): "IS-FBS",
+    ...           ("cam", "CAM-B"): "CAM-B"}
+    >>> out, absent = correlation_exclusions(labels, ["HUMAN-1"],
+    ...                                      ["is/IS-FBS", "GR-SC"])
+    >>> out
+    {'HUMAN-1': 'human reference set', 'IS-FBS': 'named in exclude_systems'}
+    >>> absent
+    ['GR-SC']
+    """
+    out: dict[str, str] = {}
+    if exclude_references:
+        out.update(dict.fromkeys(sorted(references), "human reference set"))
+    absent = []
+    for name in exclude_systems:
+        team, _, system = name.rpartition("/")
+        found = [
+            label
+            for (t, s), label in labels.items()
+            if (s == system and t == team) or (not team and name in (s, label))
+        ]
+        if len(set(found)) == 1:
+            out.setdefault(found[0], "named in exclude_systems")
+        else:  # unknown, or a system ID several teams use: say team/system
+            absent.append(name)
+    return dict(sorted(out.items())), absent
 
 
 #: Columns of ``scores/analysed.tsv`` (see :func:`collect_item_scores`).
@@ -418,7 +489,7 @@ def run_analysis(
     *,
     alpha: float = 0.05,
     higher_is_better: Mapping[str, bool] | None = None,
-    exclude_references_from_correlations: bool = False,
+    exclude_references_from_correlations: bool = True,
     judgments: Mapping[str, str | Path] | None = None,
 ) -> dict[str, Any]:
     """Run one configured analysis and write its table and its JSON record.
@@ -438,7 +509,9 @@ def run_analysis(
     higher_is_better
         Metric ID -> direction, so that letter ``A`` goes to the best systems.
     exclude_references_from_correlations
-        Leave the human reference sets out of correlations.
+        Leave the human reference sets out of correlations (default, as seed 001
+        Table 10; see :func:`correlation_exclusions`, which also applies the
+        spec's ``exclude_systems``).
     judgments
         Study ID -> ``judgments/<study>.tsv``, for analyses of human judgments and
         correlations with their system means.
@@ -459,11 +532,27 @@ def run_analysis(
         from .stats.correlation import pairwise_corr
 
         frame = _system_frame(systems_path, labels, spec["measures"], judgments)
-        excluded = (
-            sorted(frame.loc[frame["reference_set"].astype(bool), "system"])
-            if exclude_references_from_correlations and len(frame)
+        references = (
+            frame.loc[frame["reference_set"].astype(bool), "system"]
+            if len(frame)
             else []
         )
+        exclusions, absent = correlation_exclusions(
+            labels,
+            references,
+            spec.get("exclude_systems") or (),
+            exclude_references=exclude_references_from_correlations,
+        )
+        record["exclusions"] = exclusions
+        record["exclude_systems_not_analysed"] = absent
+        for name in absent:
+            log.warning(
+                "%s: exclude_systems names %r, which is not among the systems"
+                " analysed (write team/system)",
+                spec["id"],
+                name,
+            )
+        excluded = sorted(exclusions)
         method = spec.get("method", "pearson")
         result = pairwise_corr(
             frame, spec["measures"], method=method, exclude_systems=excluded

@@ -156,6 +156,7 @@ def test_correlations_use_system_level_scores_and_can_drop_references(campaign):
         folder / "systems.tsv",
         folder / "c.tsv",
         folder / "c.json",
+        exclude_references_from_correlations=False,  # the default is True
     )
     rows = {(r["measure_a"], r["measure_b"]): r for r in read_tsv(folder / "c.tsv")}
     assert float(rows[("se", "bleu3")]["r"]) == pytest.approx(-1.0)

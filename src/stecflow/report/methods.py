@@ -157,7 +157,7 @@ def methods_section(ctx: Context) -> list[Block]:
             + " Human reference sets are "
             + (
                 "left out of"
-                if stats.get("exclude_references_from_correlations", False)
+                if stats.get("exclude_references_from_correlations", True)
                 else "included in"
             )
             + " the correlations. ANOVAs use Type III sums of squares (SPSS coding);"
