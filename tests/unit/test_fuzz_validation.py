@@ -1,0 +1,51 @@
+"""A seeded sample of the validation fuzzer (benchmarks/fuzz_validation.py).
+
+The benchmark runs thousands of cases and records its figures; here a small,
+fixed sample of the same mutations runs on every test run: validation never
+raises, never takes more than 2 s or 200 MB on a case, and a submission that a
+mutation keeps valid stays accepted with the same outputs.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+
+import pytest
+
+from tests.conftest import REPO
+
+pytestmark = pytest.mark.skipif(
+    not hasattr(__import__("os"), "fork"), reason="the fuzzer forks one child per case"
+)
+
+
+@pytest.fixture(scope="module")
+def fuzzer():
+    path = REPO / "benchmarks" / "fuzz_validation.py"
+    spec = importlib.util.spec_from_file_location("fuzz_validation", path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["fuzz_validation"] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_mutation_kind_is_drawn(fuzzer):
+    base = (fuzzer.BASE / "outputs.xml").read_bytes()
+    drawn, digests = set(), []
+    for case in fuzzer.make_cases(base, b"team: x\n", 400, seed=7):
+        drawn |= set(case.mutation.split("+"))
+        digests.append(hash(case.outputs))
+        assert len(case.outputs) < 2 * fuzzer.MAX_CASE_BYTES
+    assert drawn == set(fuzzer.PRESERVING) | set(fuzzer.DESTRUCTIVE) | {"metadata"}
+    # same seed, same cases
+    again = fuzzer.make_cases(base, b"team: x\n", 400, seed=7)
+    assert [hash(c.outputs) for c in again] == digests
+
+
+def test_seeded_sample_never_raises_and_keeps_valid_cases_valid(fuzzer):
+    figures = fuzzer.fuzz(100, seed=2026)
+    assert figures["failures"] == []
+    assert figures["accepted"] >= figures["preserving"] > 10
+    assert figures["rejected"] > 30
+    assert figures["worst_seconds"] < 2 and figures["worst_mb"] < 200
