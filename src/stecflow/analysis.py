@@ -529,7 +529,7 @@ def run_analysis(
         "spec": dict(spec),
     }
     if test == "correlations":
-        from .stats.correlation import pairwise_corr
+        from .stats.correlation import MIN_SYSTEMS, correlation_caveats, pairwise_corr
 
         frame = _system_frame(systems_path, labels, spec["measures"], judgments)
         references = (
@@ -562,6 +562,9 @@ def run_analysis(
                 "method": method,
                 "excluded_systems": excluded,
                 "systems": sorted(frame["system"]) if len(frame) else [],
+                # r over too few systems, or undefined: said in plain words
+                "min_systems": MIN_SYSTEMS,
+                "caveats": correlation_caveats(result),
             }
         )
     else:
@@ -602,6 +605,21 @@ def run_analysis(
         for study in sorted(used)
         if study in judgments
     }
+    if test != "correlations":  # missing lists, empty or unequal cells
+        from .stats.balance import design_completeness
+
+        counts = (record["judgments"].get(spec.get("source", "")) or {}).get(
+            "counts"
+        ) or {}
+        record["design"] = design_completeness(
+            frame,
+            "value",
+            factors,
+            names=spec["factors"],
+            lists_in_design=counts.get("lists_in_design"),
+            lists_run=counts.get("lists_run"),
+            unit="items" if spec.get("source", "scores") == "scores" else "judgments",
+        )
     record["text"] = []
     if test != "tukey":  # letters tables have no test statistic of their own
         record["text"] = [

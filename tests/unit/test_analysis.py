@@ -160,7 +160,9 @@ def test_correlations_use_system_level_scores_and_can_drop_references(campaign):
     )
     rows = {(r["measure_a"], r["measure_b"]): r for r in read_tsv(folder / "c.tsv")}
     assert float(rows[("se", "bleu3")]["r"]) == pytest.approx(-1.0)
-    assert rows[("se", "bleu3")]["n"] == "4" and rows[("se", "bleu3")]["sig"] == "**"
+    # r = -1 over 4 systems (p < .001): too few systems for stars (issue #12)
+    assert rows[("se", "bleu3")]["n"] == "4" and rows[("se", "bleu3")]["sig"] == ""
+    assert rows[("se", "bleu3")]["few_systems"] == "true"
     record = run_analysis(
         spec,
         folder / "items.tsv",

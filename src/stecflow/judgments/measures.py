@@ -22,6 +22,18 @@ seed 003 section 3.2) and of Spanger et al. (2013, seed 000 section 5.2):
 Intrinsic (rating) measures (seed 001 Table 6): mean and SD of Adequacy and
 Fluency per system and subdomain.
 
+Some of these numbers carry no information, and are flagged (the ``flags``
+column, and :func:`measure_flags` in plain words):
+
+* ``single_judgment``: every description of the row was judged once (a Latin
+  square run once gives each item × system cell one judgment). Then
+  MajorityId(i) = IR(i), so MIR = IR, and Agreement(i) = 1/1, so agreement is 1:
+  identical by construction, not findings. They need several judgments per
+  description (seed 000 had 17 or 34 evaluators per instance).
+* ``constant:<column>``: on the rows over all subdomains, the measure has the
+  same value for every system (at least two): it tells no system apart, and its
+  correlation with any other measure is undefined.
+
 Every function takes a long-format DataFrame and role arguments and returns a
 DataFrame with the documented columns; none does I/O.
 """
@@ -44,10 +56,12 @@ __all__ = [
     "IDENT_AGGREGATIONS",
     "MAJORITY_TIES",
     "MEASURE_COLUMNS",
+    "MEASURE_NAMES",
     "describe",
     "identification_rates",
     "identification_summary",
     "item_identification",
+    "measure_flags",
     "rating_summary",
     "study_measures",
 ]
@@ -89,7 +103,22 @@ MEASURE_COLUMNS = (
     "fluency_mean",
     "fluency_sd",
     "fluency_n",
+    "flags",
 )
+
+#: Per-system measures checked for being constant over systems, and their names
+#: in the flags' sentences.
+MEASURE_NAMES = {
+    "accuracy": "Identification accuracy",
+    "ir": "The identification rate (IR)",
+    "mir": "The majority identification rate (MIR)",
+    "agreement": "Agreement",
+    "reading_time_mean_ms": "Mean reading time",
+    "identification_time_mean_ms": "Mean identification time",
+    "rt_mean_ms": "Mean response time",
+    "adequacy_mean": "Mean Adequacy",
+    "fluency_mean": "Mean Fluency",
+}
 
 
 def _check(name: str, value: str, allowed: Sequence[str]) -> None:
@@ -439,7 +468,8 @@ def study_measures(
     Returns
     -------
     pandas.DataFrame
-        :data:`MEASURE_COLUMNS`, sorted by system then subdomain (``all`` first).
+        :data:`MEASURE_COLUMNS`, sorted by system then subdomain (``all`` first);
+        ``flags`` holds ``;``-separated codes (module docstring), ``""`` for none.
     """
     import pandas as pd
 
@@ -486,14 +516,125 @@ def study_measures(
                     )
             rows.append(row)
     out = pd.DataFrame(rows, columns=list(MEASURE_COLUMNS))
-    for column in MEASURE_COLUMNS[4:]:  # not applicable: NaN, not None
+    for column in MEASURE_COLUMNS[4:-1]:  # not applicable: NaN, not None
         out[column] = pd.to_numeric(out[column], errors="coerce")
+    out["flags"] = out["flags"].fillna("").astype(str)
+    _flag_constant(out, overall)
     if len(out):
         out["_o"] = (out["subdomain"] != overall).astype(int)
         out = out.sort_values(["system", "_o", "subdomain"], kind="stable").drop(
             columns="_o"
         )
     return out.reset_index(drop=True)
+
+
+def _is_constant(values: Any) -> bool:
+    x = np.asarray(values, dtype=float)
+    x = x[np.isfinite(x)]
+    scale = max(1.0, float(np.max(np.abs(x)))) if x.size else 1.0
+    return x.size >= 2 and float(np.ptp(x)) <= 1e-12 * scale
+
+
+def _add_flag(flags: str, flag: str) -> str:
+    return ";".join(sorted({*filter(None, flags.split(";")), flag}))
+
+
+def _flag_constant(out: pd.DataFrame, overall: str) -> None:
+    """Flag the measures equal for every system on the rows over all subdomains."""
+    rows = out["subdomain"] == overall
+    if rows.sum() < 2:
+        return
+    for column in MEASURE_NAMES:
+        if _is_constant(out.loc[rows, column]):
+            out.loc[rows, "flags"] = [
+                _add_flag(f, f"constant:{column}") for f in out.loc[rows, "flags"]
+            ]
+
+
+def measure_flags(measures: pd.DataFrame, *, overall: str = "all") -> list[dict]:
+    """The flags of a measures table as plain sentences, for the summary and report.
+
+    Parameters
+    ----------
+    measures : pandas.DataFrame
+        The result of :func:`study_measures` (or its TSV read back).
+    overall : str, default "all"
+        The ``subdomain`` label of the rows over all subdomains (the only rows
+        read).
+
+    Returns
+    -------
+    list of dict
+        ``{"flag": "single_judgment", "measures": ["mir", "agreement"],
+        "systems": [...], "text": ...}`` when descriptions were judged once,
+        then one ``{"flag": "constant", "measure": <column>, "value": v,
+        "text": ...}`` per constant measure (agreement left out when one
+        judgment per description already explains it). Empty when nothing is
+        flagged.
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> table = pd.DataFrame({"system": ["A", "B"], "subdomain": "all",
+    ...     "flags": ["constant:accuracy;single_judgment"] * 2,
+    ...     "accuracy": [1.0, 1.0]})
+    >>> for flag in measure_flags(table):
+    ...     print(flag["text"])
+    Every description (an item described by a system) was judged by one participant only, so the majority identification rate (MIR) equals the identification rate (IR) and agreement is 1.00 by construction: they say nothing of their own. They need several judgments per description.
+    Identification accuracy is 1.00 for every system: it does not tell the systems apart, and its correlation with any other measure is undefined.
+    """  # noqa: E501
+    import pandas as pd
+
+    if "flags" not in measures or not len(measures):
+        return []
+    rows = measures[measures["subdomain"].astype(str) == overall]
+    flags = {
+        str(system): set(filter(None, str(f or "").split(";")))
+        for system, f in zip(rows["system"], rows["flags"], strict=True)
+    }
+    out: list[dict] = []
+    single = sorted(s for s, f in flags.items() if "single_judgment" in f)
+    if single:
+        if len(single) == len(flags):
+            who = "Every description (an item described by a system) was"
+        else:
+            who = (
+                f"Every description of {', '.join(single)} (an item described by"
+                " that system) was"
+            )
+        out.append(
+            {
+                "flag": "single_judgment",
+                "measures": ["mir", "agreement"],
+                "systems": single,
+                "text": f"{who} judged by one participant only, so the majority"
+                " identification rate (MIR) equals the identification rate (IR)"
+                " and agreement is 1.00 by construction: they say nothing of"
+                " their own. They need several judgments per description.",
+            }
+        )
+    every = set.intersection(*flags.values()) if flags else set()
+    for column in MEASURE_NAMES:
+        if f"constant:{column}" not in every:
+            continue
+        if column == "agreement" and single:
+            continue  # 1 by construction, said above
+        values = [
+            float(v)
+            for v in pd.to_numeric(rows[column], errors="coerce")
+            if np.isfinite(float(v))
+        ]
+        out.append(
+            {
+                "flag": "constant",
+                "measure": column,
+                "value": values[0],
+                "text": f"{MEASURE_NAMES[column]} is {values[0]:.2f} for every"
+                " system: it does not tell the systems apart, and its correlation"
+                " with any other measure is undefined.",
+            }
+        )
+    return out
 
 
 def _identification_row(
@@ -528,8 +669,11 @@ def _identification_row(
         aggregation=aggregation,
     )
     if len(rates):
+        first = rates.iloc[0]
         row.update(
-            ir=float(rates.iloc[0]["ir"]),
-            mir=float(rates.iloc[0]["mir"]),
-            agreement=float(rates.iloc[0]["agreement"]),
+            ir=float(first["ir"]),
+            mir=float(first["mir"]),
+            agreement=float(first["agreement"]),
         )
+        if first["n_items"] and first["n_judgements"] == first["n_items"]:
+            row["flags"] = "single_judgment"  # MIR = IR, agreement = 1

@@ -514,6 +514,8 @@ def _summary(
     measures: Any,
     config: JudgmentSettings,
 ) -> dict[str, Any]:
+    from stecflow.judgments.measures import measure_flags
+
     analysed = trials["in_analysis"].astype(bool)
     sessions = outcome.sessions
     by_check = Counter(p["check"] for p in problems)
@@ -578,5 +580,7 @@ def _summary(
         },
         "outliers": dict(outliers),
         "measures": _records(measures, list(measures.columns)),
+        # measures that mean nothing here (MIR = IR, constant), in plain words
+        "measure_flags": measure_flags(measures),
         "settings": config.to_dict(),
     }

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from .context import Block, Context, heading, notice, paragraph, subset_title
 from .formatting import fixed, parse_float
@@ -229,6 +230,22 @@ def _rates_table(
     )
 
 
+def _flag_notices(summary: Mapping[str, Any]) -> list[Block]:
+    """The study's flagged measures (MIR = IR by construction, constant ones)."""
+    from .quality import FLAG_TITLES
+
+    flags = summary.get("measure_flags") or []
+    return [
+        notice(
+            str(flag.get("text", "")),
+            "warning",
+            FLAG_TITLES.get(str(flag.get("flag")), "Flagged measure"),
+        )
+        for flag in flags
+        if isinstance(flag, Mapping)
+    ]
+
+
 def _scatter_blocks(ctx: Context, studies: Sequence[JudgmentStudy]) -> list[Block]:
     """Every human measure against every other, one point per system."""
     series: list[tuple[str, str, dict[str, float | None]]] = []
@@ -354,5 +371,6 @@ def human_section(ctx: Context) -> list[Block]:
         rates = _present(study.measures, RATE_MEASURES)
         if rates and summary.get("task", task) != "rating":
             blocks.append(ctx.table(_rates_table(ctx, study, rates)))
+        blocks.extend(_flag_notices(summary))
     blocks.extend(_scatter_blocks(ctx, studies))
     return blocks

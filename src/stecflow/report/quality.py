@@ -19,9 +19,17 @@ from .context import (
     yes_no,
 )
 from .formatting import DASH
+from .statistics import correlation_caveats, design_caveat
 from .tables import Cell, Column, Row, Table
 
-__all__ = ["quality_section"]
+__all__ = ["FLAG_TITLES", "quality_section", "statistics_caveats"]
+
+#: Titles of the judgments stage's measure flags
+#: (:func:`stecflow.judgments.measures.measure_flags`).
+FLAG_TITLES = {
+    "single_judgment": "Identical by construction",
+    "constant": "Constant measure",
+}
 
 
 def _problem_rows(problems: Sequence[Mapping[str, Any]]) -> list[Row]:
@@ -205,9 +213,68 @@ def quality_section(ctx: Context) -> list[Block]:
             )
         )
 
+    blocks.append(heading("Caveats on the statistics", "quality-caveats"))
+    blocks.extend(_caveat_blocks(ctx))
+
     blocks.append(heading("Human judgments", "quality-judgments"))
     blocks.extend(_judgment_quality(ctx))
     return blocks
+
+
+def statistics_caveats(ctx: Context) -> list[tuple[str, str, str]]:
+    """``(about, title, sentence)`` for every number to read with care.
+
+    Analyses on incomplete designs (lists without participants, empty or
+    unequal cells), correlations over too few systems or with a constant
+    measure, and the measures a study flagged (identical by construction,
+    constant over systems), in report order.
+    """
+    out = []
+    for record, _, stem in ctx.analyses:
+        about = f"Analysis {record.get('id', stem)}"
+        caveat = design_caveat(record)
+        if caveat is not None:
+            out.append((about, *caveat))
+        if record.get("test") == "correlations":
+            out += [(about, *c) for c in correlation_caveats(ctx, record)]
+    for study in ctx.judgments:
+        for flag in study.summary.get("measure_flags") or []:
+            title = FLAG_TITLES.get(str(flag.get("flag")), "Flagged measure")
+            out.append((f"Study {study.study}", title, str(flag.get("text", ""))))
+    return out
+
+
+def _caveat_blocks(ctx: Context) -> list[Block]:
+    caveats = statistics_caveats(ctx)
+    if not caveats and not ctx.analyses and not ctx.judgments:
+        return [paragraph("No statistics were computed.")]
+    if not caveats:
+        return [
+            paragraph(
+                "Every analysis ran on a complete design with equal cells, every"
+                " correlation over enough systems, and no human measure is"
+                " constant or identical to another by construction."
+            )
+        ]
+    return [
+        ctx.table(
+            Table(
+                "statistics-caveats",
+                "Statistics to read with care: analyses on incomplete or"
+                " unbalanced designs, correlations that cannot mean much, and"
+                " measures that carry no information of their own.",
+                [
+                    Column("about", "About", align="l"),
+                    Column("caveat", "Caveat", align="l"),
+                    Column("why", "Why", align="l"),
+                ],
+                [
+                    Row((Cell(about), Cell(title), Cell(text)))
+                    for about, title, text in caveats
+                ],
+            )
+        )
+    ]
 
 
 _COUNTS = (

@@ -19,7 +19,7 @@ from .formatting import DASH, fixed, no_zero, p_cell, p_text, parse_float
 from .svg import ScatterPoint, heatmap, scatter_plot
 from .tables import Cell, Column, Row, Table
 
-__all__ = ["statistics_section"]
+__all__ = ["correlation_caveats", "design_caveat", "statistics_section"]
 
 Record = dict[str, Any]  # an analysis' JSON record
 Rows = list[dict[str, str]]  # its TSV table
@@ -65,6 +65,62 @@ def _systems_line(ctx: Context, record: Mapping[str, Any]) -> str:
 
 def _texts(record: Mapping[str, Any]) -> dict[str, str]:
     return {t.get("about", ""): t.get("text", "") for t in record.get("text") or []}
+
+
+def design_caveat(record: Mapping[str, Any]) -> tuple[str, str] | None:
+    """``(title, sentence)`` for an analysis on an incomplete or unbalanced design.
+
+    Read from the record's ``design`` (written by
+    :func:`stecflow.stats.balance.design_completeness`); None when the design is
+    complete and balanced, or not recorded.
+
+    Examples
+    --------
+    >>> design_caveat({"design": {"complete": False, "balanced": False,
+    ...     "note": "3 of 8 lists have no participant."}})
+    ('Incomplete design', '3 of 8 lists have no participant.')
+    >>> design_caveat({"design": {"complete": True, "balanced": True, "note": ""}})
+    """
+    design = record.get("design") or {}
+    if not design.get("note"):
+        return None
+    title = "Incomplete design" if not design.get("complete") else "Unbalanced cells"
+    return title, str(design["note"])
+
+
+def _design_blocks(record: Mapping[str, Any]) -> list[Block]:
+    caveat = design_caveat(record)
+    return [] if caveat is None else [notice(caveat[1], "warning", caveat[0])]
+
+
+def _few_systems(row: Mapping[str, str]) -> bool:
+    return row.get("few_systems", "false") == "true"
+
+
+def correlation_caveats(
+    ctx: Context, record: Mapping[str, Any]
+) -> list[tuple[str, str]]:
+    """``(title, sentence)`` per caveat of a correlation analysis.
+
+    Read from the record's ``caveats`` (written by
+    :func:`stecflow.stats.correlation.correlation_caveats`): over too few systems
+    no correlation is marked significant; a constant measure has no correlation
+    (named here by its label).
+    """
+    out = []
+    for caveat in record.get("caveats") or []:
+        if caveat.get("kind") == "constant" and caveat.get("measure"):
+            label = measure_info(ctx, str(caveat["measure"])).label
+            out.append(
+                (
+                    "Undefined correlations",
+                    f"{label} has the same value for every system, so its"
+                    " correlation with any other measure is undefined.",
+                )
+            )
+        elif caveat.get("kind") == "few_systems" and caveat.get("text"):
+            out.append(("Too few systems", str(caveat["text"])))
+    return out
 
 
 def _anova(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
@@ -162,7 +218,7 @@ def _anova(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
         table_rows,
         [_systems_line(ctx, record)],
     )
-    return [paragraph(" ".join(sentences)), ctx.table(table)]
+    return [paragraph(" ".join(sentences)), *_design_blocks(record), ctx.table(table)]
 
 
 def _tukey(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
@@ -173,7 +229,8 @@ def _tukey(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
     if not usable:
         reason = rows[0].get("reason", "") if rows else "no systems"
         return [
-            notice(f"Tukey HSD on {info.label} not computable: {reason}.", "warning")
+            notice(f"Tukey HSD on {info.label} not computable: {reason}.", "warning"),
+            *_design_blocks(record),
         ]
     import pandas as pd
 
@@ -234,7 +291,7 @@ def _tukey(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
         table_rows,
         [_systems_line(ctx, record)],
     )
-    return [paragraph(text), ctx.table(table)]
+    return [paragraph(text), *_design_blocks(record), ctx.table(table)]
 
 
 def _kruskal(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
@@ -291,7 +348,7 @@ def _kruskal(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]
         table_rows,
         [_systems_line(ctx, record)],
     )
-    return [paragraph(" ".join(sentences)), ctx.table(table)]
+    return [paragraph(" ".join(sentences)), *_design_blocks(record), ctx.table(table)]
 
 
 def _correlations(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
@@ -351,7 +408,17 @@ def _correlations(ctx: Context, record: Record, rows: Rows, stem: str) -> list[B
         if (p := parse_float(r.get("p_val"))) is not None
         and p < float(record.get("alpha", 0.05))
         and r.get("computable", "true") == "true"
+        and not _few_systems(r)
     ]
+    computed = [r for r in rows if r.get("computable", "true") == "true"]
+    if significant:
+        verdict = "Significant correlations: " + "; ".join(significant) + "."
+    elif computed and all(_few_systems(r) for r in computed):
+        verdict = (
+            "No correlation is marked significant: too few systems (see the note)."
+        )
+    else:
+        verdict = "No correlation was significant."
     n_sys = len(record.get("systems") or []) - len(record.get("excluded_systems") or [])
     corpus = [infos[m].label for m in measures if infos[m].level == "corpus"]
     text = (
@@ -359,13 +426,14 @@ def _correlations(ctx: Context, record: Record, rows: Rows, stem: str) -> list[B
         f" {n_sys} systems (one mean per system on each measure"
         + (f"; {' and '.join(corpus)} at corpus level" if corpus else "")
         + "). "
-        + (
-            "Significant correlations: " + "; ".join(significant) + "."
-            if significant
-            else "No correlation was significant."
-        )
+        + verdict
     )
-    blocks: list[Block] = [paragraph(text), ctx.table(table)]
+    blocks: list[Block] = [paragraph(text)]
+    blocks += [
+        notice(sentence, "warning", title)
+        for title, sentence in correlation_caveats(ctx, record)
+    ]
+    blocks.append(ctx.table(table))
     pairs = Table(
         f"stats-{stem}-pairs",
         f"Every pair of measures: {name}, degrees of freedom and p.",
@@ -386,8 +454,16 @@ def _correlations(ctx: Context, record: Record, rows: Rows, stem: str) -> list[B
                     Cell(fixed(parse_float(r.get("df")), 0)),
                     Cell(p_cell(parse_float(r.get("p_val")))),
                     Cell(
-                        texts.get(f"{r['measure_a']} ~ {r['measure_b']}")
-                        or (r.get("reason") or DASH)
+                        (
+                            texts.get(f"{r['measure_a']} ~ {r['measure_b']}")
+                            or (r.get("reason") or DASH)
+                        )
+                        + (
+                            f"; not marked: fewer than {record.get('min_systems', 5)}"
+                            " systems"
+                            if _few_systems(r) and r.get("computable", "true") == "true"
+                            else ""
+                        )
                     ),
                 )
             )

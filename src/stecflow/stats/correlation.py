@@ -7,6 +7,11 @@ Tables 5 and 6) does the same. The unit of analysis is the system: n = number of
 systems, df = n - 2 (REFERENCE.md section 18). Table 10 of seed 001 is reproduced
 from the published system means only when the human reference "systems" HUMAN-1 and
 HUMAN-2 are left out, hence the ``exclude_systems`` argument.
+
+A correlation over a handful of systems describes those systems and nothing more:
+pairs over fewer than :data:`MIN_SYSTEMS` systems get no significance marks and
+carry the ``few_systems`` flag, and :func:`correlation_caveats` says so in plain
+words for the stats JSON and the report.
 """
 
 from __future__ import annotations
@@ -32,9 +37,30 @@ from stecflow.stats._common import (
     ok,
 )
 
-__all__ = ["CORRELATION_COLUMNS", "pairwise_corr", "significance_mark", "system_means"]
+__all__ = [
+    "CORRELATION_COLUMNS",
+    "MIN_SYSTEMS",
+    "correlation_caveats",
+    "pairwise_corr",
+    "significance_mark",
+    "system_means",
+]
 
 logger = logging.getLogger(__name__)
+
+#: Fewest systems (df = n - 2 >= 3) over which a correlation gets significance marks.
+#:
+#: Why 5. The unit of analysis is the system, so n is the number of systems, and
+#: the p-value of r rests on the system means being bivariate normal, which 3 or
+#: 4 points cannot show. Without that assumption (an exact permutation test of r,
+#: which only asks that systems be exchangeable) the smallest two-sided p over n
+#: systems is 2/n!: .33 for 3 systems and .083 for 4, so no correlation over fewer
+#: than 5 systems can be significant at .05 on the data alone; from 5 systems
+#: (2/120 = .017) it can. Over 3 systems (df = 1) Pearson's test needs |r| > .997
+#: for p < .05, and r is fixed by where one system lies: "r = 1.00**" there says
+#: nothing about measures. The threshold keeps what the seeds published: seed
+#: 001's Table 10 marks correlations over 6 systems (df = 4), seed 003's over 15.
+MIN_SYSTEMS = 5
 
 #: Columns of :func:`pairwise_corr`.
 CORRELATION_COLUMNS = [
@@ -46,6 +72,7 @@ CORRELATION_COLUMNS = [
     "df",
     "p_val",
     "sig",
+    "few_systems",
     "excluded",
     "computable",
     "reason",
@@ -115,6 +142,7 @@ def pairwise_corr(
     system: str = "system",
     method: Literal["pearson", "spearman"] = "pearson",
     exclude_systems: Iterable[str] = (),
+    min_systems: int = MIN_SYSTEMS,
 ) -> pd.DataFrame:
     """Correlate every pair of measures over per-system means.
 
@@ -134,6 +162,10 @@ def pairwise_corr(
     exclude_systems : iterable of str
         Systems to leave out, e.g. the human reference sets
         ``("HUMAN-1", "HUMAN-2")``. Names not present are logged and ignored.
+    min_systems : int
+        Fewest systems for significance marks (default :data:`MIN_SYSTEMS`, 5,
+        justified there). A pair over fewer systems keeps its r and p but gets no
+        ``sig`` and ``few_systems`` True.
 
     Returns
     -------
@@ -141,9 +173,11 @@ def pairwise_corr(
         One row per pair of measures: ``measure_a``, ``measure_b``, ``method``,
         ``r`` (r or rho), ``n`` (systems with both means), ``df`` (n - 2),
         ``p_val`` (two-sided), ``sig`` (``"*"`` p < .05, ``"**"`` p < .01, else
-        ``""``), ``excluded`` (comma-separated systems actually left out),
-        ``computable``, ``reason``. Not computable with fewer than 3 systems or when
-        a measure is constant over the systems.
+        ``""``; always ``""`` over fewer than *min_systems* systems),
+        ``few_systems`` (n < *min_systems*, computable or not), ``excluded``
+        (comma-separated systems actually left out), ``computable``, ``reason``.
+        Not computable with fewer than 3 systems or when a measure is constant
+        over the systems (r is undefined then).
 
     Raises
     ------
@@ -177,8 +211,11 @@ def pairwise_corr(
     >>> res = pairwise_corr(df, ["x", "y"])
     >>> res.loc[0, ["r", "p_val", "df"]].astype(float).round(6).tolist()
     [-0.867845, 0.056514, 3.0]
-    >>> int(pairwise_corr(df, ["x", "y"], exclude_systems=["e", "d"]).at[0, "n"])
-    3
+    >>> res.at[0, "sig"], bool(res.at[0, "few_systems"])
+    ('', False)
+    >>> three = pairwise_corr(df, ["x", "y"], exclude_systems=["e", "d"])
+    >>> int(three.at[0, "df"]), three.at[0, "sig"], bool(three.at[0, "few_systems"])
+    (1, '', True)
     """
     measures = list(measures)
     if len(measures) < 2:
@@ -208,6 +245,7 @@ def pairwise_corr(
             "measure_b": b,
             "method": method,
             "n": n,
+            "few_systems": n < min_systems,
             "excluded": excluded,
         }
         x, y = pair[a].to_numpy(dtype=float), pair[b].to_numpy(dtype=float)
@@ -230,9 +268,90 @@ def pairwise_corr(
         else:
             res = stats.spearmanr(x, y)
             r, p = float(res.statistic), float(res.pvalue)
-        rows.append(ok(r=r, df=n - 2, p_val=p, sig=significance_mark(p), **base))
+        sig = "" if base["few_systems"] else significance_mark(p)
+        rows.append(ok(r=r, df=n - 2, p_val=p, sig=sig, **base))
     frame = finish_frame(rows, CORRELATION_COLUMNS)
     frame["n"] = frame["n"].astype(int)
     frame["df"] = frame["df"].astype("Int64")
     fill_column(frame, "sig", "", str)
+    fill_column(frame, "few_systems", False, bool)
     return frame
+
+
+def _range(values: Sequence[int]) -> str:
+    low, high = min(values), max(values)
+    return str(low) if low == high else f"{low}–{high}"
+
+
+def correlation_caveats(
+    result: pd.DataFrame, *, min_systems: int = MIN_SYSTEMS
+) -> list[dict[str, Any]]:
+    """Plain sentences on what a correlation table cannot say, for JSON and report.
+
+    Parameters
+    ----------
+    result : pandas.DataFrame
+        The result of :func:`pairwise_corr`.
+    min_systems : int
+        The threshold it ran with.
+
+    Returns
+    -------
+    list of dict
+        ``{"kind": "few_systems", "n_systems": [...], "text": ...}`` when some
+        pair ran over fewer than *min_systems* systems, then one
+        ``{"kind": "constant", "measure": m, "text": ...}`` per measure that has
+        the same value for every system (its correlations are undefined).
+        Empty when the table needs no caveat.
+
+    Examples
+    --------
+    >>> df = pd.DataFrame({"system": list("abc"), "x": [1.0, 2, 3],
+    ...                    "y": [1.0, 2, 2.9], "c": 7.0})
+    >>> [c["text"] for c in correlation_caveats(pairwise_corr(df, ["x", "y", "c"]))]
+    ['Correlations over 3 systems (df = 1): too few systems for a significance test to mean anything (at least 5 are needed), so no correlation is marked significant; r describes these systems only.', "'c' has the same value for every system, so its correlation with any other measure is undefined."]
+    """  # noqa: E501
+    caveats: list[dict[str, Any]] = []
+    few = result[result["few_systems"].astype(bool)]
+    computed = few[few["computable"].astype(bool)]
+    if len(computed):
+        counts = sorted({int(n) for n in computed["n"]})
+        dfs = sorted({n - 2 for n in counts})
+        text = (
+            f"Correlations over {_range(counts)} systems (df = {_range(dfs)}): too"
+            " few systems for a significance test to mean anything (at least"
+            f" {min_systems} are needed), so no correlation is marked significant;"
+            " r describes these systems only."
+        )
+    elif len(few):
+        counts = sorted({int(n) for n in few["n"]})
+        text = (
+            f"Correlations over {_range(counts)} systems: r needs at least 3"
+            f" systems, and a significance test at least {min_systems}, so no"
+            " correlation was computed."
+        )
+    if len(few):
+        caveats.append(
+            {
+                "kind": "few_systems",
+                "n_systems": counts,
+                "min_systems": min_systems,
+                "text": text,
+            }
+        )
+    constant: list[str] = []
+    for reason in result.loc[~result["computable"].astype(bool), "reason"]:
+        if str(reason).endswith(" is constant over the systems"):
+            name = str(reason).removesuffix(" is constant over the systems")
+            if name not in constant:
+                constant.append(name)
+    for name in constant:
+        caveats.append(
+            {
+                "kind": "constant",
+                "measure": name.strip("'\""),
+                "text": f"{name} has the same value for every system, so its"
+                " correlation with any other measure is undefined.",
+            }
+        )
+    return caveats
