@@ -41,7 +41,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-__all__ = ["TEMPLATE_SLOTS", "realise"]
+__all__ = ["REALISER_ID", "TEMPLATE_SLOTS", "realise"]
+
+#: The realiser's name and version in signatures and study settings; raise the
+#: version whenever a template changes the words of any attribute set.
+REALISER_ID = "template-v1"
 
 _WITH, _WITHOUT, _WEARING, _NOT_WEARING = 6, 7, 8, 9
 

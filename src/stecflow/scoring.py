@@ -171,6 +171,23 @@ def _bootstrap_extra(scoring: Mapping[str, Any] | None) -> dict[str, Any]:
     return {"bs": int(boot.get("resamples", 1000)), "seed": int(boot.get("seed", 2009))}
 
 
+def _realised(scoring: Mapping[str, Any] | None) -> bool:
+    """True if word-string metrics score template-realised attribute sets."""
+    return (scoring or {}).get("realise") == "template"
+
+
+def _signature_extra(
+    scoring: Mapping[str, Any] | None, metric: Any, extra: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The signature fields beyond the metric's own: bootstrap, and the realiser
+    when word-string metrics score realised attribute sets."""
+    from .realiser import REALISER_ID
+
+    if metric.input_type == "text" and _realised(scoring):
+        return {"realise": REALISER_ID, **extra}
+    return dict(extra)
+
+
 def metric_signatures(scoring: Mapping[str, Any] | None) -> dict[str, str]:
     """Map each metric ID to its signature (with the bootstrap settings).
 
@@ -179,7 +196,7 @@ def metric_signatures(scoring: Mapping[str, Any] | None) -> dict[str, str]:
     """
     extra = _bootstrap_extra(scoring)
     return {
-        spec.id: metric.signature(extra=extra)
+        spec.id: metric.signature(extra=_signature_extra(scoring, metric, extra))
         for spec, metric in build_metrics(metric_specs(scoring))
     }
 
@@ -253,14 +270,25 @@ def _bootstrap_ci(
     return float(low), float(high)
 
 
-def _hypothesis(output: Output | None, input_type: str) -> Any:
+def _text_of(word_string: str | None, attribute_set: Any, realise: bool) -> Any:
+    """The word string a text metric scores: the set realised, if asked for."""
+    if not realise:
+        return word_string
+    from .realiser import realise as template
+
+    return None if attribute_set is None else template(attribute_set)
+
+
+def _hypothesis(output: Output | None, input_type: str, realise: bool = False) -> Any:
     if output is None:
         return None
-    return output.attribute_set if input_type == "attributes" else output.word_string
+    if input_type == "attributes":
+        return output.attribute_set
+    return _text_of(output.word_string, output.attribute_set, realise)
 
 
 def _references(
-    item: Item, input_type: str, exclude: str | None
+    item: Item, input_type: str, exclude: str | None, realise: bool = False
 ) -> list[tuple[str, Any]]:
     refs = []
     for n, reference in enumerate(item.references, start=1):
@@ -270,7 +298,7 @@ def _references(
         value = (
             reference.attribute_set
             if input_type == "attributes"
-            else reference.word_string
+            else _text_of(reference.word_string, reference.attribute_set, realise)
         )
         if value is not None:
             refs.append((ref_id, value))
@@ -334,18 +362,22 @@ def score_outputs(
         name: _bootstrap_counts(len(indices), resamples, seed, f"{kind}:{name}")
         for kind, name, indices in subsets
     }
+    realise = _realised(scoring)
     for spec, metric in build_metrics(metric_specs(scoring)):
-        signature = metric.signature(extra=extra)
+        signature = metric.signature(extra=_signature_extra(scoring, metric, extra))
         base = {
             "metric": spec.id,
             "metric_name": metric.display_name,
             "higher_is_better": metric.higher_is_better,
             "signature": signature,
         }
-        hyps = [_hypothesis(by_id[i.id], metric.input_type) for i in scored_items]
+        hyps = [
+            _hypothesis(by_id[i.id], metric.input_type, realise) for i in scored_items
+        ]
         missing = sum(h is None for h in hyps)
         refs_with_ids = [
-            _references(i, metric.input_type, exclude_reference) for i in scored_items
+            _references(i, metric.input_type, exclude_reference, realise)
+            for i in scored_items
         ]
         domain_only = _is_domain_only(metric)
         no_refs = [

@@ -13,10 +13,13 @@ import hashlib
 import logging
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .errors import ConfigError
 from .io import format_tsv, write_json, write_tsv
+
+if TYPE_CHECKING:
+    from .model import Output
 
 __all__ = [
     "DESIGN_KEYS",
@@ -49,6 +52,7 @@ DESIGN_KEYS = (
     "carryover_balanced",
     "group_by_subdomain",
     "experiment",
+    "realise",
     "sha256",
 )
 
@@ -114,6 +118,7 @@ def check_studies(
         Naming the study and the system that is not in ``submissions/``.
     """
     known = {f"{team}/{system}" for team, system in submissions}
+    root = (config.get("submissions") or {}).get("root")
     for n, spec in enumerate(study_specs(config)):
         systems = spec["systems"]
         for system in systems:
@@ -128,6 +133,78 @@ def check_studies(
                 f"study {spec['id']!r} lists a system twice",
                 field=f"studies[{n}].systems",
             )
+        if not spec.get("realise") and root is not None:
+            for system in systems:
+                if _says_attribute_selection_only(Path(root) / system):
+                    raise ConfigError(
+                        f"study {spec['id']!r} would show participants empty"
+                        f" descriptions: {system} outputs attribute sets only (its"
+                        " tasks have no realisation or end_to_end); set realise:"
+                        " template to show them realised, as ASGRE did",
+                        field=f"studies[{n}].systems",
+                    )
+
+
+def _says_attribute_selection_only(folder: Path) -> bool:
+    """True if a submission's system.yaml lists only the attribute-selection task.
+
+    Read with the hardened reader; anything unreadable counts as False (validation
+    reports it, and the stimuli job checks the outputs themselves).
+    """
+    from .errors import StecflowError
+    from .safepath import read_submission_file
+    from .yamlsafe import MAX_BYTES, load_yaml
+
+    try:
+        if (folder / "system.yaml").stat().st_size > MAX_BYTES:
+            return False
+        metadata = load_yaml(read_submission_file(folder, "system.yaml"), str(folder))
+    except (OSError, StecflowError):
+        return False
+    tasks = metadata.get("tasks") if isinstance(metadata, dict) else None
+    return isinstance(tasks, list) and tasks == ["attribute_selection"]
+
+
+def shown_descriptions(
+    spec: Mapping[str, Any], system: str, outputs: Iterable[Output]
+) -> dict[str, str]:
+    """Item ID -> the description participants see for one system of a study.
+
+    The WORD-STRING, or with ``realise: template`` the ATTRIBUTE-SET realised by
+    the template realiser (as the ASGRE identification experiments showed
+    attribute-selection outputs). An empty WORD-STRING is shown as it is (the
+    system said nothing); an output with nothing to show is a config error naming
+    the system, never a blank stimulus.
+
+    >>> from stecflow.model import Output
+    >>> out = [Output("t1", None, frozenset({("type", "chair"), ("colour", "red")}))]
+    >>> shown_descriptions({"id": "s", "realise": "template"}, "a/b", out)
+    {'t1': 'the red chair'}
+    """
+    realise = spec.get("realise") == "template"
+    if realise:
+        from .realiser import realise as template
+    shown = {}
+    for output in outputs:
+        if realise and output.attribute_set is not None:
+            shown[output.item_id] = template(output.attribute_set)
+        elif not realise and output.word_string is not None:
+            shown[output.item_id] = output.word_string
+        else:
+            kind, fix = (
+                ("ATTRIBUTE-SET", "take it out of the study")
+                if realise
+                else (
+                    "WORD-STRING",
+                    "set realise: template to show its attribute sets realised",
+                )
+            )
+            raise ConfigError(
+                f"study {spec['id']!r} would show participants an empty description:"
+                f" {system} has no {kind} for item {output.item_id}; {fix}",
+                field=f"studies[{spec['id']}].systems",
+            )
+    return shown
 
 
 def make_design(
@@ -234,6 +311,10 @@ def design_study(
     balance = balance_table(design)
     write_tsv(balance.to_dict(orient="records"), list(balance.columns), balance_path)
     settings = {**design.settings(), "task": spec["task"], "variant": spec["variant"]}
+    if spec.get("realise"):  # how attribute sets are shown (datasheet, report)
+        from .realiser import REALISER_ID
+
+        settings["realiser"] = REALISER_ID
     write_json(settings, settings_path)
     log.info(
         "%s: %d trials for %d subjects",
@@ -292,7 +373,7 @@ def build_stimuli(
     for system, folder in sorted(submission_dirs.items()):
         data = read_submission_file(folder, OUTPUTS_FILE)  # no link out of it
         outputs, _ = read_outputs(data, f"{system}/{OUTPUTS_FILE}", items, [])
-        outputs_by_system[system] = {o.item_id: o.word_string or "" for o in outputs}
+        outputs_by_system[system] = shown_descriptions(spec, system, outputs)
     settings = {
         "title": spec.get("title") or spec["id"],
         **(spec.get("experiment") or {}),

@@ -310,3 +310,31 @@ def test_config_with_the_old_ssa_name_scores_seed002s_seb(caplog):
     assert signatures["se_norm"].startswith("SE-norm|norm:sum_lengths|refs:mean|")
     assert "deprecated" in caplog.text
     assert metric_directions(scoring) == {"ssa": True, "seb": True, "se_norm": False}
+
+
+def test_string_metrics_on_realised_attribute_sets(items, alpha):
+    # ASGRE 2007 (seed 002, measures 4): peer and reference attribute sets are
+    # realised by the template realiser and the string metrics score the results.
+    from rapidfuzz.distance import Indel
+
+    from stecflow.realiser import realise
+
+    sets_only = [replace(o, word_string=None) for o in alpha]
+    metrics = {**QUICK, "metrics": [{"id": "se"}, {"id": "dice"}]}
+    _, plain = score_outputs(items, sets_only, metrics)
+    [se_row] = [r for r in plain if r["metric"] == "se"]
+    assert se_row["status"] == "skipped"
+    item_rows, rows = score_outputs(
+        items, sets_only, {**metrics, "realise": "template"}
+    )
+    expected = []
+    for item, output in zip(items, alpha, strict=True):
+        hyp = realise(output.attribute_set).split()
+        refs = [realise(r.attribute_set).split() for r in item.references]
+        expected.append(sum(Indel.distance(hyp, ref) for ref in refs) / len(refs))
+    assert value(rows, "se") == pytest.approx(sum(expected) / len(expected))
+    assert realise(alpha[0].attribute_set) == "the red chair"
+    signatures = {r["metric"]: r["signature"] for r in rows}
+    assert "|realise:template-v1|" in signatures["se"]
+    assert "realise" not in signatures["dice"]  # set metrics are unchanged
+    assert value(rows, "dice") == value(plain, "dice")

@@ -148,3 +148,62 @@ def test_a_study_needs_responses_or_simulation():
     assert info.value.field == "studies[0].responses"
     [spec] = study_specs(config(simulate=False, responses=["exports/s.tsv"]))
     assert spec["responses"] == ["exports/s.tsv"] and spec["corrections"] is None
+
+
+def asgre_shaped(campaign):
+    """The tiny campaign as an ASGRE one: its systems output attribute sets only."""
+    import re
+
+    for system in ("alpha/sys1", "beta/sys2"):
+        folder = campaign / "submissions" / system
+        outputs = (folder / "outputs.xml").read_text()
+        (folder / "outputs.xml").write_text(
+            re.sub(r"\s*<WORD-STRING>[^<]*</WORD-STRING>", "", outputs)
+        )
+        meta = (folder / "system.yaml").read_text()
+        meta = re.sub(r"tasks:\n(- .*\n)+", "tasks: [attribute_selection]\n", meta)
+        (folder / "system.yaml").write_text(meta)
+    return campaign
+
+
+def test_attribute_selection_outputs_are_shown_realised(tiny_campaign, tmp_path):
+    from stecflow.studies import build_stimuli
+
+    campaign = asgre_shaped(tiny_campaign)
+    root = str(campaign / "submissions")
+    with pytest.raises(ConfigError) as info:
+        check_studies({**config(), "submissions": {"root": root}}, SUBMISSIONS)
+    assert "alpha/sys1 outputs attribute sets only" in str(info.value)
+    assert "realise: template" in str(info.value)
+    realised = {**config(realise="template"), "submissions": {"root": root}}
+    check_studies(realised, SUBMISSIONS)
+    [spec] = study_specs(realised)
+    testset = campaign / "testset.xml"
+    out = tmp_path / "s"
+    design_study(
+        spec, testset, None, out / "design.tsv", out / "balance.tsv", out / "d.json"
+    )
+    dirs = {s: campaign / "submissions" / s for s in spec["systems"]}
+    summary = build_stimuli(
+        spec, out / "design.tsv", testset, None, dirs, None, out / "web", out / "dmdx"
+    )
+    pages = "".join(
+        p.read_text(errors="replace") for p in (out / "web").rglob("*") if p.is_file()
+    )
+    # alpha's set for t1 is {colour: red, type: chair}: "the red chair"
+    assert "the red chair" in pages
+    assert read_json(out / "d.json")["realiser"] == "template-v1"
+    assert summary["sha256"]
+    # without realise, the stimuli job refuses the blank descriptions too
+    [plain] = study_specs(config())
+    with pytest.raises(ConfigError, match="alpha/sys1 has no WORD-STRING for item t1"):
+        build_stimuli(
+            plain,
+            out / "design.tsv",
+            testset,
+            None,
+            dirs,
+            None,
+            tmp_path / "w",
+            tmp_path / "d",
+        )
