@@ -21,10 +21,12 @@ from .safepath import leads_outside, read_inside
 
 __all__ = [
     "DATA_FORMATS",
+    "analysed_submissions",
     "Discovery",
     "check_config",
     "discover_submissions",
     "late_submissions",
+    "superseded_submissions",
     "load_testset",
     "prepare_testset",
 ]
@@ -150,28 +152,99 @@ def late_submissions(
     >>> sorted(late_submissions(root, [("t", "s")], "2026-06-01T23:59:59Z"))
     [('t', 's')]
     """
-    from .errors import StecflowError
     from .validation import is_late
-    from .yamlsafe import MAX_BYTES as MAX_YAML_BYTES
-    from .yamlsafe import load_yaml
 
     late = set()
     for team, system in submissions:
-        path = Path(root) / team / system / "system.yaml"
-        try:
-            # the hardened reader: an alias bomb or a huge file must not stall
-            # the DAG build (validation reports what is wrong with them)
-            if path.stat().st_size > MAX_YAML_BYTES:
-                continue
-            metadata = load_yaml(read_inside(path, root), str(path))
-        except (OSError, StecflowError):
-            continue
-        if isinstance(metadata, dict) and is_late(
+        metadata = _metadata_at_build(root, team, system)
+        if is_late(
             {"late": metadata.get("late"), "submitted": metadata.get("submitted")},
             deadline,
         ):
             late.add((team, system))
     return frozenset(late)
+
+
+def _metadata_at_build(root: str | Path, team: str, system: str) -> dict[str, Any]:
+    """A submission's ``system.yaml`` as read at DAG build ({} if unreadable)."""
+    from .errors import StecflowError
+    from .yamlsafe import MAX_BYTES as MAX_YAML_BYTES
+    from .yamlsafe import load_yaml
+
+    path = Path(root) / team / system / "system.yaml"
+    try:
+        # the hardened reader: an alias bomb or a huge file must not stall
+        # the DAG build (validation reports what is wrong with them)
+        if path.stat().st_size > MAX_YAML_BYTES:
+            return {}
+        metadata = load_yaml(read_inside(path, root), str(path))
+    except (OSError, StecflowError):
+        return {}
+    return metadata if isinstance(metadata, dict) else {}
+
+
+def superseded_submissions(
+    root: str | Path, submissions: Sequence[tuple[str, str]]
+) -> dict[tuple[str, str], str]:
+    """The submissions a corrected version replaces (read at DAG build).
+
+    A system whose ``system.yaml`` says ``supersedes: <system>`` replaces that
+    earlier system of its own team, as seed 003 used the corrected IS-FBS instead
+    of the buggy one; without the key both stand side by side, as seed 002's
+    Table 1 shows IS-FBS and *IS-FBS. The superseded system is still validated,
+    scored and shown (marked superseded), but it leaves the official ranking and
+    the statistics, whatever becomes of the correction. Names that are not another
+    submission of the same team are ignored here (validation rejects them).
+
+    Returns
+    -------
+    dict
+        ``(team, superseded system)`` -> the superseding system (several joined
+        with ``,``).
+
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> for s in ("fbs", "fbs-fixed"):
+    ...     _ = (root / "is" / s).mkdir(parents=True)
+    >>> _ = (root / "is" / "fbs-fixed" / "system.yaml").write_text("supersedes: fbs")
+    >>> superseded_submissions(root, [("is", "fbs"), ("is", "fbs-fixed")])
+    {('is', 'fbs'): 'fbs-fixed'}
+    """
+    known = set(submissions)
+    out: dict[tuple[str, str], list[str]] = {}
+    for team, system in submissions:
+        earlier = _metadata_at_build(root, team, system).get("supersedes")
+        if isinstance(earlier, str) and earlier != system and (team, earlier) in known:
+            out.setdefault((team, earlier), []).append(system)
+    return {key: ",".join(sorted(systems)) for key, systems in sorted(out.items())}
+
+
+def analysed_submissions(
+    root: str | Path,
+    submissions: Sequence[tuple[str, str]],
+    deadline: str | None,
+    *,
+    include_late: bool = False,
+) -> tuple[tuple[str, str], ...]:
+    """The submissions whose scores the statistics read, in the given order.
+
+    Late submissions stay out unless *include_late*; superseded ones always do
+    (:func:`superseded_submissions`). Worked out from ``system.yaml`` at DAG
+    build, so that adding a late submission does not re-run the analyses.
+
+    >>> import tempfile, pathlib
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> for s in ("a", "b", "c"):
+    ...     _ = (root / "t" / s).mkdir(parents=True)
+    >>> _ = (root / "t" / "b" / "system.yaml").write_text("supersedes: a")
+    >>> _ = (root / "t" / "c" / "system.yaml").write_text("late: true")
+    >>> analysed_submissions(root, [("t", "a"), ("t", "b"), ("t", "c")], None)
+    (('t', 'b'),)
+    """
+    left_out = set(superseded_submissions(root, submissions))
+    if not include_late:
+        left_out |= late_submissions(root, submissions, deadline)
+    return tuple(pair for pair in submissions if pair not in left_out)
 
 
 def check_config(config: Mapping[str, Any]) -> None:

@@ -32,6 +32,7 @@ __all__ = [
     "parse_timestamp",
     "read_outputs",
     "summarise_validation",
+    "superseding",
     "timestamp_text",
     "validate_submission",
     "validate_to_files",
@@ -844,6 +845,7 @@ def validate_submission(
             "late": False,
             "reference": False,
             "primary": False,
+            "supersedes": None,
             "tasks": [],
             "metadata": {},
             "n_items": len(items),
@@ -895,6 +897,12 @@ def _check_submission(
             limits.metadata_bytes,
         )
         problems.extend(meta_problems)
+    supersedes = metadata.get("supersedes")
+    supersedes = supersedes if isinstance(supersedes, str) else None  # else: schema
+    problem = _supersedes_problem(folder, team, system, supersedes)
+    if problem is not None:
+        problems.append(problem)
+        supersedes = None
     tasks = metadata.get("tasks") if isinstance(metadata.get("tasks"), list) else []
     tasks = [t for t in tasks if isinstance(t, str)]
     for task in tasks:
@@ -939,6 +947,7 @@ def _check_submission(
         "late": is_late(metadata, deadline),
         "reference": bool(metadata.get("reference", False)),
         "primary": bool(metadata.get("primary", False)),
+        "supersedes": supersedes,
         "tasks": tasks,
         "metadata": {k: metadata[k] for k in sorted(metadata)},
         "n_items": len(items),
@@ -963,6 +972,33 @@ def _check_submission(
     }
 
 
+def _supersedes_problem(
+    folder: Path, team: str, system: str, supersedes: str | None
+) -> Problem | None:
+    """Why ``supersedes`` cannot name the system this one corrects, or None.
+
+    It must be another system folder of the same team (only its existence is
+    checked: nothing in it is read).
+    """
+    if supersedes is None or not is_valid_id(supersedes):
+        return None  # absent, or not an ID (the schema check reports that)
+    where = f"{team}/{system}/{METADATA_FILE}"
+    if supersedes == system:
+        message = (
+            "a system cannot supersede itself; give the ID of the earlier system"
+            " of your team that this one corrects, or remove the key"
+        )
+    elif not (folder.parent / supersedes).is_dir():
+        message = (
+            f"team {team} has no system {supersedes!r} to supersede; give the ID"
+            " of the earlier system of your team that this one corrects (a folder"
+            f" next to {system}/), or remove the key to let both stand"
+        )
+    else:
+        return None
+    return Problem("bad_supersedes", message, where, None, "supersedes")
+
+
 def format_report(record: Mapping[str, Any]) -> str:
     """Render a validation record as Markdown for the team.
 
@@ -978,6 +1014,11 @@ def format_report(record: Mapping[str, Any]) -> str:
         f"**Status: {status}**" + (" (late submission)" if record.get("late") else ""),
         "",
         f"- outputs read: {record['n_outputs']} of {record['n_items']} test items",
+        *(
+            [f"- supersedes: {record['team']}/{record['supersedes']}"]
+            if record.get("supersedes")
+            else []
+        ),
         f"- errors: {record.get('n_errors', len(record['errors']))}",
         f"- warnings: {record.get('n_warnings', len(record['warnings']))}",
         "",
@@ -1068,6 +1109,24 @@ def validate_to_files(
     return record
 
 
+def superseding(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], str]:
+    """``(team, system)`` -> the system(s) of the team that supersede it.
+
+    Read from the validation records' ``supersedes`` (set only when it names
+    another system folder of the team); several are joined with ``,``.
+
+    >>> superseding([{"team": "is", "system": "fbs-2", "supersedes": "fbs"},
+    ...              {"team": "is", "system": "fbs"}])
+    {('is', 'fbs'): 'fbs-2'}
+    """
+    out: dict[tuple[str, str], list[str]] = {}
+    for record in records:
+        if record.get("supersedes"):
+            key = (record["team"], record["supersedes"])
+            out.setdefault(key, []).append(record["system"])
+    return {key: ",".join(sorted(systems)) for key, systems in sorted(out.items())}
+
+
 #: Columns of ``results/validation/summary.tsv``.
 SUMMARY_COLUMNS = (
     "team",
@@ -1076,6 +1135,8 @@ SUMMARY_COLUMNS = (
     "late",
     "reference",
     "primary",
+    "supersedes",
+    "superseded_by",
     "tasks",
     "n_outputs",
     "n_items",
@@ -1094,14 +1155,18 @@ def summarise_validation(
 
     Folders that discovery could not take as submissions get a row with status
     ``unreadable`` and the reason, so nothing in ``submissions/`` goes unmentioned.
+    A system that a later one of its team names in ``supersedes`` gets that
+    system's ID in ``superseded_by`` (it leaves the ranking and the statistics).
     """
     rows = []
-    for path in record_paths:
-        record = read_json(path)
+    records = [read_json(path) for path in record_paths]
+    superseded_by = superseding(records)
+    for record in records:
         first = record["errors"][0] if record["errors"] else None
         rows.append(
             {
                 **{k: record[k] for k in SUMMARY_COLUMNS if k in record},
+                "superseded_by": superseded_by.get((record["team"], record["system"])),
                 "first_error": Problem(**first).describe() if first else "",
             }
         )

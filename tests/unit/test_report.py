@@ -776,3 +776,25 @@ def test_outside_text_is_neutralised_in_csv_downloads_and_the_release(
         released = archive.read("report/index.html").decode("utf-8")
     released_rows = table_csv(released, "participants")[1:]
     assert [r[column] for r in released_rows if r[0] == "alpha"] == ["'" + evil]
+
+
+def test_superseded_systems_are_marked_and_not_ranked(tiny_inputs, tmp_path):
+    # issue #12, point 6c: sys1 superseded by a corrected version (seed 002's
+    # *IS-FBS); it stays scored and shown, out of the ranking
+    inputs = copy_inputs(tiny_inputs, tmp_path)
+    rows = read_tsv(inputs["validation_summary"])
+    for row in rows:
+        if row["system"] == "sys1":
+            row["superseded_by"] = "sys1-fixed"
+    write_tsv(rows, list(rows[0]), inputs["validation_summary"])
+    html = render_report(**inputs, out_html=tmp_path / "index.html")
+    body = table_csv(html, "scores-main")[1:]
+    sys1 = next(r for r in body if r[0] == "sys1")
+    assert sys1[2] == "" and sys1[4] == "false"  # no rank, not late
+    main = html.split('id="scores-main"', 1)[1].split("</figure>", 1)[0]
+    assert "sys1 §" in main
+    assert "Superseded by a corrected version (§): not in the official ranking" in main
+    assert "superseded by the corrected alpha/sys1-fixed" in main
+    participants = {r[1]: r for r in table_csv(html, "participants")[1:]}
+    assert participants["sys1"][6] == "accepted"  # the CSV keeps the status
+    assert "accepted, superseded by sys1-fixed" in html

@@ -91,15 +91,17 @@ def analysed_submissions():
     """The submissions the statistics read, in discovery order.
 
     Late ones stay out of the statistics' inputs (unless the config includes
-    them), so that adding one does not re-run the analyses. Worked out on first
-    use, so that per-job Snakemake processes on a cluster never read the metadata.
+    them), so that adding one does not re-run the analyses; so do systems that a
+    corrected version supersedes (`supersedes:` in its system.yaml). Worked out on
+    first use, so that per-job Snakemake processes on a cluster never read the
+    metadata.
     """
-    if config["statistics"]["include_late"]:
-        return SUBMISSIONS
-    late = campaign.late_submissions(
-        config["submissions"]["root"], SUBMISSIONS, config["campaign"]["deadline"]
+    return campaign.analysed_submissions(
+        config["submissions"]["root"],
+        SUBMISSIONS,
+        config["campaign"]["deadline"],
+        include_late=config["statistics"]["include_late"],
     )
-    return tuple(pair for pair in SUBMISSIONS if pair not in late)
 
 
 def get_analysed_summaries(wildcards):

@@ -86,6 +86,9 @@ def build_report(
         ),
         prefix=prefix,
     )
+    superseded = {(r["team"], r["system"]): r.get("superseded_by") for r in ctx.summary}
+    for entry in ctx.entries:  # a corrected version replaces it: not ranked
+        entry.superseded_by = superseded.get(entry.key) or ""
     inputs: list[tuple[str, str, str]] = []
     data = config.get("data") or {}
     if source_testset is not None and Path(source_testset).exists():

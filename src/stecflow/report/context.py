@@ -33,6 +33,7 @@ __all__ = [
     "HEADLINE",
     "LATE_MARK",
     "REFERENCE_MARK",
+    "SUPERSEDED_MARK",
     "SYSTEM_COLUMN",
     "Block",
     "Context",
@@ -77,6 +78,8 @@ HEADLINE = (
 )
 LATE_MARK = "†"
 REFERENCE_MARK = "‡"
+#: Marks a system that a corrected version of it supersedes (seed 002 wrote *IS-FBS).
+SUPERSEDED_MARK = "§"
 
 
 def paragraph(*parts: str | Mapping[str, str]) -> Block:
@@ -333,7 +336,11 @@ def headline_metrics(ctx: Context) -> list[str]:
 
 
 def ordered_systems(ctx: Context) -> tuple[list[SystemEntry], list[SystemEntry]]:
-    """Scored systems: (official ranking order, late ones) by the ranking metric."""
+    """Scored systems: (official ranking order, the others) by the ranking metric.
+
+    The others are late submissions and systems that a corrected version
+    supersedes; neither is ranked.
+    """
     metric = ranking_metric(ctx)
     info = ctx.metric(metric) if metric else None
 
@@ -343,8 +350,8 @@ def ordered_systems(ctx: Context) -> tuple[list[SystemEntry], list[SystemEntry]]
             return (1, 0.0, entry.label)
         return (0, -value if info.higher_is_better else value, entry.label)
 
-    official = sorted((e for e in ctx.scored if not e.late), key=key)
-    late = sorted((e for e in ctx.scored if e.late), key=key)
+    official = sorted((e for e in ctx.scored if e.official), key=key)
+    late = sorted((e for e in ctx.scored if not e.official), key=key)
     return official, late
 
 
@@ -361,7 +368,9 @@ def official_ranks(official: Sequence[SystemEntry]) -> dict[tuple[str, str], int
 def system_cell(entry: SystemEntry, rank: int | None) -> Cell:
     """The first cell of a score row: label with marks; CSV identity columns."""
     mark = (
-        f" {LATE_MARK}"
+        f" {SUPERSEDED_MARK}"
+        if entry.superseded_by
+        else f" {LATE_MARK}"
         if entry.late
         else f" {REFERENCE_MARK}"
         if entry.reference
@@ -436,11 +445,21 @@ def score_rows(
         return Row(tuple(cells), classes=entry.kind)
 
     rows.extend(make(e) for e in official)
+    superseded = [e for e in late if e.superseded_by]
+    late = [e for e in late if not e.superseded_by]
     if late:
         rows.append(
             Row(heading=f"Late submissions ({LATE_MARK}): not in the official ranking")
         )
         rows.extend(make(e) for e in late)
+    if superseded:
+        rows.append(
+            Row(
+                heading=f"Superseded by a corrected version ({SUPERSEDED_MARK}):"
+                " not in the official ranking"
+            )
+        )
+        rows.extend(make(e) for e in superseded)
     return rows, skipped
 
 
@@ -484,6 +503,13 @@ def score_notes(
             f"{LATE_MARK} Late submission: scored and shown, but not in the official"
             " ranking."
         )
+    for entry in ctx.scored:
+        if entry.superseded_by:
+            notes.append(
+                f"{SUPERSEDED_MARK} {entry.label}: superseded by the corrected"
+                f" {entry.team}/{entry.superseded_by}; scored and shown, but not in"
+                " the official ranking or the statistics."
+            )
     by_system: dict[str, list[str]] = {}
     for label, metric_id in sorted(skipped):
         by_system.setdefault(label, []).append(metric_id)

@@ -170,7 +170,8 @@ class SystemEntry:
 
     ``scores`` maps ``(metric, subset_kind, subset)`` to the row of
     ``scores/systems.tsv``; ``skipped`` maps a metric to the reason it was not
-    computed for this system.
+    computed for this system. ``superseded_by`` names the system(s) of the team
+    that supersede this one (``superseded_by`` of the validation summary).
     """
 
     team: str
@@ -181,6 +182,7 @@ class SystemEntry:
     primary: bool
     reason: str = ""
     label: str = ""
+    superseded_by: str = ""
     scores: dict[tuple[str, str, str], dict[str, str]] = field(default_factory=dict)
     skipped: dict[str, str] = field(default_factory=dict)
 
@@ -190,9 +192,14 @@ class SystemEntry:
         return (self.team, self.system)
 
     @property
+    def official(self) -> bool:
+        """In the official ranking: neither late nor superseded."""
+        return not (self.late or self.superseded_by)
+
+    @property
     def kind(self) -> str:
-        """``late``, ``reference`` or ``system`` (for plot markers)."""
-        if self.late:
+        """``late`` (also superseded), ``reference`` or ``system`` (plot markers)."""
+        if not self.official:
             return "late"
         return "reference" if self.reference else "system"
 

@@ -204,7 +204,12 @@ def _participants_table(ctx: Context) -> Table:
                         yes_no(row.get("reference", "") == "true") if record else DASH
                     ),
                     Cell(
-                        status,
+                        status
+                        + (
+                            f", superseded by {row['superseded_by']}"
+                            if row.get("superseded_by")
+                            else ""
+                        ),
                         href=link,
                         csv=(status, link),
                         classes=f"status-{status}",

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from .context import (
     FAMILY_TITLES,
     LATE_MARK,
+    SUPERSEDED_MARK,
     SYSTEM_COLUMN,
     Block,
     Context,
@@ -138,7 +139,13 @@ def scores_section(ctx: Context) -> list[Block]:
         points = []
         for entry in [*official, *late]:
             low, high = (info.show(v) for v in entry.interval(mid))
-            mark = f" {LATE_MARK}" if entry.late else ""
+            mark = (
+                f" {SUPERSEDED_MARK}"
+                if entry.superseded_by
+                else f" {LATE_MARK}"
+                if entry.late
+                else ""
+            )
             points.append(
                 IntervalPoint(
                     entry.label + mark,
@@ -158,7 +165,8 @@ def scores_section(ctx: Context) -> list[Block]:
             ctx.figure(
                 svg,
                 f"{info.header} per system with {level} bootstrap confidence intervals"
-                " (filled: systems; grey: human references; hollow: late).",
+                " (filled: systems; grey: human references; hollow: late or"
+                " superseded).",
                 f"figure-{mid}",
             )
         )
