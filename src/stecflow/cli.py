@@ -7,13 +7,18 @@ campaign's workflow will; organisers convert corpora and rebuild the demo.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from . import __version__
 from .campaign import DATA_FORMATS
 from .errors import StecflowError
+
+if TYPE_CHECKING:
+    from .model import Item
 
 __all__ = ["main"]
 
@@ -37,35 +42,92 @@ def _load_yaml(path: str) -> dict:
     return data
 
 
-def _cmd_validate(args: argparse.Namespace) -> int:
+def _campaign_folder(config_path: str) -> Path:
+    """The folder a campaign config's relative paths start from.
+
+    Snakemake runs in the campaign's folder and reads ``config/<name>.yaml`` from
+    there, so the paths of a config in a folder named ``config`` count from the
+    folder above it; any other config's paths count from its own folder. Never
+    from the current directory.
+    """
+    folder = Path(os.path.abspath(config_path)).parent
+    return folder.parent if folder.name == "config" else folder
+
+
+def _from_config(base: Path, path: str) -> str:
+    return str(Path(path) if Path(path).is_absolute() else base / path)
+
+
+def _layout(path: Path) -> tuple[str, str] | None:
+    """``(format, what)`` for a corpus layout that only one ``--format`` reads."""
+    if path.is_dir():
+        for base in (path, path / "ref"):
+            if (base / "b5-ref-contexts.xml").is_file() and (
+                base / "xml-descriptions"
+            ).is_dir():
+                return "b5-ref", "a b5-ref corpus folder"
+        if (
+            (path / "corpus" / "singular").is_dir()
+            or (path / "singular").is_dir()
+            or path.name in ("singular", "furniture", "people")
+        ):
+            return "tuna", "a TUNA 1.0 corpus folder"
+        if any(path.rglob("*.xml")):
+            return "tuna", "a folder of TUNA XML files"
+        return None
+    if path.is_file() and path.suffix.lower() == ".xml":
+        return "tuna", "an XML file (b5-ref is read from its corpus folder)"
+    return None
+
+
+def _load_items(path: str, data_format: str) -> list[Item]:
+    """Read a data set, first saying which ``--format`` fits a known layout."""
     from .campaign import load_testset
-    from .validation import format_report, validate_submission, write_validation
+
+    layout = _layout(Path(path))
+    if layout is not None and layout[0] != data_format:
+        raise StecflowError(f"{path} is {layout[1]}; give --format {layout[0]}")
+    return load_testset(path, data_format)
+
+
+def _cmd_validate(args: argparse.Namespace) -> int:
+    from .validation import Limits, format_report, validate_submission, write_validation
 
     tasks: Sequence[str] = args.tasks or ALL_TASKS
     deadline = args.deadline
     testset, data_format = args.testset, args.format
+    limits = None
+    folder = Path(args.submission)
     if args.config:
         config = _load_yaml(args.config)
+        base = _campaign_folder(args.config)
         campaign = config.get("campaign", {})
         tasks = args.tasks or campaign.get("tasks", ALL_TASKS)
         deadline = deadline or campaign.get("deadline")
         data = config.get("data", {})
-        testset = testset or data.get("testset")
+        if not testset and data.get("testset"):
+            testset = _from_config(base, data["testset"])
         data_format = args.format or data.get("format")
+        submissions = config.get("submissions") or {}
+        limits = Limits.from_config(submissions.get("limits"))
+        inside = Path(_from_config(base, submissions.get("root") or "submissions"))
+        if not folder.is_dir() and (inside / args.submission).is_dir():
+            folder = inside / args.submission  # team/system in the campaign
     if not testset:
         raise StecflowError("give the test set with --testset FILE (or --config)")
-    folder = Path(args.submission).resolve()
+    folder = folder.resolve()
     if not folder.is_dir():
         raise StecflowError(
             "not a folder; give submissions/<team>/<system>", file=args.submission
         )
     record = validate_submission(
         folder,
-        load_testset(testset, data_format or "tuna"),
+        _load_items(testset, data_format or "tuna"),
         team=folder.parent.name,
         system=folder.name,
         campaign_tasks=list(tasks),
         deadline=deadline,
+        limits=limits,
     )
     print(format_report(record))
     if args.json:
@@ -73,10 +135,23 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     return 0 if record["status"] == "accepted" else 1
 
 
+def _write(text: str, target: str) -> None:
+    """Write *text* to the file *target*, or to standard output for ``-``."""
+    if target == "-":
+        sys.stdout.write(text)
+        return
+    Path(target).parent.mkdir(parents=True, exist_ok=True)
+    Path(target).write_text(text, encoding="utf-8")
+
+
 def _cmd_score(args: argparse.Namespace) -> int:
-    from .campaign import load_testset
-    from .io import write_json, write_tsv
-    from .scoring import ITEM_COLUMNS, SYSTEM_COLUMNS, format_score_table, score_outputs
+    from .io import write_tsv
+    from .scoring import (
+        ITEM_COLUMNS,
+        check_coverage,
+        format_score_table,
+        score_outputs,
+    )
     from .validation import read_outputs
 
     scoring = {}
@@ -89,7 +164,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
             **(scoring.get("bootstrap") or {}),
             "resamples": args.resamples,
         }
-    items = load_testset(args.data, args.format)
+    items = _load_items(args.data, args.format)
     path = Path(args.outputs)
     try:
         data = path.read_bytes()
@@ -98,6 +173,11 @@ def _cmd_score(args: argparse.Namespace) -> int:
             f"cannot read the file ({exc.strerror})", file=args.outputs
         ) from None
     outputs, problems = read_outputs(data, args.outputs, items, [])
+    problems, warnings = check_coverage(
+        items, outputs, problems, data_label=args.data, outputs_label=args.outputs
+    )
+    for warning in warnings:
+        print(f"warning: {warning}", file=sys.stderr)
     errors = [p for p in problems if p.severity == "error"]
     for problem in problems:
         print(f"{problem.severity}: {problem.describe()}", file=sys.stderr)
@@ -111,30 +191,39 @@ def _cmd_score(args: argparse.Namespace) -> int:
     item_rows, system_rows = score_outputs(
         items, outputs, scoring, exclude_reference=args.exclude_reference
     )
-    print(format_score_table(system_rows))
-    if args.tsv:
-        write_tsv(
-            system_rows,
-            [c for c in SYSTEM_COLUMNS if c not in ("team", "system")],
-            args.tsv,
-        )
+    n_scored = len({o.item_id for o in outputs})
+    of = (
+        f"{n_scored} items"
+        if n_scored == len(items)
+        else f"{n_scored} of {len(items)} items"
+    )
+    caption = f"Automatic scores of {path.name} on {Path(args.data).name} ({of})."
+    header = {
+        "data": Path(args.data).name,
+        "outputs": path.name,
+        "n_items": len(items),
+        "n_scored": n_scored,
+    }
+    targets = {"tsv": args.tsv, "json": args.json, "latex": args.latex}
+    if "-" not in targets.values():
+        sys.stdout.write(format_score_table(system_rows, scoring, caption=caption))
+    for fmt, target in targets.items():
+        if target:
+            text = format_score_table(
+                system_rows, scoring, fmt, caption=caption, header=header
+            )
+            _write(text, target)
     if args.items_tsv:
         write_tsv(item_rows, ITEM_COLUMNS, args.items_tsv)
-    if args.json:
-        write_json(
-            {"outputs": path.name, "n_items": len(items), "scores": system_rows},
-            args.json,
-        )
     return 0
 
 
 def _cmd_baseline(args: argparse.Namespace) -> int:
     from .baselines import run_baseline
-    from .campaign import load_testset
     from .submission import METADATA_FILE, OUTPUTS_FILE, write_metadata, write_outputs
 
-    items = load_testset(args.data, args.format)
-    train = load_testset(args.train, args.format) if args.train else None
+    items = _load_items(args.data, args.format)
+    train = _load_items(args.train, args.format) if args.train else None
     outputs = run_baseline(
         args.algorithm, items, train=train, word_strings=not args.no_strings
     )
@@ -181,23 +270,49 @@ def _study_dir(study: str) -> str:
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
-    from .server import serve
+    import errno
+    import sqlite3
+
+    from .server import check_study, serve
 
     folder = _study_dir(args.study)
-    print(f"serving {folder} on http://{args.host}:{args.port}/ (Ctrl-C stops)")
-    serve(
-        folder,
-        host=args.host,
-        port=args.port,
-        db_path=args.db,
-        abandon_after_s=args.abandon_after,
-        read_timeout_s=args.read_timeout,
-        max_connections=args.max_connections,
-        sessions_per_address=args.sessions_per_address,
-        session_window_s=args.session_window,
-        require_participant=args.require_participant,
-        behind_proxy=args.behind_proxy,
-    )
+    check_study(folder, args.db)  # before anything listens or is announced
+
+    def ready(server: Any) -> None:
+        print(
+            f"serving study {server.app.study.study} ({folder}) on {server.url}"
+            f" (responses in {server.app.db_path}; Ctrl-C stops)",
+            flush=True,
+        )
+
+    try:
+        serve(
+            folder,
+            host=args.host,
+            port=args.port,
+            db_path=args.db,
+            abandon_after_s=args.abandon_after,
+            read_timeout_s=args.read_timeout,
+            max_connections=args.max_connections,
+            sessions_per_address=args.sessions_per_address,
+            session_window_s=args.session_window,
+            require_participant=args.require_participant,
+            behind_proxy=args.behind_proxy,
+            ready=ready,
+        )
+    except sqlite3.Error as exc:
+        raise StecflowError(
+            f"the database cannot be used ({exc}); give --db another file",
+            file=args.db,
+        ) from None
+    except OSError as exc:
+        if exc.errno == errno.EADDRINUSE:
+            why = f"port {args.port} is in use; give another with --port"
+        else:
+            why = f"{exc.strerror or exc}; check --host and --port"
+        raise StecflowError(
+            f"cannot listen on {args.host}:{args.port}: {why}"
+        ) from None
     return 0
 
 
@@ -216,10 +331,11 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
-    from .campaign import prepare_testset
+    from .corpus import write_items
 
-    n = prepare_testset(args.source, args.format, args.output)
-    print(f"wrote {n} items to {args.output}")
+    items = _load_items(args.source, args.format)
+    write_items(items, args.output)
+    print(f"wrote {len(items)} items to {args.output}")
     return 0
 
 
@@ -268,7 +384,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     validate.add_argument(
         "--config",
-        help="a campaign config; its tasks, deadline and test set are used",
+        help="a campaign config; its tasks, deadline, limits and test set are used"
+        " (its paths count from the campaign folder: the folder holding config/, or"
+        " the config's own folder), and SUBMISSION may be <team>/<system> in its"
+        " submissions folder",
     )
     validate.add_argument(
         "--tasks",
@@ -292,8 +411,11 @@ def build_parser() -> argparse.ArgumentParser:
         description=(
             "Score an outputs file (OUTPUTS/TRIAL XML, as submitted) against a data set"
             " with human references, e.g. the development split, with the campaign's"
-            " metrics, and print a table overall and per subdomain and condition."
-            " This is the code the campaign workflow runs on the test set."
+            " metrics, and print a table overall and per subdomain and condition,"
+            " with the campaign report's labels, units (BLEU 0-1, accuracies in %),"
+            " decimals, bootstrap intervals and signatures. This is the code the"
+            " campaign workflow runs on the test set. Outputs for only some items"
+            " are scored on those items, with a warning."
         ),
     )
     score.add_argument(
@@ -321,11 +443,26 @@ def build_parser() -> argparse.ArgumentParser:
     score.add_argument(
         "--partial", action="store_true", help="score what can be read despite problems"
     )
-    score.add_argument("--tsv", metavar="FILE", help="write the system scores as TSV")
     score.add_argument(
-        "--items-tsv", metavar="FILE", help="write per-item scores as TSV"
+        "--tsv",
+        metavar="FILE",
+        help="write the scores as TSV, one row per metric and subset, as the"
+        " report writes them (- : standard output, instead of the table)",
     )
-    score.add_argument("--json", metavar="FILE", help="write the system scores as JSON")
+    score.add_argument(
+        "--json", metavar="FILE", help="write the scores as JSON (- : standard output)"
+    )
+    score.add_argument(
+        "--latex",
+        metavar="FILE",
+        help="write the table as LaTeX (booktabs), as the report's downloads"
+        " (- : standard output)",
+    )
+    score.add_argument(
+        "--items-tsv",
+        metavar="FILE",
+        help="write per-item scores as TSV (on each metric's own scale)",
+    )
     score.set_defaults(func=_cmd_score)
 
     baseline = sub.add_parser(

@@ -43,6 +43,7 @@ __all__ = [
     "MetricSpec",
     "aggregate_scores",
     "build_metrics",
+    "check_coverage",
     "format_score_table",
     "metric_directions",
     "metric_signatures",
@@ -576,62 +577,150 @@ def read_system_scores(path: str | Path) -> list[dict[str, str]]:
     return read_tsv(path)
 
 
-def format_score_table(system_rows: Sequence[Mapping[str, Any]]) -> str:
-    """Render system rows as a compact text table: metrics × subsets.
+def _first(ids: Sequence[str], shown: int = 3) -> str:
+    return ", ".join(ids[:shown]) + (", …" if len(ids) > shown else "")
 
-    Every metric's signature is listed under the table.
 
+def check_coverage(
+    items: Sequence[Item],
+    outputs: Sequence[Output],
+    problems: Sequence[Any],
+    *,
+    data_label: str,
+    outputs_label: str,
+) -> tuple[list[Any], list[str]]:
+    """Take the item-ID problems of an outputs file scored on other data.
+
+    ``stecflow score`` scores outputs on whatever data a team has (a development
+    split, part of it): outputs for only some of the items are scored on those
+    items, with a warning; outputs for items the data do not have are left out,
+    with a warning. Outputs that share no item with the data are an error.
+
+    Parameters
+    ----------
+    items
+        The data's items.
+    outputs, problems
+        What :func:`stecflow.validation.read_outputs` returned for the file.
+    data_label, outputs_label
+        How to name the data and the outputs file in messages.
+
+    Returns
+    -------
+    (problems, warnings)
+        The other problems, and one warning line per kind of ID mismatch.
+
+    Raises
+    ------
+    StecflowError
+        In one line, when no output is for an item of the data: how many outputs
+        and items there are, and the first IDs of each.
+
+    Examples
+    --------
+    >>> from stecflow.validation import Problem
+    >>> from types import SimpleNamespace as Item
+    >>> items = [Item(id=f"t{n}") for n in range(1, 5)]
+    >>> unknown = [Problem("unknown_item", "", "o.xml", 3, f"TRIAL d{n}")
+    ...            for n in range(1, 5)]
+    >>> missing = [Problem("missing_item", "", "o.xml", None, f"TRIAL {i.id}")
+    ...            for i in items]
+    >>> check_coverage(items, [], unknown + missing, data_label="dev.xml",
+    ...                outputs_label="o.xml")
+    Traceback (most recent call last):
+    ...
+    stecflow.errors.StecflowError: none of the 4 outputs in o.xml (IDs d1, d2, d3, …) is an item of dev.xml (4 items, IDs t1, t2, t3, …); score outputs against the data they were made for
+    >>> check_coverage(items, [object()], missing[1:], data_label="dev.xml",
+    ...                outputs_label="o.xml")[1]
+    ['3 of the 4 items of dev.xml have no output in o.xml (t2, t3, t4); the scores are on the other 1 item']
+    """  # noqa: E501
+    from .errors import StecflowError
+
+    ids: dict[str, list[str]] = {"unknown_item": [], "missing_item": []}
+    rest = []
+    for problem in problems:
+        if problem.code in ids and (problem.field or "").startswith("TRIAL "):
+            ids[problem.code].append(problem.field[len("TRIAL ") :])
+        else:
+            rest.append(problem)
+    unknown, missing = ids["unknown_item"], ids["missing_item"]
+    if not outputs and (unknown or missing):
+        if unknown:
+            found = f"none of the {len(unknown)} outputs in {outputs_label}"
+            found += f" (IDs {_first(unknown)}) is an item of {data_label}"
+        else:
+            found = f"{outputs_label} has no outputs (TRIAL elements) for {data_label}"
+        raise StecflowError(
+            f"{found} ({len(items)} items, IDs {_first([i.id for i in items])});"
+            " score outputs against the data they were made for"
+        )
+    warnings = []
+    if missing:
+        scored = len(items) - len(missing)
+        warnings.append(
+            f"{len(missing)} of the {len(items)} items of {data_label}"
+            f" {'has' if len(missing) == 1 else 'have'} no output in {outputs_label}"
+            f" ({_first(missing)}); the scores are on the other {scored}"
+            f" item{'' if scored == 1 else 's'}"
+        )
+    if unknown:
+        warnings.append(
+            f"{len(unknown)} output{'' if len(unknown) == 1 else 's'} in"
+            f" {outputs_label} {'is' if len(unknown) == 1 else 'are'} for items that"
+            f" {data_label} does not have ({_first(unknown)}); not scored"
+        )
+    return rest, warnings
+
+
+def format_score_table(
+    system_rows: Sequence[Mapping[str, Any]],
+    scoring: Mapping[str, Any] | None = None,
+    fmt: str = "table",
+    *,
+    caption: str = "Automatic scores.",
+    header: Mapping[str, Any] | None = None,
+) -> str:
+    """Render one system's scores exactly as the campaign report shows them.
+
+    Labels and units (BLEU 0–1, accuracies in %), decimals, bootstrap intervals,
+    notes and signatures come from :mod:`stecflow.report.presentation`, which the
+    report uses too, so ``stecflow score`` and the report cannot disagree.
+
+    Parameters
+    ----------
+    system_rows
+        The system rows of :func:`score_outputs`.
+    scoring
+        The ``scoring`` section the rows were computed with (metric labels, the
+        interval's level, resamples and seed).
+    fmt
+        ``table`` (aligned text), ``tsv``, ``json`` or ``latex``.
+    caption, header
+        The table's caption; extra top-level keys of the JSON document.
+
+    Examples
+    --------
     >>> print(format_score_table([
-    ...     {"metric": "se", "status": "scored", "subset_kind": "all",
-    ...      "subset": "all", "value": 2.5, "n": 4, "signature": "SE|version:1"},
+    ...     {"metric": "se", "metric_name": "SE", "status": "scored",
+    ...      "subset_kind": "all", "subset": "all", "value": 2.375, "n": 4,
+    ...      "ci_low": 1.125, "ci_high": 3.75, "signature": "SE|version:1"},
     ...     {"metric": "bleu3", "status": "skipped", "subset_kind": "all",
-    ...      "subset": "all", "reason": "no word strings"}]))
-    metric  all (n=4)
-    se          2.500
-    bleu3   skipped: no word strings
+    ...      "subset": "all", "reason": "no word strings"}],
+    ...     {"metrics": [{"id": "se"}, {"id": "bleu3"}]}), end="")
+    Automatic scores.
     <BLANKLINE>
-    signatures:
-      se: SE|version:1
-    """
-    subsets: list[str] = []
-    counts: dict[str, Any] = {}
-    for row in system_rows:
-        if row["status"] == "scored" and row["subset"] not in subsets:
-            subsets.append(row["subset"])
-            counts[row["subset"]] = row["n"]
-    metrics: list[str] = []
-    for row in system_rows:
-        if row["metric"] not in metrics:
-            metrics.append(row["metric"])
-    headers = [f"{s} (n={counts[s]})" for s in subsets]
-    width = max(len(m) for m in metrics) if metrics else 6
-    width = max(width, len("metric"))
-    lines = ["  ".join(["metric".ljust(width), *headers]).rstrip()]
-    for metric in metrics:
-        rows = [r for r in system_rows if r["metric"] == metric]
-        if rows[0]["status"] != "scored":
-            lines.append(f"{metric.ljust(width)}  skipped: {rows[0]['reason']}")
-            continue
-        values = {r["subset"]: r["value"] for r in rows}
-        cells = [
-            _fmt(values.get(s)).rjust(len(h))
-            for s, h in zip(subsets, headers, strict=True)
-        ]
-        lines.append("  ".join([metric.ljust(width), *cells]).rstrip())
-    signatures = {
-        r["metric"]: r["signature"] for r in system_rows if r.get("signature")
-    }
-    if signatures:
-        lines += ["", "signatures:"]
-        lines += [
-            f"  {metric}: {signatures[metric]}"
-            for metric in metrics
-            if metric in signatures
-        ]
-    return "\n".join(lines)
+    Metric  All items (n = 4)
+    SE      2.38 [1.12, 3.75]
+    BLEU                    –
+    <BLANKLINE>
+    In brackets: 95% percentile bootstrap confidence interval (1000 resamples of the items, seed 2009).
+    – BLEU: not computed: no word strings.
+    Signature SE: SE|version:1
+    """  # noqa: E501
+    from .report.inputs import metric_infos
+    from .report.presentation import render_scores
 
-
-def _fmt(value: Any) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    return f"{value:.3f}"
+    infos = metric_infos({"scoring": dict(scoring or {})})
+    return render_scores(
+        system_rows, infos, scoring, fmt, caption=caption, header=header
+    )

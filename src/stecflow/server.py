@@ -105,6 +105,7 @@ import json
 import logging
 import math
 import mimetypes
+import os
 import queue
 import re
 import secrets
@@ -134,9 +135,11 @@ __all__ = [
     "DEFAULT_SESSIONS_PER_ADDRESS",
     "MAX_BODY_BYTES",
     "RESPONSE_COLUMNS",
+    "WEB_FILES",
     "CollectionApp",
     "CollectionError",
     "ExperimentServer",
+    "check_study",
     "export_responses",
     "load_study",
     "main",
@@ -346,6 +349,93 @@ def load_study(study_dir: str | Path) -> Study:
             "rebuild the study",
             field="stimuli.json",
         ) from None
+
+
+#: Files of a study's web folder the page cannot run without.
+WEB_FILES = ("index.html", "experiment.js", "stimuli.json")
+
+
+def check_study(study_dir: str | Path, db_path: str | Path | None = None) -> Study:
+    """Check that a study can be served, before anything listens.
+
+    Parameters
+    ----------
+    study_dir : path
+        The study folder (``results/studies/<study>``) or its ``web`` folder.
+    db_path : path, optional
+        The database (default: ``responses.sqlite`` beside the web folder).
+
+    Returns
+    -------
+    Study
+        The study, when the folder exists, ``stimuli.json`` is a study document
+        with lists of trials (the design), the page's files are there and match
+        the study's ``MANIFEST.tsv``, and the database can be written (created).
+
+    Raises
+    ------
+    CollectionError
+        Naming the file or folder at fault and what to do.
+    """
+    from stecflow.stimuli import StimuliError, study_sha256
+
+    root = Path(study_dir)
+    if not root.is_dir():
+        raise CollectionError(
+            "no such study folder; give a study ID (results/studies/<ID>) or the"
+            " folder of a study the workflow built",
+            file=str(root),
+        )
+    study = load_study(root)
+    empty = [name for name, trials in study.lists.items() if not trials]
+    if not study.lists or empty:
+        raise CollectionError(
+            "the study's design has no lists of trials"
+            + (f" (list {empty[0]} is empty)" if empty else "")
+            + "; rebuild the study",
+            file=str(study.web_dir / "stimuli.json"),
+        )
+    for name in WEB_FILES:
+        if not (study.web_dir / name).is_file():
+            raise CollectionError(
+                f"{name} is missing from the study's web folder; rebuild the study",
+                file=str(study.web_dir),
+            )
+    try:
+        study_sha256(study.web_dir)
+    except StimuliError as error:
+        raise CollectionError(error.message, file=str(study.web_dir)) from None
+    _check_writable(
+        Path(db_path) if db_path is not None else _default_db(study.web_dir)
+    )
+    return study
+
+
+def _check_writable(db: Path) -> None:
+    """Raise unless the SQLite file *db* (and its journal beside it) can be written."""
+    what = "; give --db a file in a folder you can write to"
+    if db.exists():
+        if not db.is_file():
+            raise CollectionError(
+                "the database path is not a file" + what, file=str(db)
+            )
+        if not os.access(db, os.R_OK | os.W_OK):
+            raise CollectionError("the database cannot be written" + what, file=str(db))
+        folder = db.parent
+    else:
+        folder = db.parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+    if not folder.is_dir():
+        raise CollectionError(
+            f"{folder} is not a folder, so the database cannot be created" + what,
+            file=str(db),
+        )
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise CollectionError(
+            f"cannot write in {folder} (the database and its journal go there)" + what,
+            file=str(db),
+        )
 
 
 # --------------------------------------------------------------------------- store

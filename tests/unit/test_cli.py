@@ -132,3 +132,256 @@ def test_console_script_is_installed():
     )
     assert result.returncode == 0 and result.stdout.startswith("stecflow ")
     assert build_parser().prog == "stecflow"
+
+
+# ---------------------------------------------------------------------------
+# stecflow score: the report's presentation (issue #12, point 7)
+
+TINY_OUTPUTS = REPO / "tests" / "fixtures" / "tiny_campaign" / "submissions"
+TINY_CONFIG = REPO / "tests" / "fixtures" / "tiny_campaign" / "config" / "config.yaml"
+
+
+def _sys1() -> str:
+    return str(TINY_OUTPUTS / "alpha" / "sys1" / "outputs.xml")
+
+
+def test_score_prints_the_reports_units_labels_intervals_and_signatures(capsys):
+    from stecflow.corpus import read_items
+    from stecflow.scoring import score_outputs
+    from stecflow.validation import read_outputs
+
+    metrics = ["se", "bleu3", "string_accuracy"]
+    args = ["score", str(TINY_TESTSET), _sys1(), "--config", str(TINY_CONFIG)]
+    assert main([*args, "--metrics", *metrics]) == 0
+    out = capsys.readouterr().out
+    lines = out.splitlines()
+    assert lines[0] == "Automatic scores of outputs.xml on testset.xml (4 items)."
+    assert lines[2].split("  ")[0] == "Metric"
+    assert "All items (n = 4)" in lines[2] and "Furniture (n = 2)" in lines[2]
+    rows = {line.split("  ")[0].strip(): line for line in lines[3:6]}
+    # the stored values: SE 2.375, BLEU on sacreBLEU's 0-100 scale, Acc 0.5
+    items = read_items(TINY_TESTSET)
+    outputs, _ = read_outputs(
+        (TINY_OUTPUTS / "alpha/sys1/outputs.xml").read_bytes(), "o", items, []
+    )
+    _, stored = score_outputs(
+        items,
+        outputs,
+        {
+            "metrics": [{"id": m} for m in metrics],
+            "bootstrap": {"resamples": 200, "seed": 11},
+        },
+    )
+    bleu = next(r for r in stored if r["metric"] == "bleu3" and r["subset"] == "all")
+    assert 70 < bleu["value"] < 75  # 0-100 as stored ...
+    assert rows["SE"].split()[1:4] == ["2.38", "[1.12,", "3.75]"]
+    assert rows["BLEU"].split()[1] == f"{bleu['value'] / 100:.2f}" == "0.73"  # ... 0-1
+    assert rows["Acc (%)"].split()[2:5] == ["50.00", "[0.00,", "100.00]"]
+    assert (
+        "In brackets: 95% percentile bootstrap confidence interval (200 resamples of"
+        " the items, seed 11)." in lines
+    )
+    assert "BLEU on a 0–1 scale (sacreBLEU's 0–100 divided by 100)." in lines
+    assert "Acc in % of items." in lines
+    assert f"Signature BLEU: {bleu['signature']}" in lines
+
+
+def test_score_writes_tsv_json_and_latex(capsys, tmp_path):
+    import json
+
+    from stecflow.io import read_tsv
+
+    args = ["score", str(TINY_TESTSET), _sys1(), "--metrics", "se", "bleu3"]
+    args += ["--resamples", "0"]
+    tsv, js, tex = tmp_path / "s.tsv", tmp_path / "s.json", tmp_path / "s.tex"
+    assert main([*args, "--tsv", str(tsv), "--json", str(js), "--latex", str(tex)]) == 0
+    assert capsys.readouterr().out.startswith("Automatic scores of outputs.xml")
+    rows = read_tsv(tsv)
+    assert [(r["metric"], r["label"], r["subset"], r["n"], r["value"]) for r in rows][
+        :2
+    ] == [("se", "SE", "all", "4", "2.38"), ("se", "SE", "furniture", "2", "1.25")]
+    assert rows[5]["metric"] == "bleu3" and rows[5]["value"] == "0.73"
+    assert rows[0]["ci_low"] == "" and rows[0]["signature"].startswith("SE|")
+    doc = json.loads(js.read_text())
+    assert (doc["n_items"], doc["n_scored"], doc["outputs"]) == (4, 4, "outputs.xml")
+    assert doc["scores"][0]["value"] == "2.38" and doc["scores"][5]["label"] == "BLEU"
+    latex = tex.read_text()
+    assert r"Metric & All items (n = 4) & Furniture (n = 2)" in latex
+    assert "\nSE & 2.38 & 1.25 & 3.50 & 3.00 & 1.75 \\\\\n" in latex
+    assert "BLEU on a 0--1 scale" in latex
+    # "-" writes to standard output instead of the table
+    assert main([*args, "--tsv", "-"]) == 0
+    assert capsys.readouterr().out == tsv.read_text()
+
+
+def test_score_outputs_for_other_data_say_so_in_one_line(capsys, tmp_path):
+    sys1 = (TINY_OUTPUTS / "alpha" / "sys1" / "outputs.xml").read_text()
+    other = tmp_path / "dev-outputs.xml"
+    other.write_text(sys1.replace('ID="t', 'ID="d'))
+    assert main(["score", str(TINY_TESTSET), str(other), "--metrics", "se"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"stecflow score: error: none of the 4 outputs in {other} (IDs d1, d2, d3, …)"
+        f" is an item of {TINY_TESTSET} (4 items, IDs t1, t2, t3, …); score outputs"
+        " against the data they were made for\n"
+    )
+
+
+def test_score_partial_overlap_is_scored_with_a_warning(capsys, tmp_path):
+    sys1 = (TINY_OUTPUTS / "alpha" / "sys1" / "outputs.xml").read_text()
+    part = tmp_path / "part.xml"
+    part.write_text(sys1.replace('ID="t1"', 'ID="x1"'))
+    args = ["score", str(TINY_TESTSET), str(part), "--metrics", "se"]
+    assert main([*args, "--resamples", "0"]) == 0
+    captured = capsys.readouterr()
+    assert captured.err.splitlines() == [
+        f"warning: 1 of the 4 items of {TINY_TESTSET} has no output in {part} (t1);"
+        " the scores are on the other 3 items",
+        f"warning: 1 output in {part} is for items that {TINY_TESTSET} does not have"
+        " (x1); not scored",
+    ]
+    lines = captured.out.splitlines()
+    assert lines[0] == "Automatic scores of part.xml on testset.xml (3 of 4 items)."
+    # t2-t4 only: SE mean(1, 0), mean(1, 7), mean(2, 4) = (0.5 + 4 + 3) / 3
+    assert lines[3].split() == ["SE", "2.50", "0.50", "3.50", "4.00", "1.75"]
+    assert "All items (n = 3)" in lines[2]
+
+
+# ---------------------------------------------------------------------------
+# stecflow validate --config: paths from the campaign folder
+
+
+def test_validate_config_paths_count_from_the_campaign_folder(
+    tiny_campaign, tmp_path, monkeypatch, capsys
+):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    monkeypatch.chdir(elsewhere)
+    config = tiny_campaign / "config" / "config.yaml"
+    # the config's testset.xml is <campaign>/testset.xml; team/system is found in
+    # its submissions folder
+    assert main(["validate", "alpha/sys1", "--config", str(config)]) == 0
+    assert "**Status: ACCEPTED**" in capsys.readouterr().out
+    # a config outside a config/ folder: paths count from its own folder
+    flat = tmp_path / "flat"
+    (flat / "data").mkdir(parents=True)
+    (flat / "data" / "test.xml").write_bytes(TINY_TESTSET.read_bytes())
+    (flat / "campaign.yaml").write_text(
+        "campaign: {tasks: [end_to_end, attribute_selection]}\n"
+        "data: {testset: data/test.xml}\n"
+    )
+    good = tiny_campaign / "submissions" / "alpha" / "sys1"
+    assert main(["validate", str(good), "--config", str(flat / "campaign.yaml")]) == 0
+    assert not (elsewhere / "data").exists()
+
+
+# ---------------------------------------------------------------------------
+# stecflow convert: which --format fits
+
+
+def test_convert_says_which_format_fits_a_corpus_layout(tmp_path, capsys):
+    from stecflow.corpus import read_items, write_items
+
+    b5 = tmp_path / "b5-ref"
+    (b5 / "ref" / "xml-descriptions").mkdir(parents=True)
+    (b5 / "ref" / "b5-ref-contexts.xml").write_text("<CONTEXTS/>")
+    assert main(["convert", str(b5), str(tmp_path / "out.xml")]) == 2
+    assert capsys.readouterr().err == (
+        f"stecflow convert: error: {b5} is a b5-ref corpus folder; give --format"
+        " b5-ref\n"
+    )
+    tuna = tmp_path / "tuna"
+    folder = tuna / "corpus" / "singular" / "furniture"
+    folder.mkdir(parents=True)
+    write_items(read_items(TINY_TESTSET)[:1], folder / "s1t1.xml")
+    out = tmp_path / "t.xml"
+    assert main(["convert", str(tuna), str(out), "--format", "b5-ref"]) == 2
+    assert capsys.readouterr().err == (
+        f"stecflow convert: error: {tuna} is a TUNA 1.0 corpus folder; give --format"
+        " tuna\n"
+    )
+    assert main(["convert", str(tuna), str(out)]) == 0
+    assert [i.id for i in read_items(out)] == ["t1"]
+
+
+# ---------------------------------------------------------------------------
+# stecflow serve: the study is checked before a URL is announced
+
+
+@pytest.fixture(scope="module")
+def study(tmp_path_factory):
+    from tests.browser.studykit import build_demo_study
+
+    return build_demo_study(tmp_path_factory.mktemp("serve"))
+
+
+def _copy(study, tmp_path):
+    import shutil
+
+    target = tmp_path / study.name
+    shutil.copytree(study, target)
+    return target
+
+
+def test_serve_refuses_a_broken_study_with_a_plain_error(study, tmp_path, capsys):
+    missing = tmp_path / "nowhere"
+    assert main(["serve", str(missing)]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"stecflow serve: error: {missing}: no such study folder; give a study ID"
+        " (results/studies/<ID>) or the folder of a study the workflow built\n"
+    )
+    no_page = _copy(study, tmp_path / "a")
+    (no_page / "web" / "index.html").unlink()
+    assert main(["serve", str(no_page), "--port", "0"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err == (
+        f"stecflow serve: error: {no_page / 'web'}: index.html is missing from the"
+        " study's web folder; rebuild the study\n"
+    )
+    changed = _copy(study, tmp_path / "b")
+    (changed / "web" / "experiment.css").write_text("body {}")
+    assert main(["serve", str(changed), "--port", "0"]) == 2
+    assert "experiment.css differs from MANIFEST.tsv" in capsys.readouterr().err
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("")
+    db = blocker / "responses.sqlite"
+    assert main(["serve", str(study), "--db", str(db), "--port", "0"]) == 2
+    captured = capsys.readouterr()
+    assert captured.out == "" and len(captured.err.splitlines()) == 1
+    assert f"{blocker} is not a folder, so the database cannot be created" in (
+        captured.err
+    )
+
+
+def test_serve_announces_the_url_only_once_listening(
+    study, tmp_path, capsys, monkeypatch
+):
+    import socket
+
+    from stecflow.server import ExperimentServer
+
+    db = tmp_path / "r.sqlite"
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        code = main(["serve", str(study), "--db", str(db), "--port", str(port)])
+        captured = capsys.readouterr()
+    assert code == 2 and captured.out == ""
+    assert captured.err == (
+        f"stecflow serve: error: cannot listen on 127.0.0.1:{port}: port {port} is"
+        " in use; give another with --port\n"
+    )
+
+    def stop(self):
+        raise KeyboardInterrupt  # as Ctrl-C would, once serving
+
+    monkeypatch.setattr(ExperimentServer, "serve_forever", stop)
+    assert main(["serve", str(study), "--db", str(db), "--port", "0"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith(f"serving study demo-study ({study}) on http://127.0.0.1:")
+    assert f"(responses in {db}; Ctrl-C stops)" in out

@@ -798,3 +798,49 @@ def test_superseded_systems_are_marked_and_not_ranked(tiny_inputs, tmp_path):
     participants = {r[1]: r for r in table_csv(html, "participants")[1:]}
     assert participants["sys1"][6] == "accepted"  # the CSV keeps the status
     assert "accepted, superseded by sys1-fixed" in html
+
+
+def test_stecflow_score_reads_exactly_like_the_report(tiny_inputs, tiny_html, tmp_path):
+    # issue #12, point 7: a team's numbers from `stecflow score` are the report's
+    # strings (units, decimals, intervals, signatures) for the same system
+    from stecflow.cli import main as cli
+
+    campaign = Path(tiny_inputs["source_testset"]).parent
+    outputs = campaign / "submissions" / "alpha" / "sys1" / "outputs.xml"
+    config = campaign / "config" / "config.yaml"
+    tsv, tex = tmp_path / "sys1.tsv", tmp_path / "sys1.tex"
+    args = ["score", str(tiny_inputs["source_testset"]), str(outputs)]
+    assert cli([*args, "--config", str(config), "--tsv", str(tsv)]) == 0
+    assert cli([*args, "--config", str(config), "--latex", str(tex)]) == 0
+    columns = ("value", "ci_low", "ci_high", "n")
+    mine = {
+        (r["metric"], r["subset_kind"], r["subset"]): tuple(r[c] for c in columns)
+        for r in read_tsv(tsv)
+        if r["status"] == "scored"
+    }
+    every = table_csv(tiny_html, "scores-every")
+    theirs = {}
+    for values in every[1:]:
+        row = dict(zip(every[0], values, strict=True))
+        if row["system"] == "sys1":
+            key = (row["metric"], row["subset_kind"], row["subset"])
+            theirs[key] = tuple(row[c] for c in columns)
+    assert mine == theirs
+    assert len(mine) == 5 * len({m for m, _, _ in mine}) > 40
+    bleu = [k for k in mine if k[0] == "bleu3" and k[1] == "all"]
+    assert float(mine[bleu[0]][0]) < 1  # on the report's 0-1 scale
+    for row in read_tsv(tsv):  # the signatures the report lists
+        assert row["signature"] and row["signature"] in tiny_html
+    # the LaTeX cells of the overall column are the report's LaTeX cells
+    report_latex = "".join(
+        table_latex(tiny_html, f"scores-{family}")
+        for family in ("text", "attributes", "domain")
+    )
+    cells = [
+        line.split(" & ")[1].rstrip(" \\")
+        for line in tex.read_text().splitlines()
+        if " & " in line and not line.startswith("Metric")
+    ]
+    assert len(cells) == len({m for m, _, _ in mine})
+    for cell in cells:
+        assert f"& {cell} " in report_latex or f"& {cell} \\\\" in report_latex

@@ -237,23 +237,19 @@ def test_cli_score(tiny_campaign, capsys, tmp_path):
     )
     out = capsys.readouterr().out
     assert code == 0
-    assert out.splitlines()[0].split() == [
-        "metric",
-        "all",
-        "(n=4)",
-        "furniture",
-        "(n=2)",
-        "people",
-        "(n=2)",
-        "+LOC",
-        "(n=2)",
-        "-LOC",
-        "(n=2)",
+    lines = out.splitlines()
+    assert lines[2].split("  ") == [
+        "Metric",
+        "All items (n = 4)",
+        "Furniture (n = 2)",
+        "People (n = 2)",
+        "+LOC (n = 2)",
+        "-LOC (n = 2)",
     ]
-    assert out.splitlines()[1].split()[:2] == ["se", "2.375"]
+    assert lines[3].split() == ["SE", "2.38", "1.25", "3.50", "3.00", "1.75"]
     assert (
-        "  se: SE|refs:mean|case:lc|punct:strip|w:1,1,2|bs:0|seed:2009|version:1|rapidfuzz:"
-        in out
+        "Signature SE: SE|refs:mean|case:lc|punct:strip|w:1,1,2|bs:0|seed:2009"
+        "|version:1|rapidfuzz:" in out
     )
     assert json.loads((tmp_path / "s.json").read_text())["n_items"] == 4
     broken = tiny_campaign / "submissions" / "gamma" / "broken" / "outputs.xml"

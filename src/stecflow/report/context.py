@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
-from .formatting import DASH, fixed, parse_float
+from .formatting import DASH, parse_float
 from .inputs import (
     JudgmentStudy,
     MetricInfo,
@@ -25,6 +25,7 @@ from .inputs import (
     TestsetInfo,
     fallback_metric,
 )
+from .presentation import interval_note, score_text, subset_title, unit_notes
 from .tables import Cell, Column, Row, Table
 
 __all__ = [
@@ -118,13 +119,6 @@ def yes_no(flag: bool) -> str:
 def title_case(name: str) -> str:
     """Upper-case the first letter (``people`` -> ``People``)."""
     return name[:1].upper() + name[1:]
-
-
-def subset_title(kind: str, name: str) -> str:
-    """A subset's column-group title (``All test data``, ``People``, ``+LOC``)."""
-    if kind == "all":
-        return "All test data"
-    return title_case(name) if kind == "subdomain" else name
 
 
 def display_path(path: str) -> str:
@@ -401,17 +395,17 @@ def score_cell(
     ctx: Context, entry: SystemEntry, metric_id: str, kind: str, subset: str
 ) -> Cell:
     """One score on the report's scale with its CI, or a dash and the reason."""
-    info = ctx.metric(metric_id)
-    value = info.show(entry.value(metric_id, kind, subset))
-    if value is None:
+    shown = score_text(
+        ctx.metric(metric_id),
+        entry.value(metric_id, kind, subset),
+        *entry.interval(metric_id, kind, subset),
+    )
+    if shown is None:
         reason = entry.skipped.get(metric_id, "not computed for this subset")
         return Cell(DASH, csv=("", "", ""), title=reason, classes="missing")
-    low, high = (info.show(v) for v in entry.interval(metric_id, kind, subset))
-    text = fixed(value, info.digits)
-    if low is None or high is None:
-        return Cell(text, csv=(text, "", ""))
-    lo, hi = fixed(low, info.digits), fixed(high, info.digits)
-    return Cell(text, detail=f"[{lo}, {hi}]", csv=(text, lo, hi))
+    return Cell(
+        shown.text, detail=shown.interval, csv=(shown.text, shown.low, shown.high)
+    )
 
 
 def score_column(info: MetricInfo, group: str, csv_prefix: str) -> Column:
@@ -465,34 +459,14 @@ def score_rows(
 
 def ci_note(ctx: Context) -> str:
     """What the second line of a score cell is (empty without resampling)."""
-    boot = (ctx.config.get("scoring") or {}).get("bootstrap") or {}
-    resamples = int(boot.get("resamples", 1000))
-    if not resamples:
-        return ""
-    level = f"{100 * float(boot.get('confidence', 0.95)):g}%"
-    return (
-        f"Second line: {level} percentile bootstrap confidence interval"
-        f" ({resamples} resamples of the items, seed {boot.get('seed', 2009)})."
-    )
+    return interval_note(ctx.config.get("scoring"))
 
 
 def score_notes(
     ctx: Context, metrics: Sequence[str], skipped: set[tuple[str, str]]
 ) -> list[str]:
     """Footnotes of a score table: CIs, scales, marks and missing scores."""
-    notes = []
-    infos = [ctx.metric(m) for m in metrics]
-    if any(i.name in ("bleu3",) for i in infos):
-        notes.append("BLEU on a 0–1 scale (sacreBLEU's 0–100 divided by 100).")
-    percent = [i.label for i in infos if i.percent]
-    if percent:
-        notes.append(f"{', '.join(percent)} in % of items.")
-    corpus = [i.label for i in infos if i.level == "corpus"]
-    if corpus:
-        notes.append(
-            f"{', '.join(corpus)} computed at corpus level on each subset;"
-            " the other measures are means of item scores."
-        )
+    notes = unit_notes([ctx.metric(m) for m in metrics])
     if any(e.reference for e in ctx.scored):
         notes.append(
             f"{REFERENCE_MARK} Human reference set, scored against the other"

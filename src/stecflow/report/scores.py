@@ -28,6 +28,7 @@ from .context import (
     subset_title,
     system_cell,
 )
+from .presentation import subset_header
 from .svg import IntervalPoint, interval_plot
 from .tables import Cell, Column, Row, Table
 
@@ -66,7 +67,7 @@ def scores_section(ctx: Context) -> list[Block]:
         columns = [SYSTEM_COLUMN]
         keys = []
         for kind, name, n in subsets:
-            group = f"{subset_title(kind, name)} (n = {n})"
+            group = subset_header(kind, name, n)
             for mid in headline:
                 prefix = "" if kind == "all" else f"{name}_"
                 columns.append(score_column(ctx.metric(mid), group, prefix))

@@ -292,6 +292,52 @@ class Table:
         lines.append(r"\end{table}")
         return "\n".join(lines) + "\n"
 
+    # -- plain text -----------------------------------------------------------
+
+    def to_text(self) -> str:
+        """The table as aligned plain text for a terminal, then its notes.
+
+        A cell's second line follows its text after a space, as in the LaTeX
+        with ``latex_detail``; group headers join the column headers.
+
+        Examples
+        --------
+        >>> t = Table("t", "c", [Column("s", "System", align="l"),
+        ...     Column("se", "SE", group="All")],
+        ...     [Row((Cell("GRAPH"), Cell("6.41", "[5.90, 6.95]")))], ["A note."])
+        >>> print(t.to_text())
+        System             All SE
+        GRAPH   6.41 [5.90, 6.95]
+        <BLANKLINE>
+        A note.
+        """
+        headers = [
+            f"{c.group} {c.label}".strip() if c.group else c.label for c in self.columns
+        ]
+        lines: list[list[str] | str] = [headers]
+        for row in self.rows:
+            if row.heading:
+                lines.append(row.heading)
+                continue
+            lines.append([f"{c.text} {c.detail}".rstrip() for c in row.cells])
+        widths = [
+            max(len(line[n]) for line in lines if isinstance(line, list))
+            for n in range(len(self.columns))
+        ]
+        out = []
+        for line in lines:
+            if isinstance(line, str):
+                out.append(line)
+                continue
+            cells = [
+                text.ljust(width) if column.align == "l" else text.rjust(width)
+                for text, width, column in zip(line, widths, self.columns, strict=True)
+            ]
+            out.append("  ".join(cells).rstrip())
+        if self.html_notes:
+            out += ["", *self.html_notes]
+        return "\n".join(out)
+
     # -- downloads ------------------------------------------------------------
 
     @property
