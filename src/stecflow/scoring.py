@@ -122,7 +122,9 @@ def metric_specs(scoring: Mapping[str, Any] | None) -> list[MetricSpec]:
     """Read the ``scoring`` config section into metric specs.
 
     ``scoring.text`` (``lowercase``, ``punctuation``) applies to every text metric
-    that has those options, unless the metric's own ``options`` say otherwise.
+    that has those options, and ``scoring.value_hierarchy`` (an ontology of the
+    attribute values) to every metric with a ``value_hierarchy`` option (the
+    denotation similarity), unless the metric's own ``options`` say otherwise.
 
     Raises
     ------
@@ -134,6 +136,8 @@ def metric_specs(scoring: Mapping[str, Any] | None) -> list[MetricSpec]:
     scoring = scoring or {}
     entries = scoring.get("metrics") or [{"id": name} for name in DEFAULT_METRICS]
     text = dict(scoring.get("text") or {})
+    if scoring.get("value_hierarchy"):
+        text["value_hierarchy"] = scoring["value_hierarchy"]
     specs = []
     seen = set()
     for n, entry in enumerate(entries):

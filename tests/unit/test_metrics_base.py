@@ -19,6 +19,9 @@ from stecflow.metrics import (
     reduce_over_references,
 )
 from stecflow.metrics.base import library_version
+from tests.conftest import REPO
+
+DATA = REPO / "tests" / "data"
 
 EXPECTED_NAMES = {
     "dice",
@@ -155,6 +158,8 @@ def test_every_option_is_a_constructor_argument_and_changes_the_signature(name):
         elif param.annotation == "Punctuation":
             choices = ("strip", "delete", "split", "keep")
         other = _alternative(param.default, choices)
+        if pname == "value_hierarchy":  # a file (seed 004 §1.3's ontology)
+            other = str(DATA / "value_hierarchy.yaml")
         changed = cls(**{**fixed, pname: other})
         assert changed.signature() != base, pname
         assert changed.options()[pname] == other

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -19,7 +22,11 @@ from stecflow.metrics import (
     set_edit_distance,
     without_type,
 )
-from stecflow.metrics.sets import denotation
+from stecflow.metrics.sets import (
+    ValueHierarchy,
+    denotation,
+    load_value_hierarchy,
+)
 
 # REFERENCE.md §3
 A = frozenset({("type", "chair"), ("colour", "red"), ("size", "large")})
@@ -294,3 +301,135 @@ def test_denotation_similarity_metric_needs_the_domain():
         m.score_segment(A1, ref)
     with pytest.raises(TypeError, match="sequence of attribute sets"):
         m.score_segment(A1, ref, target=E1, distractors=E2)
+
+
+# -- seed 004 §1.3: "the distance between properties in an ontology tree" ------------
+
+HIERARCHY = Path(__file__).resolve().parents[1] / "data" / "value_hierarchy.yaml"
+# type: chair, sofa -> seat -> furniture <- desk; colour: red, orange -> warm;
+# blue, green -> cool
+CHAIR = frozenset({("type", "chair"), ("colour", "red")})
+SOFA = frozenset({("type", "sofa"), ("colour", "red")})
+DESK = frozenset({("type", "desk"), ("colour", "blue")})
+
+
+def test_value_hierarchy_distances_by_hand():
+    h = load_value_hierarchy(HIERARCHY)
+    assert h.sha256 == hashlib.sha256(HIERARCHY.read_bytes()).hexdigest()
+    assert h.distance("type", "chair", "chair") == 0
+    assert h.distance("type", "chair", "seat") == 1  # parent
+    assert h.distance("type", "chair", "sofa") == 2  # siblings, via seat
+    assert h.distance("type", "chair", "furniture") == 2
+    assert h.distance("type", "chair", "desk") == 3  # chair-seat-furniture-desk
+    assert h.distance("colour", "red", "blue") is None  # two trees: warm, cool
+    assert h.distance("type", "chair", "fan") is None  # not in the hierarchy
+    assert [h.similarity("type", "chair", v) for v in ("chair", "seat", "sofa")] == [
+        1,
+        Fraction(1, 2),
+        Fraction(1, 3),
+    ]
+    assert h.similarity("type", "Chair ", "DESK") == Fraction(1, 4)  # normalised
+    assert h.similarity("colour", "red", "blue") == 0
+
+
+def test_hierarchy_gives_partial_credit_by_tree_distance_by_hand():
+    h = load_value_hierarchy(HIERARCHY)
+    ents = [CHAIR, SOFA, DESK]
+
+    def sim(hyp, hierarchy=h):
+        return denotation_similarity(frozenset(hyp), CHAIR, ents, hierarchy)
+
+    # colour equal (1); type sofa vs chair: disjoint denotations (Dice 0), tree
+    # distance 2 -> 1/3; mean over the two dimensions
+    assert sim(SOFA) == Fraction(2, 3)  # (1 + 1/3) / 2
+    assert sim(SOFA, None) == Fraction(1, 2)  # (1 + 0) / 2, without the tree
+    assert sim({("type", "desk"), ("colour", "red")}) == Fraction(5, 8)  # (1+1/4)/2
+    # orange denotes nothing here; red and orange are siblings under warm
+    assert sim({("type", "chair"), ("colour", "orange")}) == Fraction(2, 3)
+    # red and blue are in different trees: no credit
+    assert sim({("type", "chair"), ("colour", "blue")}) == Fraction(1, 2)
+    # an omitted type denotes the whole domain: Dice({e1,e2,e3}, {e1}) = 1/2; the
+    # tree compares values only
+    assert sim({("colour", "red")}) == sim({("colour", "red")}, None) == Fraction(3, 4)
+
+
+def test_hierarchy_joins_the_denotations_the_larger_counts():
+    # seed 004's animals: the tree {mammal, mother} -> animal gives 1/2 to both
+    # pairs; the denotations give 6/7 (animal, mammal) and 2/5 (animal, mother)
+    ents = _seed_animals()
+    h = ValueHierarchy({"type": {"mammal": "animal", "mother": "animal"}})
+    striped_animal = frozenset({("pattern", "striped"), ("type", "animal")})
+    striped_mammal = frozenset({("pattern", "striped"), ("type", "mammal")})
+    striped_mother = frozenset({("pattern", "striped"), ("type", "mother")})
+    assert denotation_similarity(striped_animal, striped_mammal, ents, h) == Fraction(
+        13, 14
+    )  # mean(1, max(6/7, 1/2))
+    assert denotation_similarity(striped_animal, striped_mother, ents, h) == Fraction(
+        3, 4
+    )  # mean(1, max(2/5, 1/2))
+
+
+def test_metric_with_a_hierarchy_and_its_signature(tmp_path):
+    plain = DenotationSimilarity()
+    tree = DenotationSimilarity(value_hierarchy=str(HIERARCHY))
+    context = {"target": CHAIR, "distractors": [SOFA, DESK]}
+    assert plain.score_segment(SOFA, [CHAIR], **context) == 0.5
+    assert tree.score_segment(SOFA, [CHAIR], **context) == pytest.approx(2 / 3)
+    sha = hashlib.sha256(HIERARCHY.read_bytes()).hexdigest()
+    assert plain.signature() == "DenotSim|refs:mean|type:yes|version:1"
+    assert tree.signature() == f"DenotSim|refs:mean|type:yes|hier:{sha[:16]}|version:1"
+    # another hierarchy, another signature
+    other = tmp_path / "h.yaml"
+    other.write_text("type: {chair: seat, sofa: seat}\n")
+    assert DenotationSimilarity(value_hierarchy=str(other)).signature() != (
+        tree.signature()
+    )
+
+
+def test_scoring_value_hierarchy_reaches_the_denotation_similarity():
+    from stecflow.scoring import metric_signatures, metric_specs
+
+    scoring = {
+        "metrics": [{"id": "denotation_similarity"}, {"id": "dice"}],
+        "value_hierarchy": str(HIERARCHY),
+    }
+    specs = {s.id: dict(s.options) for s in metric_specs(scoring)}
+    assert specs == {
+        "denotation_similarity": {"value_hierarchy": str(HIERARCHY)},
+        "dice": {},
+    }
+    sha = hashlib.sha256(HIERARCHY.read_bytes()).hexdigest()[:16]
+    assert f"|hier:{sha}|" in metric_signatures(scoring)["denotation_similarity"]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("type: {chair: seat, seat: chair}\n", "chair -> seat -> chair form a cycle"),
+        ("- chair\n- seat\n", "one mapping per attribute"),
+        ("type: [chair, seat]\n", "attribute type: give one mapping"),
+        ("type: {chair: [seat]}\n", "attribute type: give one mapping"),
+        ("type: {chair: &a seat, sofa: *a}\n", "anchors"),
+    ],
+)
+def test_bad_hierarchy_files_are_config_errors(tmp_path, text, message):
+    from stecflow.errors import ConfigError
+    from stecflow.scoring import build_metrics, metric_specs
+
+    path = tmp_path / "h.yaml"
+    path.write_text(text)
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_value_hierarchy(path)
+    scoring = {
+        "metrics": [{"id": "denotation_similarity"}],
+        "value_hierarchy": str(path),
+    }
+    with pytest.raises(ConfigError) as error:
+        build_metrics(metric_specs(scoring))
+    assert error.value.field == "scoring.metrics[denotation_similarity].options"
+    assert str(path) in str(error.value)
+
+
+def test_missing_hierarchy_file_says_so(tmp_path):
+    with pytest.raises(ValueError, match="cannot be read"):
+        DenotationSimilarity(value_hierarchy=str(tmp_path / "nope.yaml"))

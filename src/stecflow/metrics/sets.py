@@ -5,9 +5,10 @@ them (REFERENCE.md §2). This module holds the representation helpers, the
 reference-based measures of the TUNA challenges (Dice §3, MASI §4, Accuracy §5)
 and two measures van Deemter & Gatt propose in "Content Determination in GRE:
 Evaluating the evaluator" (seed 004): an edit distance on attribute sets (§1.1) and
-a similarity that gives partial credit to values with overlapping denotations
-(§1.3). The measures that need the domain but no reference (Uniqueness,
-Minimality, under- and over-specification) are in
+a similarity that gives partial credit to values with overlapping denotations or,
+given an ontology of the campaign's attribute values (:class:`ValueHierarchy`), to
+values close in that tree (§1.3). The measures that need the domain but no
+reference (Uniqueness, Minimality, under- and over-specification) are in
 :mod:`stecflow.metrics.distinguishing`.
 
 Option ``include_type_in_set_metrics`` (default true, REFERENCE.md §2): when false,
@@ -20,8 +21,10 @@ from __future__ import annotations
 import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from collections.abc import Set as AbstractSet
+from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
+from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from stecflow.metrics.base import (
@@ -42,11 +45,13 @@ __all__ = [
     "Dice",
     "SetAccuracy",
     "SetEdit",
+    "ValueHierarchy",
     "denotation",
     "denotation_similarity",
     "dice",
     "masi",
     "normalise_attribute_set",
+    "load_value_hierarchy",
     "set_edit_distance",
     "without_type",
 ]
@@ -274,8 +279,158 @@ def denotation(
     )
 
 
+@dataclass(frozen=True)
+class ValueHierarchy:
+    """An ontology of attribute values: a forest of values per attribute (seed 004).
+
+    Seed 004 (§1.3) suggests, as an alternative to comparing denotations, to
+    "use the distance between properties in an ontology tree". The seed gives no
+    formula; the decisions taken here (not settled by the sources):
+
+    * Each attribute has its own forest, given as ``value -> parent`` (``null``
+      for a root); parents need not be values of the domain (``seat`` above
+      ``chair`` and ``sofa``).
+    * The distance of two values is the number of edges on the path between them
+      through their lowest common ancestor (the path length of Rada et al. 1989):
+      a value and its parent are 1 apart, two children of one parent 2.
+    * The similarity of two values is ``1 / (1 + distance)``: 1 for the same
+      value, 1/2 for parent and child, 1/3 for siblings; values in different
+      trees, or not in the hierarchy, have similarity 0 unless equal.
+
+    Attribute names and values are normalised like attribute sets (REFERENCE.md
+    §2). Build it with :func:`load_value_hierarchy`.
+
+    Attributes
+    ----------
+    parents : mapping
+        Attribute -> value -> parent value (None for a root).
+    sha256 : str
+        sha256 of the file it was read from (recorded in signatures).
+    source : str
+        The file's name, for messages.
+
+    Examples
+    --------
+    >>> h = ValueHierarchy({"type": {"chair": "seat", "sofa": "seat",
+    ...                              "seat": "furniture", "desk": "furniture"}})
+    >>> h.distance("type", "chair", "sofa"), h.distance("type", "chair", "desk")
+    (2, 3)
+    >>> h.similarity("type", "chair", "sofa"), h.similarity("type", "chair", "fan")
+    (Fraction(1, 3), Fraction(0, 1))
+    """
+
+    parents: Mapping[str, Mapping[str, str | None]]
+    sha256: str = ""
+    source: str = ""
+    _paths: dict[tuple[str, str], tuple[str, ...]] = field(
+        default_factory=dict, init=False, repr=False, compare=False
+    )
+
+    def __post_init__(self) -> None:
+        tidy = {
+            _norm_text(attr): {
+                _norm_text(value): None if parent is None else _norm_text(parent)
+                for value, parent in values.items()
+            }
+            for attr, values in self.parents.items()
+        }
+        object.__setattr__(self, "parents", tidy)
+        for attr, values in tidy.items():
+            for value in values:
+                self._path(attr, value)  # raises on a cycle
+
+    def _path(self, attr: str, value: str) -> tuple[str, ...]:
+        """*value* and its ancestors, nearest first."""
+        key = (attr, value)
+        if key not in self._paths:
+            parents = self.parents.get(attr, {})
+            path = [value]
+            while parents.get(path[-1]) is not None:
+                parent = parents[path[-1]]
+                if parent in path:
+                    raise ValueError(
+                        f"{self.source or 'value hierarchy'}: {attr}: the values"
+                        f" {' -> '.join([*path, parent])} form a cycle; every"
+                        " chain of parents must end at a root (parent null)"
+                    )
+                path.append(parent)
+            self._paths[key] = tuple(path)
+        return self._paths[key]
+
+    def distance(self, attr: str, a: str, b: str) -> int | None:
+        """Edges between two values of *attr*; None if they share no ancestor.
+
+        Names and values are normalised as in attribute sets.
+        """
+        attr, a, b = _norm_text(attr), _norm_text(a), _norm_text(b)
+        if a == b:
+            return 0
+        path_a, path_b = self._path(attr, a), self._path(attr, b)
+        depth_in_b = {v: n for n, v in enumerate(path_b)}
+        for n, value in enumerate(path_a):
+            if value in depth_in_b:
+                return n + depth_in_b[value]
+        return None
+
+    def similarity(self, attr: str, a: str, b: str) -> Fraction:
+        """``1 / (1 + distance)``, or 0 for values with no common ancestor."""
+        d = self.distance(attr, a, b)
+        return Fraction(0) if d is None else Fraction(1, 1 + d)
+
+
+def load_value_hierarchy(path: str | Path) -> ValueHierarchy:
+    """Read an ontology of attribute values from YAML (``value: parent`` per attribute).
+
+    The file maps each attribute to a mapping of its values to their parents, e.g.
+    ``type: {chair: seat, sofa: seat, seat: furniture, desk: furniture}``; a parent
+    that is not itself a key is a root. It is read with stecflow's hardened YAML
+    reader.
+
+    Raises
+    ------
+    ValueError
+        Naming the file and what is wrong (missing, not YAML, wrong shape, cycle).
+    """
+    from stecflow.errors import StecflowError
+    from stecflow.yamlsafe import load_yaml
+
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        raise ValueError(
+            f"value hierarchy {path}: cannot be read ({exc.strerror}); give the path"
+            " of a YAML file relative to the working directory"
+        ) from None
+    try:
+        tree = load_yaml(data, str(path), max_bytes=1024 * 1024)
+    except StecflowError as exc:
+        raise ValueError(f"value hierarchy {exc}") from None
+    shape = (
+        "give one mapping per attribute of its values to their parent values"
+        " (null for a root), e.g. type: {chair: seat, seat: null}"
+    )
+    if not isinstance(tree, dict):
+        raise ValueError(f"value hierarchy {path}: {shape}")
+    for attr, values in tree.items():
+        scalar = (str, int)
+        if not isinstance(values, dict) or not all(
+            isinstance(v, scalar) and (p is None or isinstance(p, scalar))
+            for v, p in values.items()
+        ):
+            raise ValueError(f"value hierarchy {path}, attribute {attr}: {shape}")
+    import hashlib
+
+    return ValueHierarchy(
+        tree, sha256=hashlib.sha256(data).hexdigest(), source=str(path)
+    )
+
+
 def denotation_similarity(
-    a: AttributeSet, b: AttributeSet, entities: Sequence[AttributeSet]
+    a: AttributeSet,
+    b: AttributeSet,
+    entities: Sequence[AttributeSet],
+    hierarchy: ValueHierarchy | None = None,
 ) -> Fraction:
     """Similarity of two descriptions that credits values with related meanings.
 
@@ -301,12 +456,22 @@ def denotation_similarity(
     ``type:mammal``) overlapping values get partial credit, as in the seed's
     example ``s(animal, mammal) = 2·15/35 = 6/7``.
 
+    With a *hierarchy* (the seed's alternative, "the distance between properties
+    in an ontology tree"), a dimension on which each description gives one value,
+    and different ones, scores the larger of the denotations' Dice and the
+    values' :meth:`ValueHierarchy.similarity`: values close in the tree get
+    partial credit even where the domain cannot show it (in TUNA's flat domains
+    ``chair`` and ``sofa`` denote disjoint sets). Without a value, or with
+    several, on a dimension, the denotations alone count.
+
     Parameters
     ----------
     a, b : AttributeSet
         The descriptions.
     entities : sequence of AttributeSet
         The domain: the target's and the distractors' attribute sets.
+    hierarchy : ValueHierarchy, optional
+        An ontology of the attribute values.
 
     Returns
     -------
@@ -326,6 +491,10 @@ def denotation_similarity(
     >>> denotation_similarity(frozenset({("colour", "red")}),
     ...                       frozenset({("colour", "red"), ("size", "large")}), ents)
     Fraction(9, 10)
+    >>> h = ValueHierarchy({"colour": {"red": "warm", "orange": "warm"}})
+    >>> denotation_similarity(frozenset({("colour", "orange")}),
+    ...                       frozenset({("colour", "red")}), ents, h)
+    Fraction(1, 3)
     """
     names = sorted({n for n, _ in a} | {n for n, _ in b})
     if not names:
@@ -339,8 +508,11 @@ def denotation_similarity(
             continue
         den_a = denotation(a, name, entities)
         den_b = denotation(b, name, entities)
-        if den_a or den_b:
-            total += dice(den_a, den_b)
+        score = dice(den_a, den_b) if den_a or den_b else Fraction(0)
+        if hierarchy is not None and len(values_a) == len(values_b) == 1:
+            (value_a,), (value_b,) = values_a, values_b
+            score = max(score, hierarchy.similarity(name, value_a, value_b))
+        total += score
     return total / len(names)
 
 
@@ -567,6 +739,11 @@ class DenotationSimilarity(AttributeSetMetric):
         How scores against several references are combined.
     include_type_in_set_metrics : bool, default True
         Keep the ``type`` dimension in the descriptions.
+    value_hierarchy : str, optional
+        A YAML ontology of the campaign's attribute values
+        (:func:`load_value_hierarchy`): related values get partial credit by
+        their distance in it (seed 004 §1.3). The signature records the file's
+        sha256 (``hier:<first 16 hex digits>``); without one it is unchanged.
 
     Examples
     --------
@@ -582,17 +759,33 @@ class DenotationSimilarity(AttributeSetMetric):
     name = "denotation_similarity"
     display_name = "DenotSim"
     version = "1"
-    signature_fields = (("multi_ref", "refs"), ("include_type_in_set_metrics", "type"))
+    signature_fields = (
+        ("multi_ref", "refs"),
+        ("include_type_in_set_metrics", "type"),
+        ("value_hierarchy", "hier"),
+    )
 
     def __init__(
         self,
         *,
         multi_ref: Literal["mean", "max"] = "mean",
         include_type_in_set_metrics: bool = True,
+        value_hierarchy: str | None = None,
     ) -> None:
         check_choice("multi_ref", multi_ref, DICE_MASI_MODES)
         self.multi_ref = multi_ref
         self._init_type(include_type_in_set_metrics)
+        self.value_hierarchy = value_hierarchy
+        self.hierarchy = (
+            None if value_hierarchy is None else load_value_hierarchy(value_hierarchy)
+        )
+
+    def signature_items(self) -> list[tuple[str, object]]:
+        """Fields of the signature; the hierarchy as its sha256, if there is one."""
+        items = [(k, v) for k, v in super().signature_items() if k != "hier"]
+        if self.hierarchy is not None:
+            items.append(("hier", self.hierarchy.sha256[:16]))
+        return items
 
     def segment_stats(
         self, hyp: AttributeSet, refs: Sequence[AttributeSet], **context: Any
@@ -601,7 +794,7 @@ class DenotationSimilarity(AttributeSetMetric):
         h, rs = self._prepare_all(hyp, refs, context)
         target, distractors = domain_from_context(self.display_name, context)
         entities = [target, *distractors]
-        sims = [denotation_similarity(h, r, entities) for r in rs]
+        sims = [denotation_similarity(h, r, entities, self.hierarchy) for r in rs]
         return (reduce_over_references(sims, self.multi_ref),)
 
 
