@@ -3,7 +3,18 @@
 # Run the demo campaign:      snakemake --cores 2
 # Run another campaign:       snakemake --cores 2 --configfile config/b5-ref.yaml
 #
-# Outputs (everything under results/):
+# The config: a file given with --configfile is the whole campaign; the demo's
+# config/config.yaml is read only when no --configfile is given, so nothing of the
+# demo (studies, analyses, submissions) leaks into another campaign. Every key a
+# campaign leaves out takes its default from workflow/schemas/config.schema.yaml.
+# --config KEY=VALUE overrides single keys of whichever config is read (the demo's,
+# or the --configfile's); on its own it does not replace the demo config. Several
+# --configfile files are merged in order, the later over the earlier.
+#
+# Outputs: everything under the config's `results` folder (default results/; the
+# paths below use the default). The folder records the campaign that owns it in
+# results/.campaign, written when a run starts; another campaign pointed at the
+# same folder stops before any job runs and is told to set `results:`.
 #   results/data/testset.xml                      the test set, in stecflow's XML
 #   results/validation/<team>/<system>.json       validation record (status, errors)
 #   results/validation/<team>/<system>.md         the same, readable, for the team
@@ -27,6 +38,8 @@
 #   results/release/<campaign>-<version>.zip      the public-release archive
 #   results/release/MANIFEST.tsv                  size and sha256 of every entry
 #   results/logs/<rule>/...                       one log per job
+#   results/benchmarks/<rule>/...                 time and peak memory of every job
+#   results/.campaign                             the ID of the campaign that owns it
 
 
 from snakemake.utils import min_version
@@ -34,7 +47,9 @@ from snakemake.utils import min_version
 min_version("9.0")
 
 
-configfile: "config/config.yaml"
+if not workflow.overwrite_configfiles:  # the files given with --configfile
+
+    configfile: "config/config.yaml"
 
 
 include: "workflow/rules/common.smk"
@@ -47,15 +62,20 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/release.smk"
 
 
+# A run (not a dry run) claims the results folder for this campaign.
+onstart:
+    campaign.claim_results(RESULTS, config["campaign"]["id"])
+
+
 rule all:
     """Run the whole campaign."""
     input:
-        "results/data/testset.xml",
-        "results/validation/summary.tsv",
-        "results/scores/systems.tsv",
-        expand("results/stats/{analysis}.tsv", analysis=ANALYSES),
-        expand("results/studies/{study}/web", study=STUDIES),
-        expand("results/judgments/{study}.tsv", study=STUDIES),
-        "results/report/index.html",
+        f"{RESULTS}/data/testset.xml",
+        f"{RESULTS}/validation/summary.tsv",
+        f"{RESULTS}/scores/systems.tsv",
+        expand(f"{RESULTS}/stats/{{analysis}}.tsv", analysis=ANALYSES),
+        expand(f"{RESULTS}/studies/{{study}}/web", study=STUDIES),
+        expand(f"{RESULTS}/judgments/{{study}}.tsv", study=STUDIES),
+        f"{RESULTS}/report/index.html",
         RELEASE_ARCHIVE,
     localrule: True

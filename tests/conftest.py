@@ -10,17 +10,17 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 FIXTURES = REPO / "tests" / "fixtures"
 TINY = FIXTURES / "tiny_campaign"
-B5REF = REPO.parent / "shared" / "reg_data" / "b5-ref"
+#: The b5-ref corpus shipped with stecflow (see resources/b5-ref/README.md).
+B5REF = REPO / "resources" / "b5-ref" / "corpus"
 
 
 @pytest.fixture
 def b5ref_dir() -> Path:
-    """The b5-ref corpus folder; tests using it skip when it is absent."""
+    """The b5-ref corpus folder shipped in resources/b5-ref/corpus."""
     if not (B5REF / "ref" / "b5-ref-contexts.xml").is_file():
-        pytest.skip(
-            "b5-ref corpus not found at ../shared/reg_data/b5-ref; get it from the b5"
-            " corpus of the University of São Paulo (CC BY 4.0, the 'ref' subcorpus)"
-            " and place it there"
+        pytest.fail(
+            "the b5-ref corpus shipped with stecflow is missing from"
+            " resources/b5-ref/corpus (ref/b5-ref-contexts.xml); restore it from git"
         )
     return B5REF
 

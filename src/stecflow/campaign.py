@@ -9,6 +9,7 @@ names and is what every stage uses.
 from __future__ import annotations
 
 import os
+import posixpath
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,17 +23,24 @@ from .safepath import leads_outside, read_inside
 __all__ = [
     "DATA_FORMATS",
     "analysed_submissions",
+    "OWNER_FILE",
     "Discovery",
     "check_config",
+    "check_results_owner",
+    "claim_results",
     "discover_submissions",
     "late_submissions",
     "superseded_submissions",
     "load_testset",
     "prepare_testset",
+    "results_dir",
 ]
 
 #: Test-set formats: a TUNA-style XML file or folder, or the b5-ref corpus folder.
 DATA_FORMATS = ("tuna", "b5-ref")
+
+#: The file in a results folder that names the campaign writing there.
+OWNER_FILE = ".campaign"
 
 
 @dataclass(frozen=True)
@@ -278,6 +286,87 @@ def check_config(config: Mapping[str, Any]) -> None:
             " attribute_selection task",
             field="campaign.tasks",
         )
+
+
+def results_dir(config: Mapping[str, Any]) -> str:
+    """The campaign's results folder (``results`` in the config), normalised.
+
+    Raises
+    ------
+    ConfigError
+        When the folder is the working directory or one above it: the results
+        of a campaign go into a folder of their own.
+
+    Examples
+    --------
+    >>> results_dir({"results": "results/b5-ref/"})
+    'results/b5-ref'
+    >>> results_dir({})
+    'results'
+    """
+    raw = str(config.get("results") or "results")
+    folder = posixpath.normpath(raw.replace(os.sep, "/"))
+    if set(folder.split("/")) <= {".", ".."}:
+        raise ConfigError(
+            f"{raw!r} is not a folder of its own inside the working directory;"
+            " give one, e.g. results/<campaign-id>",
+            field="results",
+        )
+    return folder
+
+
+def check_results_owner(results: str | Path, campaign_id: str) -> None:
+    """Stop if another campaign's outputs are in *results*.
+
+    The folder names its campaign in :data:`OWNER_FILE` (written by
+    :func:`claim_results` when a run starts); a folder without one belongs to
+    nobody yet.
+
+    Raises
+    ------
+    ConfigError
+        Naming the campaign that owns the folder and the key to set.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> folder = pathlib.Path(tempfile.mkdtemp()) / "results"
+    >>> claim_results(folder, "demo-reg")
+    >>> check_results_owner(folder, "demo-reg")  # its own folder: fine
+    >>> check_results_owner(folder, "b5-ref")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    stecflow.errors.ConfigError: ...holds the outputs of campaign 'demo-reg'...
+    """
+    owner_file = Path(results) / OWNER_FILE
+    try:
+        owner = owner_file.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return
+    if owner and owner != campaign_id:
+        # no field prefix: the message names the key (`results:`) itself
+        raise ConfigError(
+            f"{results}/ holds the outputs of campaign {owner!r} ({owner_file} says"
+            f" so); campaign {campaign_id!r} cannot write there. Set `results:"
+            f" results/{campaign_id}` (or another folder of its own) in the config"
+            f" of {campaign_id!r}, or remove {results}/ if those outputs are no"
+            " longer wanted"
+        )
+
+
+def claim_results(results: str | Path, campaign_id: str) -> None:
+    """Record in *results* that *campaign_id* writes there (create the folder).
+
+    Raises
+    ------
+    ConfigError
+        When another campaign owns the folder (see :func:`check_results_owner`).
+    """
+    check_results_owner(results, campaign_id)
+    owner_file = Path(results) / OWNER_FILE
+    if not owner_file.is_file():
+        owner_file.parent.mkdir(parents=True, exist_ok=True)
+        owner_file.write_text(f"{campaign_id}\n", encoding="utf-8")
 
 
 def load_testset(path: str | Path, data_format: str = "tuna") -> list[Item]:

@@ -6,10 +6,14 @@ import pytest
 import yaml
 
 from stecflow.campaign import (
+    OWNER_FILE,
     check_config,
+    check_results_owner,
+    claim_results,
     discover_submissions,
     late_submissions,
     load_testset,
+    results_dir,
 )
 from stecflow.errors import ConfigError
 from tests.conftest import REPO
@@ -110,3 +114,33 @@ def test_discovery_takes_every_valid_id_and_lists_the_others(tmp_path):
         + [("caf\\xe9/primary", reason)]  # not UTF-8: shown escaped, never dropped
     )
     assert sorted(found.problems) == expected
+
+
+def test_results_folder_is_normalised_and_never_the_working_directory():
+    assert results_dir({"results": "results/b5-ref/"}) == "results/b5-ref"
+    assert results_dir({"results": "./out//b5"}) == "out/b5"
+    assert results_dir({}) == "results"
+    for bad in (".", "./", "..", "../.."):
+        with pytest.raises(ConfigError, match="folder of its own") as info:
+            results_dir({"results": bad})
+        assert info.value.field == "results"
+
+
+def test_results_folder_belongs_to_the_campaign_that_claimed_it(tmp_path):
+    folder = tmp_path / "results"
+    check_results_owner(folder, "demo-reg")  # no folder yet: nobody owns it
+    claim_results(folder, "demo-reg")
+    assert (folder / OWNER_FILE).read_text() == "demo-reg\n"
+    claim_results(folder, "demo-reg")  # the same campaign again: fine
+    check_results_owner(folder, "demo-reg")
+    with pytest.raises(ConfigError) as info:
+        check_results_owner(folder, "b5-ref")
+    assert str(info.value) == (
+        f"{folder}/ holds the outputs of campaign 'demo-reg' ({folder / OWNER_FILE}"
+        " says so); campaign 'b5-ref' cannot write there. Set `results:"
+        " results/b5-ref` (or another folder of its own) in the config of"
+        f" 'b5-ref', or remove {folder}/ if those outputs are no longer wanted"
+    )
+    with pytest.raises(ConfigError, match="'demo-reg'"):
+        claim_results(folder, "b5-ref")
+    assert (folder / OWNER_FILE).read_text() == "demo-reg\n"

@@ -1,4 +1,4 @@
-"""The b5-ref campaign end to end (skipped when the corpus is absent)."""
+"""The b5-ref campaign end to end, on the corpus shipped in resources/b5-ref/corpus."""
 
 from __future__ import annotations
 
@@ -38,19 +38,22 @@ def test_committed_baselines_regenerate_identically(b5ref_dir, tmp_path, algorit
 
 def test_b5ref_campaign_runs(b5ref_dir, tmp_path):
     campaign = tmp_path / "b5"
-    (campaign / "config").mkdir(parents=True)
+    campaign.mkdir()
     text = (REPO / "config" / "b5-ref.yaml").read_text()
-    text = text.replace("testset: ../shared/reg_data/b5-ref", f"testset: {b5ref_dir}")
+    text = text.replace("testset: resources/b5-ref/corpus", f"testset: {b5ref_dir}")
     text = text.replace("root: resources/b5-ref/submissions", f"root: {SUBMISSIONS}")
-    (campaign / "config" / "config.yaml").write_text(text)
-    snakemake(campaign)
-    summary = read_tsv(campaign / "results" / "validation" / "summary.tsv")
+    (campaign / "b5-ref.yaml").write_text(text)
+    snakemake(campaign, "--configfile", str(campaign / "b5-ref.yaml"))
+    results = campaign / "results" / "b5-ref"  # the config's own results folder
+    assert (results / ".campaign").read_text() == "b5-ref\n"
+    assert (results / "release" / "b5-ref-1.zip").is_file()
+    summary = read_tsv(results / "validation" / "summary.tsv")
     assert [(r["system"], r["status"]) for r in summary] == [
         ("full-brevity", "accepted"),
         ("greedy", "accepted"),
         ("incremental", "accepted"),
     ]
-    rows = read_tsv(campaign / "results" / "scores" / "systems.tsv")
+    rows = read_tsv(results / "scores" / "systems.tsv")
     fb = {r["metric"]: r for r in rows if r["system"] == "full-brevity"}
     # Full Brevity is unique and minimal by construction, on all 12 scenes.
     assert fb["uniqueness"]["value"] == "1" and fb["minimality"]["value"] == "1"

@@ -11,6 +11,11 @@ from stecflow import resources as sizing
 
 validate(config, schema="../schemas/config.schema.yaml")
 campaign.check_config(config)
+# Every output goes under RESULTS (config key `results`, default results/). The
+# folder names the campaign that owns it: another campaign pointed at it stops
+# here, before any job runs; a run claims the folder when it starts (Snakefile).
+RESULTS = campaign.results_dir(config)
+campaign.check_results_owner(RESULTS, config["campaign"]["id"])
 DISCOVERY = campaign.discover_submissions(config["submissions"]["root"])
 SUBMISSIONS = DISCOVERY.submissions  # sorted (team, system) pairs: the sole scan
 # The per-submission wildcard's values, "<team>/<system>." (see below).
@@ -27,11 +32,11 @@ STUDIES = {spec["id"]: spec for spec in studies.study_specs(config)}
 mem_mb = functools.partial(sizing.mem_mb, pending=TBDString())
 runtime = functools.partial(sizing.runtime, pending=TBDString())
 RELEASE_ARCHIVE = (
-    f"results/release/{config['campaign']['id']}-{config['campaign']['version']}.zip"
+    f"{RESULTS}/release/{config['campaign']['id']}-{config['campaign']['version']}.zip"
 )
 
 
-# Per-submission files are results/<stage>/<team>/<system>.<ext>, written with one
+# Per-submission files are <results>/<stage>/<team>/<system>.<ext>, written with one
 # wildcard, {submission} = "<team>/<system>." (dot included), not {team}/{system}:
 # Snakemake refuses wildcard values that end in one piece repeated 20 times or
 # more, which valid IDs such as "aaaaaaaaaaaaaaaaaaaa" do (see stecflow.ids).
@@ -78,12 +83,12 @@ def per_submission(pattern):
 
 def get_validation_records(wildcards):
     """Every submission's validation record."""
-    return per_submission("results/validation/{submission}json")
+    return per_submission(f"{RESULTS}/validation/{{submission}}json")
 
 
 def get_score_summaries(wildcards):
     """Every submission's score summary."""
-    return per_submission("results/scores/systems/{submission}json")
+    return per_submission(f"{RESULTS}/scores/systems/{{submission}}json")
 
 
 @functools.cache
@@ -106,12 +111,12 @@ def analysed_submissions():
 
 def get_analysed_summaries(wildcards):
     """The score summaries of the submissions the statistics may read."""
-    return [f"results/scores/systems/{t}/{s}.json" for t, s in analysed_submissions()]
+    return [f"{RESULTS}/scores/systems/{t}/{s}.json" for t, s in analysed_submissions()]
 
 
 def get_analysed_item_scores(wildcards):
     """The item-score tables of the submissions the statistics may read."""
-    return [f"results/scores/items/{t}/{s}.tsv" for t, s in analysed_submissions()]
+    return [f"{RESULTS}/scores/items/{t}/{s}.tsv" for t, s in analysed_submissions()]
 
 
 def get_analysis_spec(wildcards):
@@ -151,7 +156,7 @@ def get_study_outputs(wildcards):
         f"{root}/{s}/outputs.xml"
         for s in systems
         if not safepath.leads_outside(f"{root}/{s}/outputs.xml", root)
-    ] + [f"results/validation/{s}.json" for s in systems]
+    ] + [f"{RESULTS}/validation/{s}.json" for s in systems]
 
 
 def get_images_dir(wildcards):
@@ -173,7 +178,7 @@ def get_study_responses(wildcards):
     """A study's response files: the simulated ones, or those the config lists."""
     spec = STUDIES[wildcards.study]
     if spec["simulate"]:
-        return [f"results/judgments/simulated/{wildcards.study}.tsv"]
+        return [f"{RESULTS}/judgments/simulated/{wildcards.study}.tsv"]
     return sorted(spec["responses"])
 
 
@@ -189,7 +194,7 @@ def get_analysis_judgment_paths(wildcards):
     sources = {spec["source"]} | {
         m.split(":")[0] for m in spec.get("measures", []) if ":" in m
     }
-    return {s: f"results/judgments/{s}.tsv" for s in sorted(sources) if s in STUDIES}
+    return {s: f"{RESULTS}/judgments/{s}.tsv" for s in sorted(sources) if s in STUDIES}
 
 
 def get_analysis_judgments(wildcards):
@@ -197,25 +202,31 @@ def get_analysis_judgments(wildcards):
     return list(get_analysis_judgment_paths(wildcards).values())
 
 
-def get_release_files(wildcards):
-    """Result files copied into the release archive as they are."""
-    files = [
-        "results/validation/summary.tsv",
-        "results/scores/systems.tsv",
-        "results/scores/items.tsv",
-        "results/report/index.html",
+def get_release_entries(wildcards):
+    """Result files copied into the release archive as they are: their paths
+    inside the archive, which are their paths under the results folder."""
+    entries = [
+        "validation/summary.tsv",
+        "scores/systems.tsv",
+        "scores/items.tsv",
+        "report/index.html",
     ]
     for analysis in ANALYSES:
-        files += [f"results/stats/{analysis}.tsv", f"results/stats/{analysis}.json"]
+        entries += [f"stats/{analysis}.tsv", f"stats/{analysis}.json"]
     for study in STUDIES:
-        files += [
-            f"results/studies/{study}/design.tsv",
-            f"results/studies/{study}/balance.tsv",
-            f"results/judgments/quality/{study}.tsv",
-            f"results/judgments/measures/{study}.tsv",
-            f"results/judgments/summary/{study}.json",
+        entries += [
+            f"studies/{study}/design.tsv",
+            f"studies/{study}/balance.tsv",
+            f"judgments/quality/{study}.tsv",
+            f"judgments/measures/{study}.tsv",
+            f"judgments/summary/{study}.json",
         ]
-    return files
+    return entries
+
+
+def get_release_files(wildcards):
+    """The files of get_release_entries, in the same order."""
+    return [f"{RESULTS}/{entry}" for entry in get_release_entries(wildcards)]
 
 
 def get_discovery_problems(wildcards):

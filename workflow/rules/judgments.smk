@@ -1,15 +1,15 @@
 rule simulate_responses:
     """Answer a study with simulated participants (studies with simulate: true)."""
     input:
-        web="results/studies/{study}/web",
-        testset="results/data/testset.xml",
+        web=f"{RESULTS}/studies/{{study}}/web",
+        testset=f"{RESULTS}/data/testset.xml",
         practice=get_practice_items,
     output:
-        responses="results/judgments/simulated/{study}.tsv",
+        responses=f"{RESULTS}/judgments/simulated/{{study}}.tsv",
     log:
-        "results/logs/simulate_responses/{study}.log",
+        f"{RESULTS}/logs/simulate_responses/{{study}}.log",
     benchmark:
-        "results/benchmarks/simulate_responses/{study}.tsv"
+        f"{RESULTS}/benchmarks/simulate_responses/{{study}}.tsv"
     resources:
         mem_mb=mem_mb(500, 20),
         runtime=runtime(10),
@@ -23,20 +23,20 @@ rule simulate_responses:
 rule merge_judgments:
     """Merge one study's responses with its design: judgments, checks, measures."""
     input:
-        design="results/studies/{study}/design.tsv",
+        design=f"{RESULTS}/studies/{{study}}/design.tsv",
         responses=get_study_responses,
         corrections=get_study_corrections,
-        testset="results/data/testset.xml",
+        testset=f"{RESULTS}/data/testset.xml",
         practice=get_practice_items,
     output:
-        judgments="results/judgments/{study}.tsv",
-        quality="results/judgments/quality/{study}.tsv",
-        measures="results/judgments/measures/{study}.tsv",
-        summary="results/judgments/summary/{study}.json",
+        judgments=f"{RESULTS}/judgments/{{study}}.tsv",
+        quality=f"{RESULTS}/judgments/quality/{{study}}.tsv",
+        measures=f"{RESULTS}/judgments/measures/{{study}}.tsv",
+        summary=f"{RESULTS}/judgments/summary/{{study}}.json",
     log:
-        "results/logs/merge_judgments/{study}.log",
+        f"{RESULTS}/logs/merge_judgments/{{study}}.log",
     benchmark:
-        "results/benchmarks/merge_judgments/{study}.tsv"
+        f"{RESULTS}/benchmarks/merge_judgments/{{study}}.tsv"
     resources:
         mem_mb=mem_mb(1000, 20),
         runtime=runtime(10),
@@ -44,6 +44,6 @@ rule merge_judgments:
         settings=config["judgments"],
         task=get_study_task,
         variant=get_study_variant,
-        dmdx_items_dir="results/studies/{study}/dmdx",
+        dmdx_items_dir=f"{RESULTS}/studies/{{study}}/dmdx",
     script:
         "../scripts/merge_judgments.py"

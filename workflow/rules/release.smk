@@ -3,16 +3,16 @@ rule build_release:
     input:
         records=get_validation_records,
         files=get_release_files,
-        judgments=expand("results/judgments/{study}.tsv", study=STUDIES),
-        study_settings=expand("results/studies/{study}/design.json", study=STUDIES),
-        testset="results/data/testset.xml",
+        judgments=expand(f"{RESULTS}/judgments/{{study}}.tsv", study=STUDIES),
+        study_settings=expand(f"{RESULTS}/studies/{{study}}/design.json", study=STUDIES),
+        testset=f"{RESULTS}/data/testset.xml",
     output:
         archive=RELEASE_ARCHIVE,
-        manifest="results/release/MANIFEST.tsv",
+        manifest=f"{RESULTS}/release/MANIFEST.tsv",
     log:
-        "results/logs/build_release/build_release.log",
+        f"{RESULTS}/logs/build_release/build_release.log",
     benchmark:
-        "results/benchmarks/build_release/build_release.tsv"
+        f"{RESULTS}/benchmarks/build_release/build_release.tsv"
     localrule: True
     resources:
         mem_mb=mem_mb(500, 5),
@@ -20,5 +20,7 @@ rule build_release:
     params:
         config=config,
         submissions_root=config["submissions"]["root"],
+        # where each of input.files goes in the archive (same order)
+        entries=get_release_entries,
     script:
         "../scripts/build_release.py"

@@ -1,20 +1,22 @@
 rule render_report:
     """Write the campaign report: one self-contained, deterministic HTML file."""
     input:
-        summary="results/validation/summary.tsv",
+        summary=f"{RESULTS}/validation/summary.tsv",
         records=get_validation_records,
-        systems="results/scores/systems.tsv",
-        stats=expand("results/stats/{analysis}.json", analysis=ANALYSES),
-        stats_tables=expand("results/stats/{analysis}.tsv", analysis=ANALYSES),
-        testset="results/data/testset.xml",
+        systems=f"{RESULTS}/scores/systems.tsv",
+        stats=expand(f"{RESULTS}/stats/{{analysis}}.json", analysis=ANALYSES),
+        stats_tables=expand(f"{RESULTS}/stats/{{analysis}}.tsv", analysis=ANALYSES),
+        testset=f"{RESULTS}/data/testset.xml",
         source_testset=config["data"]["testset"],
         judgment_measures=expand(
-            "results/judgments/measures/{study}.tsv", study=STUDIES
+            f"{RESULTS}/judgments/measures/{{study}}.tsv", study=STUDIES
         ),
         judgment_summaries=expand(
-            "results/judgments/summary/{study}.json", study=STUDIES
+            f"{RESULTS}/judgments/summary/{{study}}.json", study=STUDIES
         ),
-        judgment_quality=expand("results/judgments/quality/{study}.tsv", study=STUDIES),
+        judgment_quality=expand(
+            f"{RESULTS}/judgments/quality/{{study}}.tsv", study=STUDIES
+        ),
         template=workflow.source_path("../templates/report/index.html.j2"),
         macros=workflow.source_path("../templates/report/_macros.html.j2"),
         stylesheet=workflow.source_path("../templates/report/report.css"),
@@ -23,15 +25,15 @@ rule render_report:
         ),
     output:
         html=report(
-            "results/report/index.html",
+            f"{RESULTS}/report/index.html",
             caption="../templates/report/caption.rst",
             category="Report",
             labels={"file": "campaign report"},
         ),
     log:
-        "results/logs/render_report/render_report.log",
+        f"{RESULTS}/logs/render_report/render_report.log",
     benchmark:
-        "results/benchmarks/render_report/render_report.tsv"
+        f"{RESULTS}/benchmarks/render_report/render_report.tsv"
     localrule: True
     resources:
         mem_mb=mem_mb(1000, 10),

@@ -3,16 +3,16 @@
 rule score_submission:
     """Score one submission with every configured metric (rejected ones pass through)."""
     input:
-        validation="results/validation/{submission}json",
-        testset="results/data/testset.xml",
+        validation=f"{RESULTS}/validation/{{submission}}json",
+        testset=f"{RESULTS}/data/testset.xml",
         files=get_submission_files,
     output:
-        item_scores="results/scores/items/{submission}tsv",
-        summary="results/scores/systems/{submission}json",
+        item_scores=f"{RESULTS}/scores/items/{{submission}}tsv",
+        summary=f"{RESULTS}/scores/systems/{{submission}}json",
     log:
-        "results/logs/score_submission/{submission}log",
+        f"{RESULTS}/logs/score_submission/{{submission}}log",
     benchmark:
-        "results/benchmarks/score_submission/{submission}tsv"
+        f"{RESULTS}/benchmarks/score_submission/{{submission}}tsv"
     resources:
         mem_mb=mem_mb(500, 50),
         runtime=runtime(10, 2),
@@ -29,11 +29,11 @@ rule aggregate_scores:
     input:
         summaries=get_score_summaries,
     output:
-        systems="results/scores/systems.tsv",
+        systems=f"{RESULTS}/scores/systems.tsv",
     log:
-        "results/logs/aggregate_scores/aggregate_scores.log",
+        f"{RESULTS}/logs/aggregate_scores/aggregate_scores.log",
     benchmark:
-        "results/benchmarks/aggregate_scores/aggregate_scores.tsv"
+        f"{RESULTS}/benchmarks/aggregate_scores/aggregate_scores.tsv"
     localrule: True
     resources:
         mem_mb=mem_mb(300, 5),

@@ -4,12 +4,12 @@ rule collect_item_scores:
         summaries=get_analysed_summaries,
         item_scores=get_analysed_item_scores,
     output:
-        table="results/scores/items.tsv",
-        systems="results/scores/analysed.tsv",
+        table=f"{RESULTS}/scores/items.tsv",
+        systems=f"{RESULTS}/scores/analysed.tsv",
     log:
-        "results/logs/collect_item_scores/collect_item_scores.log",
+        f"{RESULTS}/logs/collect_item_scores/collect_item_scores.log",
     benchmark:
-        "results/benchmarks/collect_item_scores/collect_item_scores.tsv"
+        f"{RESULTS}/benchmarks/collect_item_scores/collect_item_scores.tsv"
     localrule: True
     resources:
         mem_mb=mem_mb(300, 1),
@@ -23,16 +23,16 @@ rule collect_item_scores:
 rule run_analysis:
     """Run one configured statistical analysis (ANOVA, Tukey, Kruskal-Wallis, correlations)."""
     input:
-        item_scores="results/scores/items.tsv",
-        systems="results/scores/analysed.tsv",
+        item_scores=f"{RESULTS}/scores/items.tsv",
+        systems=f"{RESULTS}/scores/analysed.tsv",
         judgments=get_analysis_judgments,
     output:
-        table="results/stats/{analysis}.tsv",
-        record="results/stats/{analysis}.json",
+        table=f"{RESULTS}/stats/{{analysis}}.tsv",
+        record=f"{RESULTS}/stats/{{analysis}}.json",
     log:
-        "results/logs/run_analysis/{analysis}.log",
+        f"{RESULTS}/logs/run_analysis/{{analysis}}.log",
     benchmark:
-        "results/benchmarks/run_analysis/{analysis}.tsv"
+        f"{RESULTS}/benchmarks/run_analysis/{{analysis}}.tsv"
     resources:
         mem_mb=mem_mb(1000, 2),
         runtime=runtime(10),

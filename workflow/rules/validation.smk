@@ -3,11 +3,11 @@ rule prepare_testset:
     input:
         testset=config["data"]["testset"],
     output:
-        testset="results/data/testset.xml",
+        testset=f"{RESULTS}/data/testset.xml",
     log:
-        "results/logs/prepare_testset/prepare_testset.log",
+        f"{RESULTS}/logs/prepare_testset/prepare_testset.log",
     benchmark:
-        "results/benchmarks/prepare_testset/prepare_testset.tsv"
+        f"{RESULTS}/benchmarks/prepare_testset/prepare_testset.tsv"
     resources:
         mem_mb=mem_mb(300, 40),
         runtime=runtime(5, 1),
@@ -22,15 +22,15 @@ rule prepare_testset:
 rule validate_submission:
     """Check one submission against the test set; broken ones are recorded as rejected."""
     input:
-        testset="results/data/testset.xml",
+        testset=f"{RESULTS}/data/testset.xml",
         files=get_submission_files,
     output:
-        record="results/validation/{submission}json",
-        report="results/validation/{submission}md",
+        record=f"{RESULTS}/validation/{{submission}}json",
+        report=f"{RESULTS}/validation/{{submission}}md",
     log:
-        "results/logs/validate_submission/{submission}log",
+        f"{RESULTS}/logs/validate_submission/{{submission}}log",
     benchmark:
-        "results/benchmarks/validate_submission/{submission}tsv"
+        f"{RESULTS}/benchmarks/validate_submission/{{submission}}tsv"
     resources:
         mem_mb=mem_mb(300, 20),
         runtime=runtime(5),
@@ -50,11 +50,11 @@ rule summarise_validation:
     input:
         records=get_validation_records,
     output:
-        summary="results/validation/summary.tsv",
+        summary=f"{RESULTS}/validation/summary.tsv",
     log:
-        "results/logs/summarise_validation/summarise_validation.log",
+        f"{RESULTS}/logs/summarise_validation/summarise_validation.log",
     benchmark:
-        "results/benchmarks/summarise_validation/summarise_validation.tsv"
+        f"{RESULTS}/benchmarks/summarise_validation/summarise_validation.tsv"
     localrule: True
     resources:
         mem_mb=mem_mb(300, 5),

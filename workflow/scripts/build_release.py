@@ -11,7 +11,7 @@ def main(smk) -> None:
             smk.params.config,
             validation_records=list(smk.input.records),
             submissions_root=smk.params.submissions_root,
-            files=list(smk.input.files),
+            files=dict(zip(smk.params.entries, smk.input.files, strict=True)),
             judgments=list(smk.input.judgments),
             study_settings=list(smk.input.study_settings),
             testset=smk.input.testset,

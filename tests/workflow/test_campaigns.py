@@ -1,0 +1,110 @@
+"""A campaign config stands alone, and campaigns in one checkout never mix."""
+
+from __future__ import annotations
+
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from stecflow.io import read_tsv
+from tests.workflow.helpers import planned_jobs, snakemake
+
+pytestmark = pytest.mark.workflow
+
+#: All a campaign config must name: the campaign, its data, its submissions.
+MINIMAL = """\
+campaign:
+  id: mini
+  title: Minimal campaign
+  tasks: [end_to_end, attribute_selection]
+data:
+  testset: testset.xml
+  format: tuna
+submissions:
+  root: submissions
+"""
+
+
+def result_files(results: Path) -> dict[str, bytes]:
+    """Every result file but logs and benchmarks, by path under *results*."""
+    return {
+        str(p.relative_to(results)): p.read_bytes()
+        for p in sorted(results.rglob("*"))
+        if p.is_file() and not {"logs", "benchmarks"} & set(p.parts)
+    }
+
+
+def test_minimal_config_given_with_configfile_is_the_whole_campaign(tiny_campaign):
+    """Nothing of config/config.yaml (the tiny campaign's) leaks in: no study, no
+    deadline, no bootstrap settings; the schema's defaults fill in the rest."""
+    mini_config = tiny_campaign / "mini.yaml"
+    mini_config.write_text(MINIMAL)
+    snakemake(tiny_campaign, "--configfile", str(mini_config))
+    results = tiny_campaign / "results"
+    assert (results / ".campaign").read_text() == "mini\n"
+    summary = read_tsv(results / "validation" / "summary.tsv")
+    # no deadline: beta/sys2 (late in the tiny campaign) is on time
+    assert [(r["team"], r["system"], r["status"], r["late"]) for r in summary] == [
+        ("alpha", "sys1", "accepted", "false"),
+        ("beta", "sys2", "accepted", "false"),
+        ("gamma", "broken", "rejected", "false"),
+    ]
+    assert not (results / "studies").exists() and not (results / "judgments").exists()
+    # the TUNA-REG'09 analyses on the campaign's own scores (no study to analyse)
+    assert sorted(p.name for p in (results / "stats").glob("*.json")) == [
+        "accuracy-kruskal.json",
+        "correlations.json",
+        "se-anova.json",
+        "se-tukey.json",
+    ]
+    assert "Minimal campaign" in (results / "report" / "index.html").read_text()
+    with zipfile.ZipFile(results / "release" / "mini-1.zip") as archive:
+        config = json.loads(archive.read("config.json"))
+        assert "report/index.html" in archive.namelist()
+    assert config["studies"] == [] and config["results"] == "results"
+    assert config["campaign"]["deadline"] is None
+    assert config["scoring"]["bootstrap"]["resamples"] == 1000  # tiny's is 200
+    assert planned_jobs(tiny_campaign, "--configfile", str(mini_config)) == {}
+
+
+def test_two_campaigns_in_one_checkout_keep_their_own_outputs(tiny_campaign):
+    snakemake(tiny_campaign)  # the tiny campaign (config/config.yaml) in results/
+    results = tiny_campaign / "results"
+    assert (results / ".campaign").read_text() == "tiny\n"
+    before = result_files(results)
+    assert "release/tiny-1.zip" in before
+
+    # A second campaign pointed at the same folder stops before any job runs.
+    mini_config = tiny_campaign / "mini.yaml"
+    mini_config.write_text(MINIMAL)
+    refused = snakemake(tiny_campaign, "--configfile", str(mini_config), check=False)
+    assert refused.returncode != 0
+    assert (
+        "results/ holds the outputs of campaign 'tiny' (results/.campaign says so);"
+        " campaign 'mini' cannot write there. Set `results: results/mini`"
+    ) in refused.stdout + refused.stderr
+    assert result_files(results) == before
+
+    # With a folder of its own it runs to its report and archive.
+    mini_config.write_text(MINIMAL + "results: results/mini\n")
+    snakemake(tiny_campaign, "--configfile", str(mini_config))
+    mini = results / "mini"
+    assert (mini / ".campaign").read_text() == "mini\n"
+    assert "Minimal campaign" in (mini / "report" / "index.html").read_text()
+    with zipfile.ZipFile(mini / "release" / "mini-1.zip") as archive:
+        names = set(archive.namelist())
+    assert {"report/index.html", "scores/systems.tsv", "stats/se-anova.tsv"} <= names
+    assert not [n for n in names if n.startswith("mini/")]
+    assert sorted(p.name for p in (mini / "release").iterdir()) == [
+        "MANIFEST.tsv",
+        "mini-1.zip",
+    ]
+
+    # The first campaign's outputs are untouched and up to date.
+    after = {
+        k: v for k, v in result_files(results).items() if not k.startswith("mini/")
+    }
+    assert after == before
+    assert planned_jobs(tiny_campaign) == {}
