@@ -239,3 +239,61 @@ def test_statistics_record_the_judgment_settings(tiny_campaign):
     assert study["outlier_rule"].startswith("outliers|rule:sd|k:2")
     assert study["corrections_applied"] == 0
     assert record["alpha"] == 0.05 and record["systems"] == ["sys1", "sys2"]
+
+
+def test_report_caveats_where_they_apply(tiny_campaign):
+    """Statistics that cannot mean much say so in the report, and only they do.
+
+    Issue #12, point 8. The tiny campaign has two systems (too few for any
+    correlation), a rating study whose two lists were both run with equal cells,
+    and no identification study; then one list goes unanswered.
+    """
+    snakemake(tiny_campaign, "results/report/index.html")
+    results = tiny_campaign / "results"
+    html = (results / "report" / "index.html").read_text()
+    few = (
+        "Correlations over 2 systems: r needs at least 3 systems, and a"
+        " significance test at least 5, so no correlation was computed."
+    )
+    assert f"<strong>Too few systems.</strong> {few}" in html  # beside the matrix
+    assert f'<td class="a-l">{few}</td>' in html  # data quality
+    record = json.loads((results / "stats" / "correlations.json").read_text())
+    assert [c["kind"] for c in record["caveats"]] == ["few_systems"]
+    assert {"true"} == {
+        r["few_systems"] for r in read_tsv(results / "stats" / "correlations.tsv")
+    }
+    anova = json.loads((results / "stats" / "ratings-adequacy-anova.json").read_text())
+    assert anova["design"]["complete"] and anova["design"]["note"] == ""
+    for absent in (
+        "Incomplete design",
+        "Unbalanced cells",
+        "has no participant",
+        "Identical by construction",
+        "Constant measure",
+    ):
+        assert absent not in html, absent
+
+    # one of the two lists unanswered: every analysis of the study says so
+    exports = tiny_campaign / "responses"
+    exports.mkdir()
+    simulated = results / "judgments" / "simulated" / "ratings.tsv"
+    lines = simulated.read_text().splitlines(keepends=True)
+    column = lines[0].rstrip("\n").split("\t").index("list")
+    kept = [line for line in lines[1:] if line.split("\t")[column] == "L01"]
+    (exports / "ratings-server.tsv").write_text(lines[0] + "".join(kept))
+    config = tiny_campaign / "config" / "config.yaml"
+    config.write_text(
+        config.read_text().replace(
+            "    simulate: true\n",
+            "    simulate: false\n    responses: [responses/ratings-server.tsv]\n",
+        )
+    )
+    snakemake(tiny_campaign, "results/report/index.html")
+    html = (results / "report" / "index.html").read_text()
+    note = "<strong>Incomplete design.</strong> 1 of 2 lists has no participant."
+    assert html.count(note) == 4  # above each ANOVA and Tukey table of the study
+    anova = json.loads((results / "stats" / "ratings-adequacy-anova.json").read_text())
+    assert anova["design"]["lists_without_participant"] == 1
+    assert anova["design"]["note"] == "1 of 2 lists has no participant."
+    se = json.loads((results / "stats" / "se-anova.json").read_text())
+    assert se["design"]["note"] == ""  # the automatic scores are complete
