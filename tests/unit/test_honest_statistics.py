@@ -25,6 +25,7 @@ from stecflow.report import inputs
 from stecflow.report.context import Context
 from stecflow.report.human import human_section
 from stecflow.report.inputs import JudgmentStudy
+from stecflow.report.methods import methods_section
 from stecflow.report.quality import quality_section, statistics_caveats
 from stecflow.report.statistics import statistics_section
 from stecflow.stats.balance import cell_counts, design_completeness
@@ -404,7 +405,7 @@ def _context(
         entities_per_item=(),
     )
     return Context(
-        config={},
+        config={"data": {"testset": "test.xml", "format": "tuna"}},
         metrics={},
         entries=[],
         records={},
@@ -476,6 +477,16 @@ def test_report_correlations_over_three_systems_carry_the_caveat() -> None:
     assert statistics_caveats(ctx) == [
         ("Analysis correlations", "Too few systems", FEW)
     ]
+    methods = next(
+        b["parts"][0]["text"]
+        for b in methods_section(ctx)
+        if b["kind"] == "p" and "Significance level" in b["parts"][0]["text"]
+    )
+    assert methods.endswith(
+        "correlations are computed on the per-system means and marked significant"
+        " only over at least 5 systems (over fewer, not even an exact permutation"
+        " test can reach p < .05)."
+    )
 
 
 def test_report_correlations_over_six_systems_have_stars_and_no_caveat() -> None:

@@ -144,6 +144,9 @@ def methods_section(ctx: Context) -> list[Block]:
         )
     )
     blocks.append(heading("Statistics", "methods-statistics"))
+    min_systems = next(
+        (r["min_systems"] for r, _, _ in ctx.analyses if r.get("min_systems")), None
+    )
     blocks.append(
         paragraph(
             f"Significance level α = {no_zero(float(stats.get('alpha', 0.05)), 2)}."
@@ -163,7 +166,14 @@ def methods_section(ctx: Context) -> list[Block]:
             + " the correlations. ANOVAs use Type III sums of squares (SPSS coding);"
             " Tukey HSD results are shown as homogeneous subsets (SPSS style);"
             " Kruskal–Wallis tests use the χ² approximation; correlations are"
-            " computed on the per-system means."
+            " computed on the per-system means"
+            + (
+                f" and marked significant only over at least {min_systems} systems"
+                " (over fewer, not even an exact permutation test can reach"
+                " p < .05)."
+                if min_systems
+                else "."
+            )
         )
     )
     analysis_rows = []
