@@ -470,6 +470,7 @@ def _judgment_settings(judgments_path: str | Path) -> dict[str, Any]:
         },
         "corrections_applied": (summary.get("corrections") or {}).get("applied", 0),
         "counts": summary.get("counts"),
+        "awaiting_responses": bool(summary.get("awaiting_responses")),
     }
 
 
@@ -605,6 +606,12 @@ def run_analysis(
         for study in sorted(used)
         if study in judgments
     }
+    # studies built but not yet run: their figures are awaited, not missing
+    record["awaiting_responses"] = sorted(
+        study
+        for study, info in record["judgments"].items()
+        if info["awaiting_responses"]
+    )
     if test != "correlations":  # missing lists, empty or unequal cells
         from .stats.balance import design_completeness
 

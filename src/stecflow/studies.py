@@ -90,13 +90,6 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
             raise ConfigError(
                 "rating studies have no variant", field=f"studies[{n}].variant"
             )
-        if not spec["simulate"] and not spec["responses"]:
-            raise ConfigError(
-                f"study {spec['id']!r} has no responses: list the files collected"
-                " (server exports, offline files, CSV, DMDX .azk) or set"
-                " simulate: true",
-                field=f"studies[{n}].responses",
-            )
         if spec["design"] == "two_group" and len(spec["systems"]) != 2:
             raise ConfigError(
                 "a two_group design compares exactly two systems: the original"

@@ -405,6 +405,8 @@ def merge_study(
         measures,
         config,
     )
+    # A study run before its data are in: the experiment is built, the rest waits.
+    summary["awaiting_responses"] = not response_paths
     if out_judgments_tsv is not None:
         write_tsv(judgment_rows, JUDGMENT_COLUMNS, out_judgments_tsv)
     if out_quality_tsv is not None:

@@ -337,6 +337,19 @@ def human_section(ctx: Context) -> list[Block]:
                 f"human-{study.study}-section",
             )
         )
+        if summary.get("awaiting_responses"):
+            blocks.append(
+                notice(
+                    "The experiment is built (design, stimuli, web experiment, DMDX"
+                    " files) but no response files are listed yet: run it with"
+                    " stecflow serve, then list the exports under the study's"
+                    " responses in the config and run the workflow again; only the"
+                    " judgments, statistics, report and archive re-run.",
+                    "placeholder",
+                    "Awaiting responses",
+                )
+            )
+            continue
         if summary.get("simulated"):
             blocks.append(
                 notice(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .context import (
@@ -588,6 +588,28 @@ def statistics_section(ctx: Context) -> list[Block]:
                 f"stats-{stem}-section",
             )
         )
+        awaiting = record.get("awaiting_responses") or []
+        if awaiting:  # a study built before its data: nothing to analyse yet
+            blocks.append(
+                notice(awaiting_text(awaiting), "placeholder", "Awaiting responses")
+            )
+            continue
         builder = _ANALYSIS_BUILDERS.get(test, _generic)
         blocks.extend(builder(ctx, record, rows, stem))
     return blocks
+
+
+def awaiting_text(studies: Sequence[str]) -> str:
+    """The sentence shown where a study's figures will be once its data are in.
+
+    >>> awaiting_text(["rating"])  # doctest: +ELLIPSIS
+    'Study rating is built (design, stimuli, web experiment, DMDX files) but no ...'
+    """
+    names = ", ".join(studies)
+    which = "Study" if len(studies) == 1 else "Studies"
+    verb = "is" if len(studies) == 1 else "are"
+    return (
+        f"{which} {names} {verb} built (design, stimuli, web experiment, DMDX files)"
+        " but no response files are listed for it yet; this analysis runs once they"
+        " are (studies[].responses in the config)."
+    )
