@@ -535,6 +535,10 @@ def test_report_incomplete_design_next_to_the_table_and_in_data_quality() -> Non
     assert _table_rows(quality, "statistics-caveats") == [
         ["Analysis rate-adequacy-anova", "Incomplete design", note]
     ]
+    # a study awaiting its responses is not an incomplete design
+    waiting = _anova("8 of 8 lists have no participant.", complete=False)
+    waiting[0]["awaiting_responses"] = ["rate"]
+    assert statistics_caveats(_context([waiting])) == []
     balanced = _context([_anova("", complete=True)])
     assert _texts(statistics_section(balanced)) == []
     assert statistics_caveats(balanced) == []

@@ -231,6 +231,8 @@ def statistics_caveats(ctx: Context) -> list[tuple[str, str, str]]:
     """
     out = []
     for record, _, stem in ctx.analyses:
+        if record.get("awaiting_responses"):
+            continue  # no data yet: said as such, not as an incomplete design
         about = f"Analysis {record.get('id', stem)}"
         caveat = design_caveat(record)
         if caveat is not None:
