@@ -496,6 +496,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--record", action="store_true", help="append the figures to README.md"
     )
+    parser.add_argument("--json", help="also write the figures to this JSON file")
     args = parser.parse_args(argv)
     start = time.perf_counter()
     figures = fuzz(args.cases, args.seed, args.max_seconds, args.max_mb)
@@ -507,6 +508,8 @@ def main(argv: list[str] | None = None) -> int:
     print(text)
     for failed in figures["failures"][:20]:
         print(f"FAILED case {failed['case']} ({failed['mutation']}): {failed['why']}")
+    if args.json:
+        Path(args.json).write_text(json.dumps(figures, indent=2), encoding="utf-8")
     if args.record:
         readme = REPO / "benchmarks" / "README.md"
         with open(readme, "a", encoding="utf-8") as handle:

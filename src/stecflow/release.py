@@ -319,9 +319,39 @@ def _public_config(config: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _without_contact(data: bytes) -> bytes:
-    """system.yaml without the contact line (personal data the team gave us)."""
-    lines = data.decode("utf-8").splitlines(keepends=True)
-    return "".join(line for line in lines if not line.startswith("contact:")).encode()
+    """system.yaml without the contact field (personal data the team gave us).
+
+    The lines of the ``contact`` key and its value are cut out, whatever style
+    the value is written in (plain, quoted, folded over several lines), so the
+    rest of the team's file stays as written; a file in flow style
+    (``{team: a, contact: b}``) is written out again without the field.
+
+    >>> _without_contact(b"team: a\\ncontact: >\\n  Jo\\n  x@y.org\\nprimary: true\\n")
+    b'team: a\\nprimary: true\\n'
+    >>> _without_contact(b"{team: a, contact: x@y.org}")
+    b'team: a\\n'
+    """
+    import yaml
+
+    text = data.decode("utf-8-sig")
+    node = yaml.compose(text)  # accepted at validation: bounded and safe
+    if not isinstance(node, yaml.MappingNode):
+        return data
+    pairs = [(k, v) for k, v in node.value if getattr(k, "value", None) == "contact"]
+    if not pairs:
+        return data
+    if node.flow_style:
+        from .yamlsafe import load_yaml
+
+        metadata = load_yaml(data, "system.yaml")
+        metadata.pop("contact", None)
+        return yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True).encode()
+    lines = text.splitlines(keepends=True)
+    drop = set()
+    for key, value in pairs:
+        end = value.end_mark.line + (1 if value.end_mark.column else 0)
+        drop.update(range(key.start_mark.line, max(end, key.start_mark.line + 1)))
+    return "".join(line for n, line in enumerate(lines) if n not in drop).encode()
 
 
 def _readme(

@@ -192,3 +192,19 @@ def test_outside_text_in_released_tables_is_safe_and_unchanged(inputs, tmp_path)
     [row] = parse_tsv(data.decode())
     assert (row["participant"], row["session"]) == ("+cmd", "=1+1")
     assert row["correction_reason"] == reason
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "team: alpha\ncontact: >\n  Jo Bloggs,\n  jo@example.org\nprimary: true\n",
+        "team: alpha\ncontact:\n  jo@example.org\nprimary: true\n",
+        "{team: alpha, contact: jo@example.org, primary: true}\n",
+    ],
+)
+def test_contact_over_several_lines_or_in_flow_style_is_withheld(text):
+    from stecflow.release import _without_contact
+
+    released = _without_contact(text.encode()).decode()
+    assert "jo@example.org" not in released and "Bloggs" not in released
+    assert yaml.safe_load(released) == {"team": "alpha", "primary": True}
