@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import time
 from pathlib import Path
 
 import pytest
@@ -123,6 +124,16 @@ def test_identification_session_online(tmp_path, watched):
     watched.assert_clean()
 
 
+def _poll(read, n, seconds=10.0):
+    """*read()* once it has *n* entries, or its last value after *seconds*."""
+    deadline = time.monotonic() + seconds
+    value = read()
+    while len(value) < n and time.monotonic() < deadline:
+        time.sleep(0.05)
+        value = read()
+    return value
+
+
 def test_server_killed_and_restarted_mid_session(tmp_path, watched, server_process):
     study = build_demo_study(
         tmp_path, task="identification", variant="read_first", settings=FAST
@@ -135,7 +146,9 @@ def test_server_killed_and_restarted_mid_session(tmp_path, watched, server_proce
     person = Participant(page, doc, choose=lambda t: "target")
     # answer the first four trials (2 practice, 2 test), stop on the fifth
     assert person.run(stop=lambda s, o: s == "ready" and o == "5") == "ready"
-    assert [r["order"] for r in read_responses(study, db_path=db)] == [1, 2, 3, 4]
+    # the page goes on while an answer is on its way: wait until the fourth is in
+    stored = _poll(lambda: [r["order"] for r in read_responses(study, db_path=db)], 4)
+    assert stored == [1, 2, 3, 4]
     server.kill()
     # trial 5 is answered while the server is down: it waits in the page's queue
     person.last = ""

@@ -304,6 +304,8 @@ def _captured(monkeypatch) -> dict[str, Any]:
         seen.update(options, study_dir=str(study_dir), host=host, port=port)
 
     monkeypatch.setattr(server_module, "serve", fake_serve)
+    # the study itself is checked before serving (tests/unit/test_cli.py)
+    monkeypatch.setattr(server_module, "check_study", lambda *args, **kw: None)
     return seen
 
 
