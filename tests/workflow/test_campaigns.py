@@ -108,3 +108,32 @@ def test_two_campaigns_in_one_checkout_keep_their_own_outputs(tiny_campaign):
     }
     assert after == before
     assert planned_jobs(tiny_campaign) == {}
+
+
+def test_demo_then_b5ref_in_one_checkout(tmp_path):
+    """The demo, then the real b5-ref campaign, in one copy of the checkout: each
+    writes to its own results folder and both reports and archives are complete."""
+    import shutil
+
+    from tests.conftest import REPO
+
+    checkout = tmp_path / "checkout"
+    for part in ("config", "resources", "submissions"):
+        shutil.copytree(REPO / part, checkout / part)
+    snakemake(checkout)
+    snakemake(checkout, "--configfile", "config/b5-ref.yaml")
+    demo, b5 = checkout / "results", checkout / "results" / "b5-ref"
+    assert (demo / ".campaign").read_text().strip() != "b5-ref"
+    assert (b5 / ".campaign").read_text() == "b5-ref\n"
+    for results in (demo, b5):
+        [archive] = (results / "release").glob("*.zip")
+        with zipfile.ZipFile(archive) as zipped:
+            assert "report/index.html" in zipped.namelist()
+        assert (results / "report" / "index.html").stat().st_size > 10_000
+    b5_rows = read_tsv(b5 / "validation" / "summary.tsv")
+    assert [r["status"] for r in b5_rows] == ["accepted"] * 3
+    demo_rows = read_tsv(demo / "validation" / "summary.tsv")
+    assert len(demo_rows) == 8 and "b5-ref" not in {r["team"] for r in demo_rows}
+    # neither campaign has anything left to do: nothing of one touched the other
+    assert planned_jobs(checkout) == {}
+    assert planned_jobs(checkout, "--configfile", "config/b5-ref.yaml") == {}
