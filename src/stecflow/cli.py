@@ -260,13 +260,33 @@ def _cmd_baseline(args: argparse.Namespace) -> int:
     return 0
 
 
-def _study_dir(study: str) -> str:
-    """A study ID means results/studies/<id>; anything else is a folder."""
+def _study_dir(study: str, results: str | Path = "results") -> str:
+    """A study ID means ``results/studies/<id>``, or the study of that ID in the
+    one campaign results folder below ``results/`` that has it (a campaign with its
+    own ``results:`` key, e.g. ``results/b5-ref/studies/<id>``); anything else is a
+    folder.
+
+    >>> import tempfile
+    >>> root = Path(tempfile.mkdtemp())
+    >>> (root / "b5-ref" / "studies" / "id").mkdir(parents=True)
+    >>> _study_dir("id", root) == str(root / "b5-ref" / "studies" / "id")
+    True
+    """
+    from .errors import ConfigError
     from .ids import is_valid_id
 
-    if is_valid_id(study) and not Path(study).exists():
-        return f"results/studies/{study}"
-    return study
+    if not is_valid_id(study) or Path(study).exists():
+        return study
+    default = Path(results) / "studies" / study
+    found = sorted(str(p) for p in Path(results).glob(f"*/studies/{study}"))
+    if default.exists() or not found:
+        return str(default)
+    if len(found) > 1:
+        raise ConfigError(
+            f"study {study!r} is in several campaigns' results ({', '.join(found)});"
+            " give the folder of the one to serve"
+        )
+    return found[0]
 
 
 def _cmd_serve(args: argparse.Namespace) -> int:
@@ -505,7 +525,11 @@ def build_parser() -> argparse.ArgumentParser:
             " ?participant=ID to record who they are."
         ),
     )
-    serve.add_argument("study", help="study ID (results/studies/<ID>) or study folder")
+    serve.add_argument(
+        "study",
+        help="study ID (results/studies/<ID>, or results/<campaign>/studies/<ID>)"
+        " or study folder",
+    )
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument(
@@ -571,7 +595,11 @@ def build_parser() -> argparse.ArgumentParser:
             " format the judgments stage reads (columns in stecflow.server's docs)."
         ),
     )
-    export.add_argument("study", help="study ID (results/studies/<ID>) or study folder")
+    export.add_argument(
+        "study",
+        help="study ID (results/studies/<ID>, or results/<campaign>/studies/<ID>)"
+        " or study folder",
+    )
     export.add_argument("--out", required=True, help="TSV file to write")
     export.add_argument(
         "--db", help="SQLite file (default: responses.sqlite beside web/)"

@@ -385,3 +385,18 @@ def test_serve_announces_the_url_only_once_listening(
     out = capsys.readouterr().out
     assert out.startswith(f"serving study demo-study ({study}) on http://127.0.0.1:")
     assert f"(responses in {db}; Ctrl-C stops)" in out
+
+
+def test_study_id_is_found_in_a_campaigns_own_results_folder(tmp_path, monkeypatch):
+    from stecflow.cli import _study_dir
+    from stecflow.errors import ConfigError
+
+    monkeypatch.chdir(tmp_path)
+    assert _study_dir("rating") == "results/studies/rating"  # nothing built yet
+    (tmp_path / "results" / "b5-ref" / "studies" / "rating").mkdir(parents=True)
+    assert _study_dir("rating") == "results/b5-ref/studies/rating"
+    (tmp_path / "results" / "other" / "studies" / "rating").mkdir(parents=True)
+    with pytest.raises(ConfigError, match="in several campaigns' results"):
+        _study_dir("rating")
+    (tmp_path / "results" / "studies" / "rating").mkdir(parents=True)
+    assert _study_dir("rating") == "results/studies/rating"  # the demo's first
