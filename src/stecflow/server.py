@@ -40,9 +40,11 @@ Behaviour
 * **Who may start.** Each client address may open ``sessions_per_address``
   sessions (20) per ``session_window_s`` seconds (600), 429 with
   ``Retry-After`` beyond that, on top of the study's cap (``max_sessions``,
-  503). Behind a reverse proxy, set ``behind_proxy`` so that the address is the
-  last one of ``X-Forwarded-For`` (IPv6 addresses count per /64). With
-  ``require_participant``, a session needs a participant ID (400 without).
+  409: final, so the page tells a latecomer the study is full instead of
+  waiting for the server). Behind a reverse proxy, set ``behind_proxy`` so
+  that the address is the last one of ``X-Forwarded-For`` (IPv6 addresses
+  count per /64). With ``require_participant``, a session needs a participant
+  ID (400 without).
 * **Frozen stimuli.** The database records the SHA-256 of ``stimuli.json``; a server
   started on a database collected with other stimuli refuses to run.
 
@@ -1002,7 +1004,12 @@ class CollectionApp:
         with self.store.transaction() as db:
             (count,) = db.execute("SELECT COUNT(*) FROM sessions").fetchone()
             if count >= self.max_sessions:
-                raise _HTTPError(503, "this study takes no more participants")
+                # 409, not 503: the page retries 5xx, and a full study stays full
+                raise _HTTPError(
+                    409,
+                    "this study takes no more participants; thank you for your"
+                    " interest",
+                )
             usage = self._usage(db, now)
             position = {list_id: k for k, list_id in enumerate(self._list_ids)}
             chosen = min(
@@ -1221,7 +1228,7 @@ def make_app(
     max_body_bytes : int, default 16384
         Limit of every request body.
     max_sessions : int, default 100000
-        Sessions the study accepts in all (503 after that).
+        Sessions the study accepts in all (409 after that: the study is full).
     sessions_per_address : int, default 20
         Sessions one client address may open per *session_window_s* (429 with
         ``Retry-After`` beyond that); 0 lifts the limit. Raise it for a lab whose

@@ -26,3 +26,20 @@ def test_participant_id_from_the_link_is_required_and_stored(tmp_path, watched):
         stored = connection.execute("SELECT participant FROM sessions").fetchall()
     assert stored == [("W-42",)]
     watched.assert_clean(allow=("status of 400",))
+
+
+def test_a_latecomer_to_a_full_study_is_told_so_at_once(tmp_path, watched):
+    # The study cap is final (409): the page says the study is full instead of
+    # "waiting for the server" for ever, as it does for a server that is down.
+    study = build_demo_study(tmp_path, task="rating", settings=FAST)
+    doc = load_document(study)
+    options = {"db_path": tmp_path / "responses.sqlite", "max_sessions": 1}
+    with make_server(study, port=0, **options).start() as server:
+        first = watched.page
+        first.goto(server.url)
+        assert Participant(first, doc).run(stop=lambda s, o: s == "rating") == "rating"
+        late = first.context.browser.new_page()  # a new browser profile's tab
+        late.goto(server.url)
+        assert Participant(late, doc).run() == "error"
+        assert "takes no more participants" in late.text_content("#error")
+    watched.assert_clean(allow=("status of 409",))

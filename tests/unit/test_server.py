@@ -218,7 +218,7 @@ def test_study_full(serve, rating_study):
     client.session()
     client.session()
     status, data, _ = client.call("POST", "/api/session", {})
-    assert status == 503 and "no more participants" in data["error"]
+    assert status == 409 and "no more participants" in data["error"]
 
 
 # --------------------------------------------------------------------------- sessions

@@ -248,9 +248,9 @@ def test_sessions_per_address_are_limited_and_the_study_cap_still_applies(
     clock.now += 31  # the first two are out of the window
     assert client.session()["list"] == "L03"
     clock.now += 61
-    for _ in range(3):  # full: 503, and a refused attempt does not count as one
+    for _ in range(3):  # full: 409, and a refused attempt does not count as one
         status, data, _ = client.call("POST", "/api/session", {})
-        assert status == 503 and "no more participants" in data["error"]
+        assert status == 409 and "no more participants" in data["error"]
 
 
 def test_addresses_behind_a_proxy(serve, rating_study, tmp_path):
