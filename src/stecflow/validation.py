@@ -18,6 +18,7 @@ from typing import Any
 
 from lxml import etree
 
+from .errors import StecflowError
 from .ids import is_valid_id
 from .io import read_json, write_json, write_tsv
 from .model import Item, Output
@@ -204,6 +205,29 @@ def _schema_message(error: Any) -> str:
     return message if len(message) <= 200 else message[:197] + "..."
 
 
+def _open_regular(path: Path) -> Any:
+    """Open a submission file that discovery resolved inside ``submissions/``.
+
+    Without following a link its last part may have become since, and only if
+    it is a regular file (:func:`stecflow.safepath.open_inside`).
+    """
+    from .safepath import open_inside
+
+    return open_inside(path, path.parent)
+
+
+def _read_regular(path: Path, size: int) -> bytes:
+    """At most *size* bytes of a file opened with :func:`_open_regular`."""
+    with _open_regular(path) as handle:
+        return handle.read(size)
+
+
+def _unreadable(exc: Exception, label: str) -> Problem:
+    """A file that could not be opened after discovery found it."""
+    reason = getattr(exc, "message", None) or getattr(exc, "strerror", None) or exc
+    return Problem("unreadable_file", f"the file cannot be read: {reason}", label)
+
+
 def _read_metadata(
     path: Path, label: str, team: str, system: str, max_bytes: int = 64 * 1024
 ) -> tuple[dict[str, Any], list[Problem]]:
@@ -237,8 +261,10 @@ def _read_metadata(
                 label,
             )
         ]
-    with open(path, "rb") as handle:
-        raw = handle.read(max_bytes + 1)
+    try:
+        raw = _read_regular(path, max_bytes + 1)
+    except (OSError, StecflowError) as exc:
+        return {}, [_unreadable(exc, label)]
     try:
         metadata = load_yaml(raw, label, max_bytes=max_bytes)
     except YAMLError as exc:
@@ -722,8 +748,11 @@ def _sha256(path: Path, max_bytes: int) -> str | None:
     """The file's sha256, read in blocks; None if it is missing or over the limit."""
     if not path.is_file() or path.stat().st_size > max_bytes:
         return None
-    with open(path, "rb") as handle:
-        return hashlib.file_digest(handle, "sha256").hexdigest()
+    try:
+        with _open_regular(path) as handle:
+            return hashlib.file_digest(handle, "sha256").hexdigest()
+    except (OSError, StecflowError):  # reported where the file is read
+        return None
 
 
 #: Problems of one kind listed one by one in a record; the rest are counted.
@@ -778,8 +807,10 @@ def _read_outputs_file(
                 label,
             )
         ]
-    with open(path, "rb") as handle:
-        data = handle.read(limits.outputs_bytes + 1)
+    try:
+        data = _read_regular(path, limits.outputs_bytes + 1)
+    except (OSError, StecflowError) as exc:
+        return [], [_unreadable(exc, label)]
     return read_outputs(data, label, items, tasks, limits)
 
 

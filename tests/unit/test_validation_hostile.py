@@ -426,3 +426,19 @@ def test_second_output_in_a_trial_is_an_error_and_markup_in_strings_a_warning(
     outputs, found = read(data, items)
     assert found == [("unexpected_element", 8, "warning")]
     assert outputs[0].word_string == "the red chair"
+
+
+def test_files_are_opened_without_following_a_last_minute_link(tmp_path):
+    # Discovery resolved the path inside submissions/; if its last part has
+    # become a link since, the open refuses it rather than reading the target.
+    from stecflow.validation import _open_regular
+
+    outside = tmp_path / "outside.txt"
+    outside.write_text("CANARY")
+    link = tmp_path / "sub" / "outputs.xml"
+    link.parent.mkdir()
+    link.symlink_to(outside)
+    from stecflow.errors import StecflowError
+
+    with pytest.raises((OSError, StecflowError)):
+        _open_regular(link)
