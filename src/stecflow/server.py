@@ -1007,8 +1007,8 @@ class CollectionApp:
                 # 409, not 503: the page retries 5xx, and a full study stays full
                 raise _HTTPError(
                     409,
-                    "this study takes no more participants; thank you for your"
-                    " interest",
+                    "This study is full and takes no more participants. Thank you"
+                    " for your interest.",
                 )
             usage = self._usage(db, now)
             position = {list_id: k for k, list_id in enumerate(self._list_ids)}
