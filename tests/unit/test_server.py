@@ -19,7 +19,6 @@ from stecflow.server import (
     load_study,
     main,
     make_app,
-    make_server,
     read_responses,
 )
 from stecflow.stimuli import RESPONSE_COLUMNS
@@ -91,22 +90,6 @@ class Client:
         )
         assert status == 201, data
         return data
-
-
-@pytest.fixture
-def serve(tmp_path):
-    """Start servers in threads; shut them all down at the end."""
-    servers = []
-
-    def start(study: Path, **options: Any):
-        options.setdefault("db_path", tmp_path / "responses.sqlite")
-        server = make_server(study, port=0, **options).start()
-        servers.append(server)
-        return Client(server.port), server
-
-    yield start
-    for server in servers:
-        server.shutdown()
 
 
 def _doc(study: Path) -> dict[str, Any]:

@@ -33,22 +33,6 @@ def rating_study(tmp_path_factory) -> Path:
     return build_demo_study(tmp_path_factory.mktemp("hardening"), task="rating")
 
 
-@pytest.fixture
-def serve(tmp_path):
-    """Start servers in threads; shut them all down at the end."""
-    servers = []
-
-    def start(study: Path, **options: Any):
-        options.setdefault("db_path", tmp_path / "responses.sqlite")
-        server = make_server(study, port=0, **options).start()
-        servers.append(server)
-        return Client(server.port), server
-
-    yield start
-    for server in servers:
-        server.shutdown()
-
-
 def raw_exchange(port: int, request: bytes, timeout: float = 10.0) -> bytes:
     """Send *request* on a fresh connection; return all the server sends back."""
     with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:

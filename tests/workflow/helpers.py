@@ -13,11 +13,9 @@ from tests.conftest import REPO
 SNAKEFILE = REPO / "Snakefile"
 
 
-def snakemake(
-    campaign: Path, *args: str, check: bool = True
-) -> subprocess.CompletedProcess:
-    """Run snakemake with our Snakefile in *campaign*; return the finished process."""
-    command = [
+def snakemake_command(campaign: Path, *args: str) -> list[str]:
+    """``snakemake *args`` with our Snakefile in *campaign*, nothing else added."""
+    return [
         sys.executable,
         "-m",
         "snakemake",
@@ -25,11 +23,20 @@ def snakemake(
         str(SNAKEFILE),
         "--directory",
         str(campaign),
-        "--cores",
-        "2",
         *args,
     ]
-    result = subprocess.run(command, capture_output=True, text=True, timeout=900)
+
+
+def snakemake(
+    campaign: Path, *args: str, check: bool = True
+) -> subprocess.CompletedProcess:
+    """Run snakemake with our Snakefile in *campaign*; return the finished process."""
+    result = subprocess.run(
+        snakemake_command(campaign, "--cores", "2", *args),
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     if check and result.returncode != 0:
         raise AssertionError(
             f"snakemake failed ({result.returncode}):\n{result.stdout}\n{result.stderr}"

@@ -14,14 +14,13 @@ import re
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
 import pytest
 
 from tests.conftest import TINY
-from tests.workflow.helpers import SNAKEFILE, snakemake
+from tests.workflow.helpers import snakemake, snakemake_command
 
 pytestmark = [
     pytest.mark.workflow,
@@ -38,20 +37,6 @@ LAST = Path("results") / "release" / "tiny-1.zip"
 #: Result folders that hold times (benchmarks) and so differ between runs.
 TIMED = {"benchmarks"}
 ATTEMPTS = 3
-
-
-def command(campaign: Path, *args: str) -> list[str]:
-    """``snakemake *args`` with our Snakefile in *campaign*, nothing else added."""
-    return [
-        sys.executable,
-        "-m",
-        "snakemake",
-        "--snakefile",
-        str(SNAKEFILE),
-        "--directory",
-        str(campaign),
-        *args,
-    ]
 
 
 def jobs_in_log(text: str) -> tuple[dict[str, list[str]], set[str]]:
@@ -93,7 +78,7 @@ def run_and_kill(campaign: Path, log: Path) -> bool:
     """
     with log.open("w") as sink:
         process = subprocess.Popen(
-            command(campaign, "--cores", "2"),
+            snakemake_command(campaign, "--cores", "2"),
             stdout=sink,
             stderr=subprocess.STDOUT,
             start_new_session=True,  # its own process group, jobs included
@@ -151,7 +136,10 @@ def test_killed_run_resumes_to_the_same_bytes(tmp_path):
 
     # the killed run left its lock: running again refuses, even with the flag
     refused = subprocess.run(
-        command(campaign, *RESUME[1]), capture_output=True, text=True, timeout=300
+        snakemake_command(campaign, *RESUME[1]),
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert refused.returncode != 0
     assert "--unlock" in refused.stdout + refused.stderr
@@ -160,7 +148,10 @@ def test_killed_run_resumes_to_the_same_bytes(tmp_path):
     resumed = ""
     for args in RESUME:
         step = subprocess.run(
-            command(campaign, *args), capture_output=True, text=True, timeout=300
+            snakemake_command(campaign, *args),
+            capture_output=True,
+            text=True,
+            timeout=300,
         )
         assert step.returncode == 0, f"{args}:\n{step.stdout}\n{step.stderr}"
         resumed = step.stdout + step.stderr
