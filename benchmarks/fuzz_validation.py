@@ -345,7 +345,7 @@ def make_cases(
 
 
 def _validate(folder: Path, items: list[Any], case: Case) -> dict[str, Any]:
-    from stecflow.validation import validate_submission
+    from stecflow.submissions.validation import validate_submission
 
     (folder / "outputs.xml").write_bytes(case.outputs)
     (folder / "system.yaml").write_bytes(case.metadata)
@@ -426,7 +426,7 @@ def fuzz(
     n: int, seed: int, max_seconds: float = 2.0, max_mb: float = 200.0
 ) -> dict[str, Any]:
     """Run *n* cases; the figures and every failing case."""
-    from stecflow.corpus import read_items
+    from stecflow.data.corpus import read_items
 
     items = read_items(TESTSET)
     outputs = (BASE / "outputs.xml").read_bytes()

@@ -120,9 +120,13 @@ def over_limits(base: bytes, limits: Any) -> dict[str, bytes]:
 
 
 def measure() -> list[dict[str, Any]]:
-    from stecflow.corpus import read_items
-    from stecflow.scoring import score_submission
-    from stecflow.validation import Limits, validate_submission, write_validation
+    from stecflow.data.corpus import read_items
+    from stecflow.scoring.score import score_submission
+    from stecflow.submissions.validation import (
+        Limits,
+        validate_submission,
+        write_validation,
+    )
 
     limits = Limits()
     items = read_items(TESTSET)

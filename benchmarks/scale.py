@@ -39,8 +39,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scoring import make_items, make_system  # noqa: E402
 
-from stecflow.corpus import write_items  # noqa: E402
-from stecflow.submission import write_metadata, write_outputs  # noqa: E402
+from stecflow.data.corpus import write_items  # noqa: E402
+from stecflow.submissions.files import write_metadata, write_outputs  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -238,8 +238,8 @@ def compute_seconds(root: Path, sample: int = 10) -> float:
 
     import yaml
 
-    from stecflow.scoring import score_submission
-    from stecflow.validation import validate_to_files
+    from stecflow.scoring.score import score_submission
+    from stecflow.submissions.validation import validate_to_files
 
     config = yaml.safe_load((root / "config" / "config.yaml").read_text())
     testset = root / "results" / "data" / "testset.xml"

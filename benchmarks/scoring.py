@@ -5,7 +5,7 @@ systems (Incremental Algorithm variants with per-system preference orders, reali
 by the template realiser, with seeded word-level noise), then measures:
 
 * scoring throughput: every default metric with 1,000-resample bootstrap intervals,
-  per system, as one scoring job does (``stecflow.scoring.score_outputs``);
+  per system, as one scoring job does (``stecflow.scoring.score.score_outputs``);
 * our BLEU-3 and SE against calling sacrebleu and rapidfuzz directly on the same
   strings: sacrebleu gets them already normalised and tokenised (ours normalises
   them itself, caches cleared), rapidfuzz gets them lower-cased and split on
@@ -34,11 +34,11 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from stecflow.baselines import CANONICAL_ORDER, incremental
-from stecflow.demo import generate_corpus
-from stecflow.model import Item, Output
-from stecflow.realiser import realise
-from stecflow.scoring import score_outputs
+from stecflow.baselines.systems import CANONICAL_ORDER, incremental
+from stecflow.data.model import Item, Output
+from stecflow.demo.generate import generate_corpus
+from stecflow.scoring.score import score_outputs
+from stecflow.tasks.reg.realiser import realise
 
 
 def make_items(n: int) -> list[Item]:
@@ -139,7 +139,7 @@ def library_ratios(items: list[Item], outputs: list[Output]) -> dict[str, float]
 
 def job_startup(repo: Path) -> float:
     """Median wall time of a fresh interpreter running the scoring adapter once."""
-    from stecflow.io import write_json
+    from stecflow.core.io import write_json
 
     tiny = repo / "tests" / "fixtures" / "tiny_campaign"
     with tempfile.TemporaryDirectory() as tmp:

@@ -1,7 +1,8 @@
 """Load benchmark of the collection server: many simulated participants at once.
 
 Builds a rating study from the demo campaign in a temporary folder, starts
-``python -m stecflow.server serve`` on 127.0.0.1 in a subprocess (so the clients do
+``python -m stecflow.studies.server serve`` on 127.0.0.1 in a subprocess (so the
+clients do
 not share its interpreter), and runs N simulated participants concurrently, one
 thread each. A participant creates a session, asks for its state, answers every
 trial of its list (one POST per trial, as the page does), and completes the
@@ -50,10 +51,10 @@ SUBMISSIONS = {
 
 def build_study(root: Path, n_items: int, subjects: int) -> Path:
     """A rating study: 4 systems x *n_items* demo items, 2 practice trials."""
-    from stecflow.corpus import read_items
-    from stecflow.designs import latin_square_design
-    from stecflow.stimuli import build_study as build
-    from stecflow.validation import read_outputs
+    from stecflow.data.corpus import read_items
+    from stecflow.studies.designs import latin_square_design
+    from stecflow.studies.stimuli import build_study as build
+    from stecflow.submissions.validation import read_outputs
 
     test = read_items(DEMO / "test.xml")[:n_items]
     dev = read_items(DEMO / "dev.xml")[:10]
@@ -97,7 +98,7 @@ def start_server(
         [
             sys.executable,
             "-m",
-            "stecflow.server",
+            "stecflow.studies.server",
             "serve",
             str(study),
             "--port",

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
-from .ids import MAX_ID_LENGTH, is_valid_id
-from .model import Item
-from .safepath import leads_outside, read_inside
+from stecflow.core.errors import ConfigError
+from stecflow.core.ids import MAX_ID_LENGTH, is_valid_id
+from stecflow.data.model import Item
+from stecflow.submissions.safepath import leads_outside, read_inside
 
 __all__ = [
     "DATA_FORMATS",
@@ -61,9 +61,9 @@ def discover_submissions(root: str | Path) -> Discovery:
 
     Hidden entries (names starting with ``.``) are ignored. Files where a team or
     system folder is expected, folder names that are not valid IDs (see
-    :mod:`stecflow.ids`), and symbolic links that lead out of *root* are listed as
+    :mod:`stecflow.core.ids`), and symbolic links that lead out of *root* are listed as
     problems; links that stay inside *root* are followed (see
-    :mod:`stecflow.safepath`).
+    :mod:`stecflow.submissions.safepath`).
 
     Parameters
     ----------
@@ -160,7 +160,7 @@ def late_submissions(
     >>> sorted(late_submissions(root, [("t", "s")], "2026-06-01T23:59:59Z"))
     [('t', 's')]
     """
-    from .validation import is_late
+    from stecflow.submissions.validation import is_late
 
     late = set()
     for team, system in submissions:
@@ -175,9 +175,9 @@ def late_submissions(
 
 def _metadata_at_build(root: str | Path, team: str, system: str) -> dict[str, Any]:
     """A submission's ``system.yaml`` as read at DAG build ({} if unreadable)."""
-    from .errors import StecflowError
-    from .yamlsafe import MAX_BYTES as MAX_YAML_BYTES
-    from .yamlsafe import load_yaml
+    from stecflow.core.errors import StecflowError
+    from stecflow.data.yamlsafe import MAX_BYTES as MAX_YAML_BYTES
+    from stecflow.data.yamlsafe import load_yaml
 
     path = Path(root) / team / system / "system.yaml"
     try:
@@ -263,7 +263,7 @@ def check_config(config: Mapping[str, Any]) -> None:
     ConfigError
         Naming the key path of the first problem found.
     """
-    from .validation import parse_timestamp
+    from stecflow.submissions.validation import parse_timestamp
 
     campaign = config.get("campaign", {})
     deadline = campaign.get("deadline")
@@ -274,7 +274,7 @@ def check_config(config: Mapping[str, Any]) -> None:
             raise ConfigError(
                 f"{exc}; write it as 2026-06-01T23:59:59Z", field="campaign.deadline"
             ) from None
-    from .analysis import analysis_specs
+    from stecflow.analysis.analyses import analysis_specs
 
     analysis_specs(config)  # checks the metrics too
     data = config.get("data", {})
@@ -336,7 +336,7 @@ def check_results_owner(results: str | Path, campaign_id: str) -> None:
     >>> check_results_owner(folder, "b5-ref")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    stecflow.errors.ConfigError: ...holds the outputs of campaign 'demo-reg'...
+    stecflow.core.errors.ConfigError: ...holds the outputs of campaign 'demo-reg'...
     """
     owner_file = Path(results) / OWNER_FILE
     try:
@@ -380,11 +380,11 @@ def load_testset(path: str | Path, data_format: str = "tuna") -> list[Item]:
         One of :data:`DATA_FORMATS`.
     """
     if data_format == "tuna":
-        from .corpus import read_items
+        from stecflow.data.corpus import read_items
 
         return read_items(path)
     if data_format == "b5-ref":
-        from .b5ref import read_b5ref
+        from stecflow.data.b5ref import read_b5ref
 
         return read_b5ref(path)
     raise ConfigError(
@@ -399,7 +399,7 @@ def prepare_testset(path: str | Path, data_format: str, out_path: str | Path) ->
     Every later stage reads this canonical file, whatever the source format.
     Returns the number of items written.
     """
-    from .corpus import write_items
+    from stecflow.data.corpus import write_items
 
     items = load_testset(path, data_format)
     write_items(items, out_path)

@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from . import __version__
-from .campaign import DATA_FORMATS
-from .errors import StecflowError
+from stecflow import __version__
+from stecflow.campaign import DATA_FORMATS
+from stecflow.core.errors import StecflowError
 
 if TYPE_CHECKING:
-    from .model import Item
+    from stecflow.data.model import Item
 
 __all__ = ["main"]
 
@@ -82,7 +82,7 @@ def _layout(path: Path) -> tuple[str, str] | None:
 
 def _load_items(path: str, data_format: str) -> list[Item]:
     """Read a data set, first saying which ``--format`` fits a known layout."""
-    from .campaign import load_testset
+    from stecflow.campaign import load_testset
 
     layout = _layout(Path(path))
     if layout is not None and layout[0] != data_format:
@@ -91,7 +91,12 @@ def _load_items(path: str, data_format: str) -> list[Item]:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from .validation import Limits, format_report, validate_submission, write_validation
+    from stecflow.submissions.validation import (
+        Limits,
+        format_report,
+        validate_submission,
+        write_validation,
+    )
 
     tasks: Sequence[str] = args.tasks or ALL_TASKS
     deadline = args.deadline
@@ -145,14 +150,14 @@ def _write(text: str, target: str) -> None:
 
 
 def _cmd_score(args: argparse.Namespace) -> int:
-    from .io import write_tsv
-    from .scoring import (
+    from stecflow.core.io import write_tsv
+    from stecflow.scoring.score import (
         ITEM_COLUMNS,
         check_coverage,
         format_score_table,
         score_outputs,
     )
-    from .validation import read_outputs
+    from stecflow.submissions.validation import read_outputs
 
     scoring = {}
     if args.config:
@@ -219,8 +224,13 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 
 def _cmd_baseline(args: argparse.Namespace) -> int:
-    from .baselines import run_baseline
-    from .submission import METADATA_FILE, OUTPUTS_FILE, write_metadata, write_outputs
+    from stecflow.baselines.systems import run_baseline
+    from stecflow.submissions.files import (
+        METADATA_FILE,
+        OUTPUTS_FILE,
+        write_metadata,
+        write_outputs,
+    )
 
     items = _load_items(args.data, args.format)
     train = _load_items(args.train, args.format) if args.train else None
@@ -272,8 +282,8 @@ def _study_dir(study: str, results: str | Path = "results") -> str:
     >>> _study_dir("id", root) == str(root / "b5-ref" / "studies" / "id")
     True
     """
-    from .errors import ConfigError
-    from .ids import is_valid_id
+    from stecflow.core.errors import ConfigError
+    from stecflow.core.ids import is_valid_id
 
     if not is_valid_id(study) or Path(study).exists():
         return study
@@ -293,7 +303,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
     import errno
     import sqlite3
 
-    from .server import check_study, serve
+    from stecflow.studies.server import check_study, serve
 
     folder = _study_dir(args.study)
     check_study(folder, args.db)  # before anything listens or is announced
@@ -337,7 +347,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
 
 
 def _cmd_export(args: argparse.Namespace) -> int:
-    from .server import export_responses
+    from stecflow.studies.server import export_responses
 
     n = export_responses(
         _study_dir(args.study),
@@ -351,7 +361,7 @@ def _cmd_export(args: argparse.Namespace) -> int:
 
 
 def _cmd_convert(args: argparse.Namespace) -> int:
-    from .corpus import write_items
+    from stecflow.data.corpus import write_items
 
     items = _load_items(args.source, args.format)
     write_items(items, args.output)
@@ -360,7 +370,7 @@ def _cmd_convert(args: argparse.Namespace) -> int:
 
 
 def _cmd_demo(args: argparse.Namespace) -> int:
-    from .demo import build_demo
+    from stecflow.demo.generate import build_demo
 
     build_demo(args.resources, args.submissions, seed=args.seed)
     print(f"wrote {args.resources} and {args.submissions}")
@@ -592,7 +602,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="export a study's collected responses as TSV",
         description=(
             "Write every stored trial of a study as TSV, one row per trial, in the"
-            " format the judgments stage reads (columns in stecflow.server's docs)."
+            " format the judgments stage reads (columns in"
+            " stecflow.studies.server's docs)."
         ),
     )
     export.add_argument(

@@ -117,7 +117,7 @@ def free_port() -> int:
 
 
 class ServerProcess:
-    """``python -m stecflow.server serve`` in a subprocess (can be killed and restarted)."""
+    """``python -m stecflow.studies.server serve`` in a subprocess (can be killed and restarted)."""
 
     def __init__(self, study_dir: Path, db_path: Path, port: int, log: Path) -> None:
         self.study_dir, self.db_path, self.port, self.log = (
@@ -135,7 +135,7 @@ class ServerProcess:
             [
                 sys.executable,
                 "-m",
-                "stecflow.server",
+                "stecflow.studies.server",
                 "serve",
                 str(self.study_dir),
                 "--port",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from stecflow.server import make_server
+from stecflow.studies.server import make_server
 from tests.browser.driver import Participant, load_document
 from tests.browser.studykit import FAST, build_demo_study
 

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from stecflow.io import read_tsv
+from stecflow.core.io import read_tsv
 from stecflow.report.formatting import fixed
 from tests.conftest import REPO
 from tests.unit.test_report import TEMPLATE, report_inputs

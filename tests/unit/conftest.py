@@ -14,7 +14,7 @@ def serve(tmp_path):
 
     ``serve(study, **options)`` returns a JSON client of the server and the server.
     """
-    from stecflow.server import make_server
+    from stecflow.studies.server import make_server
     from tests.unit.test_server import Client
 
     servers = []

@@ -5,10 +5,10 @@ import json
 import pytest
 import yaml
 
-from stecflow.analysis import analysis_specs, collect_item_scores, run_analysis
-from stecflow.errors import ConfigError
-from stecflow.io import read_tsv, write_json, write_tsv
-from stecflow.scoring import ITEM_COLUMNS
+from stecflow.analysis.analyses import analysis_specs, collect_item_scores, run_analysis
+from stecflow.core.errors import ConfigError
+from stecflow.core.io import read_tsv, write_json, write_tsv
+from stecflow.scoring.score import ITEM_COLUMNS
 from tests.conftest import REPO
 
 # REFERENCE.md §16 example A: four systems, five items each (lower is better here).

@@ -18,14 +18,14 @@ import pytest
 import yaml
 from scipy import stats
 
-from stecflow.analysis import (
+from stecflow.analysis.analyses import (
     ANALYSED_COLUMNS,
     analysis_specs,
     correlation_exclusions,
     run_analysis,
 )
-from stecflow.errors import ConfigError
-from stecflow.io import read_tsv, write_tsv
+from stecflow.core.errors import ConfigError
+from stecflow.core.io import read_tsv, write_tsv
 from tests.conftest import REPO
 
 MEANS = REPO / "tests" / "data" / "r_reference" / "tuna09_system_means.csv"

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from stecflow.b5ref import read_b5ref
-from stecflow.corpus import read_items, write_items
+from stecflow.data.b5ref import read_b5ref
+from stecflow.data.corpus import read_items, write_items
 
 
 def test_reads_the_whole_corpus(b5ref_dir):

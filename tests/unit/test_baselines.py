@@ -7,8 +7,8 @@ from itertools import combinations
 
 import pytest
 
-from stecflow import baselines
-from stecflow.baselines import (
+from stecflow.baselines import systems as baselines
+from stecflow.baselines.systems import (
     LOCATION_ATTRIBUTES,
     attribute_frequencies,
     full_brevity,
@@ -18,8 +18,8 @@ from stecflow.baselines import (
     learn_preference_order,
     remaining_distractors,
 )
-from stecflow.demo import generate_corpus
-from stecflow.model import Domain, Entity, EntityAttribute, Item, Reference
+from stecflow.data.model import Domain, Entity, EntityAttribute, Item, Reference
+from stecflow.demo.generate import generate_corpus
 
 
 def entity(number: int, target: bool = False, **attrs: str) -> Entity:
@@ -292,7 +292,7 @@ def test_module_exports() -> None:
 
 
 def test_run_baseline_incremental_leaves_each_item_out():
-    from stecflow.baselines import run_baseline
+    from stecflow.baselines.systems import run_baseline
 
     A = EntityAttribute
 

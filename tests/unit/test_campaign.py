@@ -15,7 +15,7 @@ from stecflow.campaign import (
     load_testset,
     results_dir,
 )
-from stecflow.errors import ConfigError
+from stecflow.core.errors import ConfigError
 from tests.conftest import REPO
 
 

@@ -9,15 +9,15 @@ from typing import Any
 
 import pytest
 
-from stecflow.changes import (
+from stecflow.core.errors import StecflowError
+from stecflow.core.io import write_json, write_tsv
+from stecflow.release.archive import build_release
+from stecflow.report.changes import (
     MAX_MEMBER_BYTES,
     Change,
     changes_since,
     read_release,
 )
-from stecflow.errors import StecflowError
-from stecflow.io import write_json, write_tsv
-from stecflow.release import build_release
 
 SUMMARY_COLUMNS = ["team", "system", "status", "late"]
 SYSTEMS_COLUMNS = [

@@ -55,8 +55,8 @@ def test_validate_exit_codes(tiny_campaign, capsys):
 
 
 def test_validate_prints_what_the_workflow_writes(tiny_campaign, capsys, tmp_path):
-    from stecflow.corpus import read_items
-    from stecflow.validation import format_report, validate_submission
+    from stecflow.data.corpus import read_items
+    from stecflow.submissions.validation import format_report, validate_submission
 
     bad = tiny_campaign / "submissions" / "gamma" / "broken"
     config = tiny_campaign / "config" / "config.yaml"
@@ -146,9 +146,9 @@ def _sys1() -> str:
 
 
 def test_score_prints_the_reports_units_labels_intervals_and_signatures(capsys):
-    from stecflow.corpus import read_items
-    from stecflow.scoring import score_outputs
-    from stecflow.validation import read_outputs
+    from stecflow.data.corpus import read_items
+    from stecflow.scoring.score import score_outputs
+    from stecflow.submissions.validation import read_outputs
 
     metrics = ["se", "bleu3", "string_accuracy"]
     args = ["score", str(TINY_TESTSET), _sys1(), "--config", str(TINY_CONFIG)]
@@ -189,7 +189,7 @@ def test_score_prints_the_reports_units_labels_intervals_and_signatures(capsys):
 def test_score_writes_tsv_json_and_latex(capsys, tmp_path):
     import json
 
-    from stecflow.io import read_tsv
+    from stecflow.core.io import read_tsv
 
     args = ["score", str(TINY_TESTSET), _sys1(), "--metrics", "se", "bleu3"]
     args += ["--resamples", "0"]
@@ -281,7 +281,7 @@ def test_validate_config_paths_count_from_the_campaign_folder(
 
 
 def test_convert_says_which_format_fits_a_corpus_layout(tmp_path, capsys):
-    from stecflow.corpus import read_items, write_items
+    from stecflow.data.corpus import read_items, write_items
 
     b5 = tmp_path / "b5-ref"
     (b5 / "ref" / "xml-descriptions").mkdir(parents=True)
@@ -362,7 +362,7 @@ def test_serve_announces_the_url_only_once_listening(
 ):
     import socket
 
-    from stecflow.server import ExperimentServer
+    from stecflow.studies.server import ExperimentServer
 
     db = tmp_path / "r.sqlite"
     with socket.socket() as taken:
@@ -389,7 +389,7 @@ def test_serve_announces_the_url_only_once_listening(
 
 def test_study_id_is_found_in_a_campaigns_own_results_folder(tmp_path, monkeypatch):
     from stecflow.cli import _study_dir
-    from stecflow.errors import ConfigError
+    from stecflow.core.errors import ConfigError
 
     monkeypatch.chdir(tmp_path)
     assert _study_dir("rating") == "results/studies/rating"  # nothing built yet

@@ -2,9 +2,9 @@ from __future__ import annotations
 
 import pytest
 
-from stecflow.corpus import read_items, write_items
-from stecflow.errors import CorpusError, XMLError
-from stecflow.model import attribute_set
+from stecflow.core.errors import CorpusError, XMLError
+from stecflow.data.corpus import read_items, write_items
+from stecflow.data.model import attribute_set
 
 TUNA_REG_TRIAL = """<?xml version="1.0" encoding="UTF-8"?>
 <TRIAL CONDITION="+LOC" ID="t42">

@@ -11,10 +11,15 @@ import pytest
 import yaml
 from lxml import etree
 
-from stecflow import demo
-from stecflow.baselines import LOCATION_ATTRIBUTES, full_brevity, is_distinguishing
-from stecflow.corpus import read_items, write_items
-from stecflow.demo import (
+from stecflow.baselines.systems import (
+    LOCATION_ATTRIBUTES,
+    full_brevity,
+    is_distinguishing,
+)
+from stecflow.data.corpus import read_items, write_items
+from stecflow.data.model import Item
+from stecflow.demo import generate as demo
+from stecflow.demo.generate import (
     DEADLINE,
     SPLIT_SIZES,
     DemoBuild,
@@ -24,7 +29,6 @@ from stecflow.demo import (
     item_ids,
     minimal_distinguishing_size,
 )
-from stecflow.model import Item
 
 ROOT = Path(__file__).resolve().parents[2]
 RESOURCES = ROOT / "resources" / "demo"
@@ -62,7 +66,9 @@ def test_regeneration_matches_committed_resources(
     fresh, committed = _files(root / "resources" / "demo"), _files(RESOURCES)
     assert sorted(fresh) == sorted(committed)
     changed = [name for name in fresh if fresh[name] != committed[name]]
-    assert not changed, f"regenerate with python -m stecflow.demo: {changed[:5]}"
+    assert not changed, (
+        f"regenerate with python -m stecflow.demo.generate: {changed[:5]}"
+    )
 
 
 @pytest.mark.parametrize("team", DEMO_TEAMS)

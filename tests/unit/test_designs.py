@@ -9,7 +9,9 @@ from collections import Counter
 import numpy as np
 import pytest
 
-from stecflow.designs import (
+from stecflow.core.errors import ConfigError
+from stecflow.core.ids import is_valid_id
+from stecflow.studies.designs import (
     BALANCE_COLUMNS,
     TRIAL_COLUMNS,
     Design,
@@ -22,8 +24,6 @@ from stecflow.designs import (
     valid_subject_counts,
     williams_square,
 )
-from stecflow.errors import ConfigError
-from stecflow.ids import is_valid_id
 
 # TUNA-REG'09 (seed 001): 6 peer systems + 2 human sets, 112 test items in two domains.
 TUNA09_SYSTEMS = [

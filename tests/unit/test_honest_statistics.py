@@ -16,8 +16,12 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from stecflow.analysis import ANALYSED_COLUMNS, ITEM_TABLE_COLUMNS, run_analysis
-from stecflow.io import read_tsv, write_json, write_tsv
+from stecflow.analysis.analyses import (
+    ANALYSED_COLUMNS,
+    ITEM_TABLE_COLUMNS,
+    run_analysis,
+)
+from stecflow.core.io import read_tsv, write_json, write_tsv
 from stecflow.judgments import merge_study
 from stecflow.judgments._common import JUDGMENT_COLUMNS
 from stecflow.judgments.measures import measure_flags, study_measures

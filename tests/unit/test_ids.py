@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from stecflow import ids
+from stecflow.core import ids
 
 #: IDs the project accepts, including those Snakemake's periodic-wildcard check
 #: used to refuse (a suffix repeated 20 times or more).

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from stecflow.io import (
+from stecflow.core.io import (
     FREE_TEXT_COLUMNS,
     format_tsv,
     parse_tsv,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from stecflow.corpus import read_items
+from stecflow.data.corpus import read_items
 from stecflow.judgments import JudgmentsError
 from stecflow.judgments.corrections import (
     CORRECTABLE_FIELDS,

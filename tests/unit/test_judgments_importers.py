@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from stecflow.errors import StecflowError
+from stecflow.core.errors import StecflowError
 from stecflow.judgments import IMPORT_COLUMNS, JudgmentsError
 from stecflow.judgments.importers import (
     detect_format,
@@ -16,7 +16,7 @@ from stecflow.judgments.importers import (
     read_response_table,
     read_responses,
 )
-from stecflow.stimuli import RESPONSE_COLUMNS
+from stecflow.studies.stimuli import RESPONSE_COLUMNS
 from tests.conftest import FIXTURES
 
 J = FIXTURES / "judgments"

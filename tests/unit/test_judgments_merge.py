@@ -5,8 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from stecflow.corpus import read_items
-from stecflow.designs import latin_square_design
+from stecflow.data.corpus import read_items
 from stecflow.judgments import JUDGMENT_COLUMNS, JudgmentsError
 from stecflow.judgments.importers import read_responses
 from stecflow.judgments.merge import (
@@ -15,6 +14,7 @@ from stecflow.judgments.merge import (
     merge_with_design,
     read_design,
 )
+from stecflow.studies.designs import latin_square_design
 from tests.conftest import FIXTURES
 
 J = FIXTURES / "judgments"
@@ -388,7 +388,7 @@ def _seed003_design():
     With seed 2007, list L01 shows item t131 by S00 twice: as a test trial (order
     10) and as a filler copy (order 19).
     """
-    from stecflow.designs import latin_square_design
+    from stecflow.studies.designs import latin_square_design
 
     systems = [f"S{k:02d}" for k in range(15)]
     items = [f"t{k:03d}" for k in range(148)]
@@ -396,9 +396,9 @@ def _seed003_design():
 
 
 def test_filler_copy_of_a_test_trial_without_order_column(tmp_path):
-    from stecflow.designs import TRIAL_COLUMNS
-    from stecflow.io import read_tsv, write_tsv
+    from stecflow.core.io import read_tsv, write_tsv
     from stecflow.judgments.study import merge_study
+    from stecflow.studies.designs import TRIAL_COLUMNS
 
     design_table = _seed003_design().trials
     write_tsv(design_table.to_dict("records"), TRIAL_COLUMNS, tmp_path / "d.tsv")

@@ -7,8 +7,8 @@ from itertools import combinations
 import pandas as pd
 import pytest
 
-from stecflow.corpus import read_items
-from stecflow.designs import latin_square_design
+from stecflow.data.corpus import read_items
+from stecflow.data.model import Output
 from stecflow.judgments import JudgmentsError
 from stecflow.judgments.importers import read_response_table
 from stecflow.judgments.simulate import (
@@ -22,9 +22,9 @@ from stecflow.judgments.simulate import (
 )
 from stecflow.judgments.study import merge_study
 from stecflow.metrics.distinguishing import is_unique
-from stecflow.model import Output
-from stecflow.realiser import realise
-from stecflow.stimuli import RESPONSE_COLUMNS, make_study_files
+from stecflow.studies.designs import latin_square_design
+from stecflow.studies.stimuli import RESPONSE_COLUMNS, make_study_files
+from stecflow.tasks.reg.realiser import realise
 from tests.conftest import FIXTURES, REPO
 
 J = FIXTURES / "judgments"

@@ -317,7 +317,7 @@ def test_task_from_the_study_config_overrides_the_files(tmp_path):
 
 
 def test_outside_text_is_safe_in_the_judgments_tsv_and_reads_back(tmp_path):
-    from stecflow.io import read_tsv
+    from stecflow.core.io import read_tsv
 
     lab = tmp_path / "lab.csv"
     lab.write_text(

@@ -387,7 +387,7 @@ def test_metric_with_a_hierarchy_and_its_signature(tmp_path):
 
 
 def test_scoring_value_hierarchy_reaches_the_denotation_similarity():
-    from stecflow.scoring import metric_signatures, metric_specs
+    from stecflow.scoring.score import metric_signatures, metric_specs
 
     scoring = {
         "metrics": [{"id": "denotation_similarity"}, {"id": "dice"}],
@@ -413,8 +413,8 @@ def test_scoring_value_hierarchy_reaches_the_denotation_similarity():
     ],
 )
 def test_bad_hierarchy_files_are_config_errors(tmp_path, text, message):
-    from stecflow.errors import ConfigError
-    from stecflow.scoring import build_metrics, metric_specs
+    from stecflow.core.errors import ConfigError
+    from stecflow.scoring.score import build_metrics, metric_specs
 
     path = tmp_path / "h.yaml"
     path.write_text(text)

@@ -29,7 +29,9 @@ def test_stecflow_never_imports_snakemake():
 
 
 def test_importing_the_package_and_validation_is_light():
-    modules = imported_modules("import stecflow, stecflow.validation, stecflow.cli")
+    modules = imported_modules(
+        "import stecflow, stecflow.submissions.validation, stecflow.cli"
+    )
     assert not modules & set(HEAVY)
 
 

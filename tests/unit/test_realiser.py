@@ -7,8 +7,8 @@ from itertools import combinations
 
 import pytest
 
-from stecflow.demo import FURNITURE_SCHEMA, PEOPLE_SCHEMA
-from stecflow.realiser import TEMPLATE_SLOTS, realise
+from stecflow.demo.generate import FURNITURE_SCHEMA, PEOPLE_SCHEMA
+from stecflow.tasks.reg.realiser import TEMPLATE_SLOTS, realise
 
 
 @pytest.mark.parametrize(

@@ -6,10 +6,10 @@ import zipfile
 import pytest
 import yaml
 
-from stecflow.corpus import read_items
-from stecflow.io import parse_tsv, write_tsv
-from stecflow.release import build_release, pseudonym, pseudonymise_table
-from stecflow.validation import validate_submission, write_validation
+from stecflow.core.io import parse_tsv, write_tsv
+from stecflow.data.corpus import read_items
+from stecflow.release.archive import build_release, pseudonym, pseudonymise_table
+from stecflow.submissions.validation import validate_submission, write_validation
 from tests.conftest import REPO
 
 TASKS = ["end_to_end", "attribute_selection"]
@@ -203,7 +203,7 @@ def test_outside_text_in_released_tables_is_safe_and_unchanged(inputs, tmp_path)
     ],
 )
 def test_contact_over_several_lines_or_in_flow_style_is_withheld(text):
-    from stecflow.release import _without_contact
+    from stecflow.release.archive import _without_contact
 
     released = _without_contact(text.encode()).decode()
     assert "jo@example.org" not in released and "Bloggs" not in released

@@ -24,7 +24,7 @@ from urllib.parse import unquote
 import pytest
 import yaml
 
-from stecflow.io import read_tsv, write_json, write_tsv
+from stecflow.core.io import read_tsv, write_json, write_tsv
 from stecflow.report import render_report
 from stecflow.report.formatting import fixed, latex_escape
 from stecflow.report.svg import IntervalPoint, ScatterPoint, interval_plot, scatter_plot
@@ -54,7 +54,7 @@ def report_inputs(campaign: Path) -> dict[str, Any]:
     Only the report's inputs are requested, so the test does not depend on the
     report rule being part of the Snakefile, nor on the other stages.
     """
-    from stecflow.analysis import analysis_specs
+    from stecflow.analysis.analyses import analysis_specs
 
     config = load_config(campaign)
     analyses = [spec["id"] for spec in analysis_specs(config)]
@@ -680,7 +680,7 @@ def test_first_version_is_said_and_version_shown(tiny_html):
 
 
 def test_changes_since_the_previous_release(tiny_inputs, tmp_path):
-    from stecflow.release import build_release
+    from stecflow.release.archive import build_release
 
     previous = tmp_path / "release" / "tiny-1.zip"
     build_release(
@@ -722,7 +722,7 @@ def test_changes_since_the_previous_release(tiny_inputs, tmp_path):
 
 
 def test_missing_previous_release_is_a_clear_error(tiny_inputs, tmp_path):
-    from stecflow.errors import StecflowError
+    from stecflow.core.errors import StecflowError
 
     with pytest.raises(StecflowError, match="report.previous_release"):
         render_report(
@@ -737,7 +737,7 @@ def test_outside_text_is_neutralised_in_csv_downloads_and_the_release(
 ):
     import zipfile
 
-    from stecflow.release import build_release
+    from stecflow.release.archive import build_release
 
     inputs = copy_inputs(tiny_inputs, tmp_path)
     evil = '=HYPERLINK("http://x","y")'

@@ -1,4 +1,4 @@
-"""The JSON schemas are closed, agree with stecflow.ids, and accept our configs."""
+"""The JSON schemas are closed, agree with stecflow.core.ids, and accept our configs."""
 
 from __future__ import annotations
 
@@ -6,11 +6,13 @@ import jsonschema
 import pytest
 import yaml
 
-from stecflow import ids
+from stecflow.core import ids
 from tests.conftest import REPO, TINY
 
 CONFIG_SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
-SUBMISSION_SCHEMA = REPO / "src" / "stecflow" / "schemas" / "submission.schema.yaml"
+SUBMISSION_SCHEMA = (
+    REPO / "src" / "stecflow" / "submissions" / "schemas" / "submission.schema.yaml"
+)
 CAMPAIGNS = sorted((REPO / "config").glob("*.yaml")) + [TINY / "config" / "config.yaml"]
 
 
@@ -43,7 +45,7 @@ def test_every_object_is_closed_and_described(schema_path):
 
 @pytest.mark.parametrize("schema_path", [CONFIG_SCHEMA, SUBMISSION_SCHEMA])
 def test_id_patterns_agree_with_stecflow_ids(schema_path):
-    """Every ID property (id, team, system, study systems) uses stecflow.ids' regex."""
+    """Every ID property (id, team, system, study systems) uses stecflow.core.ids' regex."""
 
     def id_patterns(node, key=None):
         if isinstance(node, dict):

@@ -8,19 +8,23 @@ import pytest
 import sacrebleu
 
 from stecflow.cli import main as cli
-from stecflow.corpus import read_items
-from stecflow.errors import ConfigError
-from stecflow.io import read_tsv
+from stecflow.core.errors import ConfigError
+from stecflow.core.io import read_tsv
+from stecflow.data.corpus import read_items
+from stecflow.data.model import Output
 from stecflow.metrics.text import TextNormaliser
-from stecflow.model import Output
-from stecflow.scoring import (
+from stecflow.scoring.score import (
     aggregate_scores,
     metric_signatures,
     metric_specs,
     score_outputs,
     score_submission,
 )
-from stecflow.validation import read_outputs, validate_submission, write_validation
+from stecflow.submissions.validation import (
+    read_outputs,
+    validate_submission,
+    write_validation,
+)
 
 QUICK = {"bootstrap": {"resamples": 200, "seed": 7}}
 
@@ -296,7 +300,7 @@ def test_empty_word_string_is_scored_as_saying_nothing(items, alpha):
 
 def test_config_with_the_old_ssa_name_scores_seed002s_seb(caplog):
     """A config naming ``ssa`` (seed 002's SEB under its old name) still runs."""
-    from stecflow.scoring import metric_directions, metric_signatures
+    from stecflow.scoring.score import metric_directions, metric_signatures
 
     scoring = {"metrics": [{"id": "ssa"}, {"id": "seb"}, {"id": "se_norm"}]}
     with caplog.at_level("WARNING"):
@@ -313,7 +317,7 @@ def test_string_metrics_on_realised_attribute_sets(items, alpha):
     # realised by the template realiser and the string metrics score the results.
     from rapidfuzz.distance import Indel
 
-    from stecflow.realiser import realise
+    from stecflow.tasks.reg.realiser import realise
 
     sets_only = [replace(o, word_string=None) for o in alpha]
     metrics = {**QUICK, "metrics": [{"id": "se"}, {"id": "dice"}]}

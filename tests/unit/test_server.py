@@ -1,4 +1,4 @@
-"""Tests of stecflow.server against a real server on 127.0.0.1 (in a thread)."""
+"""Tests of stecflow.studies.server against a real server on 127.0.0.1 (in a thread)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from stecflow.server import (
+from stecflow.studies.server import (
     CollectionError,
     export_responses,
     load_study,
@@ -21,7 +21,7 @@ from stecflow.server import (
     make_app,
     read_responses,
 )
-from stecflow.stimuli import RESPONSE_COLUMNS
+from stecflow.studies.stimuli import RESPONSE_COLUMNS
 from tests.browser.studykit import build_demo_study
 
 

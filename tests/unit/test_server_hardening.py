@@ -1,4 +1,4 @@
-"""Hardening of stecflow.server: malformed bodies, time-outs, load and session limits.
+"""Hardening of stecflow.studies.server: malformed bodies, time-outs, load and session limits.
 
 Every test runs a real server on 127.0.0.1 in a thread (see test_server.py).
 """
@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from stecflow import cli
-from stecflow import server as server_module
-from stecflow.server import (
+from stecflow.studies import server as server_module
+from stecflow.studies.server import (
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_READ_TIMEOUT_S,
     DEFAULT_SESSION_WINDOW_S,

@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from stecflow.errors import StecflowError
+from stecflow.core.errors import StecflowError
 from stecflow.stats._common import StatsInputError
 from stecflow.stats.anova import anova, error_term
 from stecflow.stats.correlation import pairwise_corr

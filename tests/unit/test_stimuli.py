@@ -1,4 +1,4 @@
-"""Tests of stecflow.stimuli: the web experiment's files and the DMDX item files."""
+"""Tests of stecflow.studies.stimuli: the web experiment's files and the DMDX item files."""
 
 from __future__ import annotations
 
@@ -14,12 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from stecflow import stimuli
-from stecflow.designs import latin_square_design, two_group_design
-from stecflow.errors import ConfigError
-from stecflow.model import Domain, Entity, EntityAttribute, Item, Reference
-from stecflow.pictures import image_name
-from stecflow.stimuli import (
+from stecflow.core.errors import ConfigError
+from stecflow.data.model import Domain, Entity, EntityAttribute, Item, Reference
+from stecflow.studies import stimuli
+from stecflow.studies.designs import latin_square_design, two_group_design
+from stecflow.studies.stimuli import (
     ADEQUACY_QUESTION,
     FLUENCY_QUESTION,
     RESPONSE_COLUMNS,
@@ -31,6 +30,7 @@ from stecflow.stimuli import (
     make_study_files,
     study_sha256,
 )
+from stecflow.tasks.reg.pictures import image_name
 from tests.browser.studykit import IMAGES, demo_design, demo_items, demo_outputs
 
 SYSTEMS = ("full-brevity", "greedy", "HUMAN-1")
@@ -543,7 +543,7 @@ def test_importing_stimuli_and_server_is_light():
         [
             sys.executable,
             "-c",
-            "import stecflow.stimuli, stecflow.server, sys; print(' '.join(sys.modules))",
+            "import stecflow.studies.stimuli, stecflow.studies.server, sys; print(' '.join(sys.modules))",
         ],
         check=True,
         capture_output=True,

@@ -4,10 +4,10 @@ from dataclasses import replace
 
 import pytest
 
-from stecflow.corpus import read_items, write_items
-from stecflow.errors import ConfigError
-from stecflow.io import read_json, read_tsv
-from stecflow.studies import check_studies, design_study, study_specs
+from stecflow.core.errors import ConfigError
+from stecflow.core.io import read_json, read_tsv
+from stecflow.data.corpus import read_items, write_items
+from stecflow.studies.setup import check_studies, design_study, study_specs
 
 SUBMISSIONS = [("alpha", "sys1"), ("beta", "sys2"), ("human", "HUMAN-1")]
 
@@ -167,7 +167,7 @@ def asgre_shaped(campaign):
 
 
 def test_attribute_selection_outputs_are_shown_realised(tiny_campaign, tmp_path):
-    from stecflow.studies import build_stimuli
+    from stecflow.studies.setup import build_stimuli
 
     campaign = asgre_shaped(tiny_campaign)
     root = str(campaign / "submissions")

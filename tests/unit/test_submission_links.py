@@ -21,9 +21,11 @@ import pytest
 import yaml
 
 from stecflow.campaign import discover_submissions, late_submissions
-from stecflow.io import read_json, read_tsv
-from stecflow.release import build_release
-from stecflow.safepath import (
+from stecflow.core.io import read_json, read_tsv
+from stecflow.release.archive import build_release
+from stecflow.scoring.score import score_submission
+from stecflow.studies.setup import build_stimuli, design_study, study_specs
+from stecflow.submissions.safepath import (
     OutsideLinkError,
     is_submission_file,
     leads_outside,
@@ -31,9 +33,7 @@ from stecflow.safepath import (
     read_submission_file,
     resolve_inside,
 )
-from stecflow.scoring import score_submission
-from stecflow.studies import build_stimuli, design_study, study_specs
-from stecflow.validation import summarise_validation, validate_to_files
+from stecflow.submissions.validation import summarise_validation, validate_to_files
 from tests.conftest import REPO
 
 TASKS = ["end_to_end", "attribute_selection"]
@@ -434,7 +434,7 @@ def test_scoring_refuses_outputs_that_became_a_link_out(linked, tmp_path):
     assert not (tmp_path / "s.json").exists()
 
 
-# ------------------------------------------------------------- stecflow.safepath
+# ------------------------------------------------------------- stecflow.submissions.safepath
 
 
 def test_resolve_inside_names_the_first_link_out(linked):

@@ -16,9 +16,9 @@ import pytest
 import yaml
 
 from stecflow.campaign import analysed_submissions, superseded_submissions
-from stecflow.corpus import read_items
-from stecflow.io import read_tsv
-from stecflow.validation import (
+from stecflow.core.io import read_tsv
+from stecflow.data.corpus import read_items
+from stecflow.submissions.validation import (
     format_report,
     summarise_validation,
     validate_submission,

@@ -4,9 +4,9 @@ import shutil
 
 import pytest
 
-from stecflow.corpus import read_items
-from stecflow.io import read_tsv
-from stecflow.validation import (
+from stecflow.core.io import read_tsv
+from stecflow.data.corpus import read_items
+from stecflow.submissions.validation import (
     format_report,
     read_outputs,
     summarise_validation,

@@ -18,8 +18,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from stecflow.corpus import read_items
-from stecflow.validation import (
+from stecflow.data.corpus import read_items
+from stecflow.submissions.validation import (
     Limits,
     read_outputs,
     validate_submission,
@@ -431,14 +431,14 @@ def test_second_output_in_a_trial_is_an_error_and_markup_in_strings_a_warning(
 def test_files_are_opened_without_following_a_last_minute_link(tmp_path):
     # Discovery resolved the path inside submissions/; if its last part has
     # become a link since, the open refuses it rather than reading the target.
-    from stecflow.validation import _open_regular
+    from stecflow.submissions.validation import _open_regular
 
     outside = tmp_path / "outside.txt"
     outside.write_text("CANARY")
     link = tmp_path / "sub" / "outputs.xml"
     link.parent.mkdir()
     link.symlink_to(outside)
-    from stecflow.errors import StecflowError
+    from stecflow.core.errors import StecflowError
 
     with pytest.raises((OSError, StecflowError)):
         _open_regular(link)

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from stecflow.errors import XMLError
-from stecflow.xmlsafe import parse_xml, parse_xml_lenient
+from stecflow.core.errors import XMLError
+from stecflow.data.xmlsafe import parse_xml, parse_xml_lenient
 
 
 def write(tmp_path, data: bytes, name="f.xml"):

@@ -14,7 +14,7 @@ import json
 import pytest
 import yaml
 
-from stecflow.io import read_tsv
+from stecflow.core.io import read_tsv
 from stecflow.judgments.simulate import simulate_study
 from tests.workflow.helpers import planned_jobs, snakemake
 

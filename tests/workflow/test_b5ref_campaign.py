@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from stecflow.cli import main as cli
-from stecflow.io import read_tsv
+from stecflow.core.io import read_tsv
 from tests.conftest import REPO
 from tests.workflow.helpers import snakemake
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from stecflow.io import read_tsv
+from stecflow.core.io import read_tsv
 from tests.workflow.helpers import planned_jobs, snakemake
 
 pytestmark = pytest.mark.workflow

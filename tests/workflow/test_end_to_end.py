@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from stecflow.io import read_tsv
+from stecflow.core.io import read_tsv
 from tests.conftest import TINY
 from tests.workflow.helpers import job_resources, planned_jobs, snakemake
 

@@ -3,7 +3,7 @@
 Snakemake refuses wildcard values that end in one piece repeated 20 times or more
 (``PeriodicWildcardError``), which valid IDs such as ``aaaaaaaaaaaaaaaaaaaa`` do;
 the per-submission rules therefore use one ``{submission}`` wildcard whose value
-ends in a dot (see ``workflow/rules/common.smk`` and ``stecflow.ids``).
+ends in a dot (see ``workflow/rules/common.smk`` and ``stecflow.core.ids``).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from stecflow.io import read_tsv
+from stecflow.core.io import read_tsv
 from tests.workflow.helpers import planned_jobs, snakemake
 
 pytestmark = pytest.mark.workflow

@@ -6,8 +6,13 @@ import functools
 from snakemake.common.tbdstring import TBDString
 from snakemake.utils import validate
 
-from stecflow import analysis, campaign, ids, safepath, scoring, studies
-from stecflow import resources as sizing
+from stecflow import campaign
+from stecflow.analysis import analyses as analysis
+from stecflow.core import ids
+from stecflow.core import resources as sizing
+from stecflow.scoring import score as scoring
+from stecflow.studies import setup as studies
+from stecflow.submissions import safepath
 
 validate(config, schema="../schemas/config.schema.yaml")
 campaign.check_config(config)
@@ -27,7 +32,7 @@ HIGHER_IS_BETTER = scoring.metric_directions(config["scoring"])
 ANALYSES = {spec["id"]: spec for spec in analysis.analysis_specs(config)}
 studies.check_studies(config, SUBMISSIONS)
 STUDIES = {spec["id"]: spec for spec in studies.study_specs(config)}
-# Memory and time of every job, sized from its inputs (see stecflow.resources);
+# Memory and time of every job, sized from its inputs (see stecflow.core.resources);
 # "to be determined" until the inputs exist.
 mem_mb = functools.partial(sizing.mem_mb, pending=TBDString())
 runtime = functools.partial(sizing.runtime, pending=TBDString())
@@ -39,7 +44,7 @@ RELEASE_ARCHIVE = (
 # Per-submission files are <results>/<stage>/<team>/<system>.<ext>, written with one
 # wildcard, {submission} = "<team>/<system>." (dot included), not {team}/{system}:
 # Snakemake refuses wildcard values that end in one piece repeated 20 times or
-# more, which valid IDs such as "aaaaaaaaaaaaaaaaaaaa" do (see stecflow.ids).
+# more, which valid IDs such as "aaaaaaaaaaaaaaaaaaaa" do (see stecflow.core.ids).
 wildcard_constraints:
     submission=ids.SUBMISSION_WILDCARD_REGEX,
     analysis=ids.ID_REGEX,

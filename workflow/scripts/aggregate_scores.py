@@ -1,7 +1,7 @@
 """Adapter for rule `aggregate_scores` (workflow/rules/scoring.smk)."""
 
-from stecflow.logs import job_log
-from stecflow.scoring import aggregate_scores
+from stecflow.core.logs import job_log
+from stecflow.scoring.score import aggregate_scores
 
 
 def main(smk) -> None:

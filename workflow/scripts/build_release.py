@@ -1,7 +1,7 @@
 """Adapter for rule `build_release` (workflow/rules/release.smk)."""
 
-from stecflow.logs import job_log
-from stecflow.release import build_release
+from stecflow.core.logs import job_log
+from stecflow.release.archive import build_release
 
 
 def main(smk) -> None:

@@ -1,7 +1,7 @@
 """Adapter for rule `build_stimuli` (workflow/rules/studies.smk)."""
 
-from stecflow.logs import job_log
-from stecflow.studies import build_stimuli
+from stecflow.core.logs import job_log
+from stecflow.studies.setup import build_stimuli
 
 
 def main(smk) -> None:

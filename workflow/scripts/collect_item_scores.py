@@ -1,7 +1,7 @@
 """Adapter for rule `collect_item_scores` (workflow/rules/statistics.smk)."""
 
-from stecflow.analysis import collect_item_scores
-from stecflow.logs import job_log
+from stecflow.analysis.analyses import collect_item_scores
+from stecflow.core.logs import job_log
 
 
 def main(smk) -> None:

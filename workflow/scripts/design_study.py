@@ -1,7 +1,7 @@
 """Adapter for rule `design_study` (workflow/rules/studies.smk)."""
 
-from stecflow.logs import job_log
-from stecflow.studies import design_study
+from stecflow.core.logs import job_log
+from stecflow.studies.setup import design_study
 
 
 def main(smk) -> None:

@@ -1,7 +1,7 @@
 """Adapter for rule `merge_judgments` (workflow/rules/judgments.smk)."""
 
+from stecflow.core.logs import job_log
 from stecflow.judgments.study import merge_study
-from stecflow.logs import job_log
 
 
 def main(smk) -> None:

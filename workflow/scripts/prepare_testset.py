@@ -1,7 +1,7 @@
 """Adapter for rule `prepare_testset` (workflow/rules/validation.smk)."""
 
 from stecflow.campaign import prepare_testset
-from stecflow.logs import job_log
+from stecflow.core.logs import job_log
 
 
 def main(smk) -> None:

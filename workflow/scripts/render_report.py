@@ -1,6 +1,6 @@
 """Adapter for rule `render_report` (workflow/rules/report.smk)."""
 
-from stecflow.logs import job_log
+from stecflow.core.logs import job_log
 from stecflow.report import render_report
 
 

@@ -1,7 +1,7 @@
 """Adapter for rule `run_analysis` (workflow/rules/statistics.smk)."""
 
-from stecflow.analysis import run_analysis
-from stecflow.logs import job_log
+from stecflow.analysis.analyses import run_analysis
+from stecflow.core.logs import job_log
 
 
 def main(smk) -> None:

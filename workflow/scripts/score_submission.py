@@ -1,7 +1,7 @@
 """Adapter for rule `score_submission` (workflow/rules/scoring.smk)."""
 
-from stecflow.logs import job_log
-from stecflow.scoring import score_submission
+from stecflow.core.logs import job_log
+from stecflow.scoring.score import score_submission
 
 
 def main(smk) -> None:

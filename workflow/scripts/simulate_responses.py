@@ -1,7 +1,7 @@
 """Adapter for rule `simulate_responses` (workflow/rules/judgments.smk)."""
 
+from stecflow.core.logs import job_log
 from stecflow.judgments.simulate import simulate_study
-from stecflow.logs import job_log
 
 
 def main(smk) -> None:

@@ -1,7 +1,7 @@
 """Adapter for rule `validate_submission` (workflow/rules/validation.smk)."""
 
-from stecflow.logs import job_log
-from stecflow.validation import validate_to_files
+from stecflow.core.logs import job_log
+from stecflow.submissions.validation import validate_to_files
 
 
 def main(smk) -> None:

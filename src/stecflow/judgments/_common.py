@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from stecflow.errors import StecflowError
+from stecflow.core.errors import StecflowError
 
 __all__ = [
     "CHECKS",

@@ -58,7 +58,7 @@ from stecflow.judgments._common import (
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from stecflow.model import Item
+    from stecflow.data.model import Item
 
 __all__ = [
     "CORRECTABLE_FIELDS",

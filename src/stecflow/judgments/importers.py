@@ -5,9 +5,10 @@ Four sources are supported, each read by its own function and all returning an
 per answered trial):
 
 ``server`` / ``offline``: :func:`read_response_table`
-    The collection server's export (:func:`stecflow.server.export_responses`) and
+    The collection server's export
+    (:func:`stecflow.studies.server.export_responses`) and
     the file the web page saves in offline mode: the same TSV with the columns
-    :data:`stecflow.stimuli.RESPONSE_COLUMNS`, optionally followed by
+    :data:`stecflow.studies.stimuli.RESPONSE_COLUMNS`, optionally followed by
     ``simulated`` (files written by :mod:`stecflow.judgments.simulate`). Rows whose
     ``session_status`` is ``offline`` are labelled ``offline``.
 ``generic``: :func:`read_generic_table`
@@ -20,7 +21,7 @@ per answered trial):
     negative when the response was wrong; a time-out is the negative time-out
     value; ``*** ABORTED ***`` after a time marks an aborted item; lines starting
     with ``!`` are comments). Item numbers are mapped to trials with the
-    ``<list>-items.tsv`` table that :func:`stecflow.stimuli.make_dmdx_files`
+    ``<list>-items.tsv`` table that :func:`stecflow.studies.stimuli.make_dmdx_files`
     writes, or by its convention (item *n* = identification of trial *n*,
     ``10000 + n`` = reading of trial *n*).
 
@@ -47,7 +48,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stecflow.io import decode_cell
+from stecflow.core.io import decode_cell
 from stecflow.judgments._common import (
     IMPORT_COLUMNS,
     JudgmentsError,
@@ -75,7 +76,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 #: DMDX item number of the reading phase of trial *n* is ``n + DMDX_READING_OFFSET``
-#: (the convention of :func:`stecflow.stimuli.make_dmdx_files`).
+#: (the convention of :func:`stecflow.studies.stimuli.make_dmdx_files`).
 DMDX_READING_OFFSET = 10000
 
 #: Columns a generic CSV may have. ``participant`` (or ``session``) and ``item``
@@ -340,7 +341,7 @@ def _check_width(
 
 
 def _response_columns() -> tuple[str, ...]:
-    from stecflow.stimuli import RESPONSE_COLUMNS
+    from stecflow.studies.stimuli import RESPONSE_COLUMNS
 
     return tuple(RESPONSE_COLUMNS)
 
@@ -357,7 +358,7 @@ def read_response_table(
     Parameters
     ----------
     path : path
-        A TSV with the columns :data:`stecflow.stimuli.RESPONSE_COLUMNS` (in any
+        A TSV with the columns :data:`stecflow.studies.stimuli.RESPONSE_COLUMNS` (in any
         order), optionally with ``simulated``. A comma- or semicolon-separated
         copy (a spreadsheet's "save as CSV") is read too.
     study : str, optional
@@ -367,7 +368,7 @@ def read_response_table(
     strict : bool, default False
         Raise at the first unusable row instead of keeping it with a flag.
 
-    Cells are decoded as :func:`stecflow.io.write_tsv` (which writes the
+    Cells are decoded as :func:`stecflow.core.io.write_tsv` (which writes the
     server's export and simulated answers) encodes them: escapes undone, the
     ``'`` that neutralises a formula-like participant ID removed.
 
@@ -412,7 +413,7 @@ def read_response_table(
         row = _empty_row(source_file=source, source_line=line)
         for name, text in zip(header, fields, strict=True):
             # stecflow wrote the file (write_tsv): undo its escapes and the
-            # formula neutralisation of free-text cells (stecflow.io).
+            # formula neutralisation of free-text cells (stecflow.core.io).
             row[name] = _parse_value(name, decode_cell(text, name), problems)
         if row["simulated"] is None:
             row["simulated"] = False
@@ -549,7 +550,7 @@ _INCORPORATED = re.compile(r"Subjects\s+incorporated\s+to\s+date\s*:\s*(\d+)", r
 
 
 def read_dmdx_item_table(path: str | Path) -> dict[int, dict[str, Any]]:
-    """Read ``<list>-items.tsv`` of :func:`stecflow.stimuli.make_dmdx_files`.
+    """Read ``<list>-items.tsv`` of :func:`stecflow.studies.stimuli.make_dmdx_files`.
 
     Parameters
     ----------

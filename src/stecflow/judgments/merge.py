@@ -2,7 +2,7 @@
 
 :func:`merge_with_design` takes the import table (:data:`IMPORT_COLUMNS`, from
 :mod:`stecflow.judgments.importers`) and the study's design table
-(:data:`stecflow.designs.TRIAL_COLUMNS`, ``results/studies/<study>/design.tsv``)
+(:data:`stecflow.studies.designs.TRIAL_COLUMNS`, ``results/studies/<study>/design.tsv``)
 and returns one row per trial with the columns :data:`JUDGMENT_COLUMNS`, plus the
 rows of the data-quality table (:data:`QUALITY_COLUMNS`) for everything it found.
 
@@ -75,7 +75,7 @@ from stecflow.judgments._common import (
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from stecflow.model import Item
+    from stecflow.data.model import Item
 
 __all__ = [
     "CANT_TELL",
@@ -110,7 +110,7 @@ def read_design(path: str | Path) -> pd.DataFrame:
     Parameters
     ----------
     path : path
-        TSV with the columns of :data:`stecflow.designs.TRIAL_COLUMNS` (at least
+        TSV with the columns of :data:`stecflow.studies.designs.TRIAL_COLUMNS` (at least
         ``list``, ``order``, ``item`` and ``system``).
 
     Returns
@@ -136,7 +136,7 @@ def read_design(path: str | Path) -> pd.DataFrame:
 
 
 def design_frame(design: Any, *, source: str = "design") -> pd.DataFrame:
-    """Normalise a design (a :class:`~stecflow.designs.Design` or its table).
+    """Normalise a design (a :class:`~stecflow.studies.designs.Design` or its table).
 
     Returns a copy with ``order`` and ``subject_slot`` as int, ``practice`` and
     ``filler`` as bool and every other column as str or None; rows with an
@@ -156,7 +156,7 @@ def design_frame(design: Any, *, source: str = "design") -> pd.DataFrame:
     if missing:
         raise JudgmentsError(
             f"the design has no column {missing[0]}; expected the design table of "
-            "stecflow.designs (list, order, item, system, ...)",
+            "stecflow.studies.designs (list, order, item, system, ...)",
             file=source,
             line=1,
             field=missing[0],

@@ -2,7 +2,7 @@
 
 The simulator answers every trial of a study design the way a participant of the
 web experiment would, and writes the answers in the collection server's export
-format (:data:`stecflow.stimuli.RESPONSE_COLUMNS`) plus a ``simulated`` column
+format (:data:`stecflow.studies.stimuli.RESPONSE_COLUMNS`) plus a ``simulated`` column
 that is always ``true``. The file goes through the same importer and merge as real
 data (:func:`stecflow.judgments.importers.read_response_table` keeps the label),
 so every downstream table and the report can mark simulated judgments.
@@ -13,7 +13,7 @@ The generative model (documented for organisers in ``docs/judgments.md``)
 pairs: the attribute set the system produced when there is one (option
 ``content="attributes_first"``), otherwise read from its words with a lexicon
 (:class:`Lexicon`): the template realiser's words for every attribute
-(:data:`stecflow.realiser.TEMPLATE_SLOTS`, grid rows and columns) and every
+(:data:`stecflow.tasks.reg.realiser.TEMPLATE_SLOTS`, grid rows and columns) and every
 phrase that the human references of the items annotate with an attribute
 (``ANNOTATED-WORD-STRING`` spans such as ``couch`` -> ``type:sofa`` or
 ``second from the right`` -> ``x-dimension:4``). Phrases are matched longest
@@ -74,10 +74,10 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from stecflow.judgments._common import JudgmentsError, digest_seed, plain
-from stecflow.stimuli import RESPONSE_COLUMNS
+from stecflow.studies.stimuli import RESPONSE_COLUMNS
 
 if TYPE_CHECKING:  # pragma: no cover
-    from stecflow.model import Item
+    from stecflow.data.model import Item
 
 __all__ = [
     "SIMULATED_COLUMNS",
@@ -159,7 +159,7 @@ class Lexicon:
             self.phrases.setdefault(key, Counter())[_norm(*attribute)] += n
 
     def _realiser(self) -> None:
-        from stecflow.realiser import TEMPLATE_SLOTS
+        from stecflow.tasks.reg.realiser import TEMPLATE_SLOTS
 
         negative_slots = (7, 9)
         for (name, value), (slot, words) in TEMPLATE_SLOTS.items():
@@ -280,7 +280,7 @@ def description_content(
 
     Examples
     --------
-    >>> from stecflow.model import Domain, Entity, EntityAttribute, Item
+    >>> from stecflow.data.model import Domain, Entity, EntityAttribute, Item
     >>> e = Entity("e1", True, (EntityAttribute("type", "chair"),
     ...                         EntityAttribute("colour", "red")))
     >>> item = Item("t1", Domain((e,)), "furniture")
@@ -700,12 +700,12 @@ def simulate_responses(
     Parameters
     ----------
     design : Design or DataFrame
-        The study design (:data:`stecflow.designs.TRIAL_COLUMNS`).
+        The study design (:data:`stecflow.studies.designs.TRIAL_COLUMNS`).
     items : iterable of Item
         Test and practice items (domains, references).
     outputs_by_system : mapping
         System ID -> {item ID -> output}: a word string, an
-        :class:`~stecflow.model.Output` or a mapping with ``word_string`` and
+        :class:`~stecflow.data.model.Output` or a mapping with ``word_string`` and
         ``attribute_set``. A practice trial without a system (or output) shows
         the item's first human reference, as the web experiment does.
     task : {"rating", "identification"}
@@ -719,7 +719,8 @@ def simulate_responses(
     study : str, optional
         Study ID (default: the design's ``study`` column).
     presentation : mapping, optional
-        The study's presentation settings (:class:`stecflow.stimuli.StudySettings`
+        The study's presentation settings
+        (:class:`stecflow.studies.stimuli.StudySettings`
         keys ``timeout_ms``, ``cant_tell``, ``delay_ms``, ``speech_wpm``).
 
     Returns
@@ -734,7 +735,7 @@ def simulate_responses(
         Unknown task, or a test trial whose system has no output for its item.
     """
     from stecflow.judgments.merge import design_frame
-    from stecflow.realiser import realise
+    from stecflow.tasks.reg.realiser import realise
 
     if task not in ("rating", "identification"):
         raise JudgmentsError(f"{task!r} is not rating or identification", field="task")
@@ -836,7 +837,7 @@ def simulate_study(
     """Simulate a built study from its ``stimuli.json`` and write the answers.
 
     The descriptions are exactly those the web experiment shows (the study
-    document of :func:`stecflow.stimuli.make_study_files`), read from their
+    document of :func:`stecflow.studies.stimuli.make_study_files`), read from their
     words; the items give the domains and references.
 
     Parameters
@@ -858,7 +859,7 @@ def simulate_study(
     int
         Rows written.
     """
-    from stecflow.corpus import read_items
+    from stecflow.data.corpus import read_items
 
     path = Path(stimuli_path)
     if path.is_dir():
@@ -917,10 +918,10 @@ def write_simulated_responses(
 ) -> None:
     """Write simulated answers as the server's export plus ``simulated``.
 
-    Columns: :data:`stecflow.stimuli.RESPONSE_COLUMNS` then ``simulated``; rows
+    Columns: :data:`stecflow.studies.stimuli.RESPONSE_COLUMNS` then ``simulated``; rows
     sorted by list, session and order (deterministic bytes).
     """
-    from stecflow.io import write_tsv
+    from stecflow.core.io import write_tsv
 
     ordered = sorted(
         ({k: plain(v) for k, v in row.items()} for row in rows),

@@ -14,7 +14,7 @@ sets the analysis flags, treats time outliers
 * optionally the measures table: :data:`MEASURE_COLUMNS`.
 
 Every output is byte-deterministic (sorted rows, fixed columns, floats through
-:func:`stecflow.io.format_float`).
+:func:`stecflow.core.io.format_float`).
 """
 
 from __future__ import annotations
@@ -277,7 +277,7 @@ def merge_study(
     """
     import pandas as pd
 
-    from stecflow.io import write_json, write_tsv
+    from stecflow.core.io import write_json, write_tsv
     from stecflow.judgments.corrections import apply_corrections, read_corrections
     from stecflow.judgments.importers import read_responses
     from stecflow.judgments.measures import MEASURE_COLUMNS, study_measures
@@ -301,7 +301,7 @@ def merge_study(
         study = studies[0]
     items: dict[str, Any] = {}
     if testset_path is not None or items_paths:
-        from stecflow.corpus import read_items
+        from stecflow.data.corpus import read_items
 
         paths = ([str(testset_path)] if testset_path is not None else []) + sorted(
             str(p) for p in items_paths

@@ -391,8 +391,8 @@ def load_value_hierarchy(path: str | Path) -> ValueHierarchy:
     ValueError
         Naming the file and what is wrong (missing, not YAML, wrong shape, cycle).
     """
-    from stecflow.errors import StecflowError
-    from stecflow.yamlsafe import load_yaml
+    from stecflow.core.errors import StecflowError
+    from stecflow.data.yamlsafe import load_yaml
 
     path = Path(path)
     try:

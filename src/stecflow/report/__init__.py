@@ -37,8 +37,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .build import build_report
-from .inputs import PathLike
+from stecflow.report.build import build_report
+from stecflow.report.inputs import PathLike
 
 __all__ = [
     "STYLESHEET",

@@ -6,12 +6,12 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .. import __version__
-from ..changes import changes_since
-from ..io import read_tsv
-from .context import Context, display_path, heading, path_tail
-from .human import human_section
-from .inputs import (
+from stecflow import __version__
+from stecflow.core.io import read_tsv
+from stecflow.report.changes import changes_since
+from stecflow.report.context import Context, display_path, heading, path_tail
+from stecflow.report.human import human_section
+from stecflow.report.inputs import (
     PathLike,
     config_sha256,
     file_sha256,
@@ -23,12 +23,12 @@ from .inputs import (
     read_system_scores,
     read_testset,
 )
-from .methods import methods_section, provenance_section
-from .overview import overview_section
-from .quality import quality_section
-from .scores import scores_section
-from .statistics import statistics_section
-from .versions import changes_blocks
+from stecflow.report.methods import methods_section, provenance_section
+from stecflow.report.overview import overview_section
+from stecflow.report.quality import quality_section
+from stecflow.report.scores import scores_section
+from stecflow.report.statistics import statistics_section
+from stecflow.report.versions import changes_blocks
 
 __all__ = ["build_report"]
 
@@ -59,7 +59,7 @@ def build_report(
     dict
         ``title``, ``campaign``, ``sections`` (each ``id``, ``title``, ``blocks``),
         ``nav`` and ``meta`` for the template; ``version`` and ``changes`` (from
-        :func:`stecflow.changes.changes_since`).
+        :func:`stecflow.report.changes.changes_since`).
     """
     campaign = config.get("campaign") or {}
     changes = changes_since(

@@ -16,8 +16,8 @@ from urllib.parse import quote
 
 from markupsafe import Markup
 
-from .formatting import DASH, parse_float
-from .inputs import (
+from stecflow.report.formatting import DASH, parse_float
+from stecflow.report.inputs import (
     JudgmentStudy,
     MetricInfo,
     PathLike,
@@ -25,8 +25,13 @@ from .inputs import (
     TestsetInfo,
     fallback_metric,
 )
-from .presentation import interval_note, score_text, subset_title, unit_notes
-from .tables import Cell, Column, Row, Table
+from stecflow.report.presentation import (
+    interval_note,
+    score_text,
+    subset_title,
+    unit_notes,
+)
+from stecflow.report.tables import Cell, Column, Row, Table
 
 __all__ = [
     "FAMILY_TITLES",

@@ -17,11 +17,18 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from .context import Block, Context, heading, notice, paragraph, subset_title
-from .formatting import fixed, parse_float
-from .inputs import JudgmentStudy
-from .svg import ScatterPoint, scatter_plot
-from .tables import Cell, Column, Row, Table
+from stecflow.report.context import (
+    Block,
+    Context,
+    heading,
+    notice,
+    paragraph,
+    subset_title,
+)
+from stecflow.report.formatting import fixed, parse_float
+from stecflow.report.inputs import JudgmentStudy
+from stecflow.report.svg import ScatterPoint, scatter_plot
+from stecflow.report.tables import Cell, Column, Row, Table
 
 __all__ = ["HUMAN_MEASURES", "HumanMeasure", "human_section", "study_title"]
 
@@ -232,7 +239,7 @@ def _rates_table(
 
 def _flag_notices(summary: Mapping[str, Any]) -> list[Block]:
     """The study's flagged measures (MIR = IR by construction, constant ones)."""
-    from .quality import FLAG_TITLES
+    from stecflow.report.quality import FLAG_TITLES
 
     flags = summary.get("measure_flags") or []
     return [

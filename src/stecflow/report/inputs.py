@@ -15,8 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..io import read_json, read_tsv
-from .formatting import parse_float
+from stecflow.core.io import read_json, read_tsv
+from stecflow.report.formatting import parse_float
 
 __all__ = [
     "JudgmentStudy",
@@ -119,8 +119,8 @@ def metric_infos(config: Mapping[str, Any]) -> dict[str, MetricInfo]:
     ConfigError
         For an unknown metric or option (as the scoring stage would).
     """
-    from ..metrics.distinguishing import DomainMetric
-    from ..scoring import build_metrics, metric_signatures, metric_specs
+    from stecflow.metrics.distinguishing import DomainMetric
+    from stecflow.scoring.score import build_metrics, metric_signatures, metric_specs
 
     scoring = config.get("scoring") or {}
     signatures = metric_signatures(scoring)
@@ -300,7 +300,7 @@ class TestsetInfo:
 
 def read_testset(path: PathLike) -> TestsetInfo:
     """Count items, subsets and references of the (normalised) test set."""
-    from ..corpus import read_items
+    from stecflow.data.corpus import read_items
 
     items = read_items(path)
     cells = Counter((i.subdomain, i.condition or "") for i in items)

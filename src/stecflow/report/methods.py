@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .. import __version__
-from .context import (
+from stecflow import __version__
+from stecflow.report.context import (
     FAMILY_TITLES,
     Block,
     Context,
@@ -19,12 +19,12 @@ from .context import (
     paragraph,
     signature_list,
 )
-from .formatting import DASH, no_zero
-from .inputs import (
+from stecflow.report.formatting import DASH, no_zero
+from stecflow.report.inputs import (
     MetricInfo,
     config_sha256,
 )
-from .tables import Cell, Column, Row, Table
+from stecflow.report.tables import Cell, Column, Row, Table
 
 __all__ = ["MULTI_REF", "methods_section", "provenance_section"]
 

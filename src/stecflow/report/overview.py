@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .context import (
+from stecflow.report.context import (
     LATE_MARK,
     Block,
     Context,
@@ -15,8 +15,8 @@ from .context import (
     validation_link,
     yes_no,
 )
-from .formatting import DASH
-from .tables import Cell, Column, Row, Table
+from stecflow.report.formatting import DASH
+from stecflow.report.tables import Cell, Column, Row, Table
 
 __all__ = ["TASK_NAMES", "overview_section"]
 

@@ -19,10 +19,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..io import format_float
-from .formatting import DASH, fixed, parse_float
-from .inputs import MetricInfo, fallback_metric
-from .tables import Cell, Column, Row, Table
+from stecflow.core.io import format_float
+from stecflow.report.formatting import DASH, fixed, parse_float
+from stecflow.report.inputs import MetricInfo, fallback_metric
+from stecflow.report.tables import Cell, Column, Row, Table
 
 __all__ = [
     "OUTPUT_FORMATS",
@@ -91,7 +91,8 @@ def score_text(
         The metric's display info (scale, percentage, decimals).
     value, low, high
         The score and its interval bounds as stored (floats, TSV strings or
-        ``None``); ``scores/systems.tsv`` and :func:`stecflow.scoring.score_outputs`
+        ``None``); ``scores/systems.tsv`` and
+        :func:`stecflow.scoring.score.score_outputs`
         hold them on the metric's own scale (BLEU 0–100, accuracies 0–1).
 
     Returns
@@ -128,7 +129,7 @@ def score_text(
 
 
 def _stored(value: Any) -> float | None:
-    """*value* as the workflow's files hold it (:func:`stecflow.io.format_float`)."""
+    """*value* as the workflow's files hold it (:func:`.format_float`)."""
     number = parse_float(value)
     return None if number is None else float(format_float(number))
 
@@ -249,7 +250,7 @@ def score_records(
     Parameters
     ----------
     rows
-        System rows of :func:`stecflow.scoring.score_outputs` (or of
+        System rows of :func:`stecflow.scoring.score.score_outputs` (or of
         ``scores/systems.tsv`` for one system).
     infos
         Display info by metric ID (:func:`.inputs.metric_infos`).
@@ -410,7 +411,7 @@ def render_scores(
     str
         Ending with a newline.
     """
-    from ..io import format_tsv
+    from stecflow.core.io import format_tsv
 
     if fmt not in OUTPUT_FORMATS:
         raise ValueError(f"unknown format {fmt!r}; expected one of {OUTPUT_FORMATS}")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from .context import (
+from stecflow.report.context import (
     FAMILY_TITLES,
     LATE_MARK,
     SUPERSEDED_MARK,
@@ -28,9 +28,9 @@ from .context import (
     subset_title,
     system_cell,
 )
-from .presentation import subset_header
-from .svg import IntervalPoint, interval_plot
-from .tables import Cell, Column, Row, Table
+from stecflow.report.presentation import subset_header
+from stecflow.report.svg import IntervalPoint, interval_plot
+from stecflow.report.tables import Cell, Column, Row, Table
 
 __all__ = ["scores_section"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from .context import (
+from stecflow.report.context import (
     Block,
     Context,
     heading,
@@ -15,9 +15,9 @@ from .context import (
     notice,
     paragraph,
 )
-from .formatting import DASH, fixed, no_zero, p_cell, p_text, parse_float
-from .svg import ScatterPoint, heatmap, scatter_plot
-from .tables import Cell, Column, Row, Table
+from stecflow.report.formatting import DASH, fixed, no_zero, p_cell, p_text, parse_float
+from stecflow.report.svg import ScatterPoint, heatmap, scatter_plot
+from stecflow.report.tables import Cell, Column, Row, Table
 
 __all__ = ["correlation_caveats", "design_caveat", "statistics_section"]
 
@@ -124,7 +124,7 @@ def correlation_caveats(
 
 
 def _anova(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
-    from ..stats.formatting import format_result
+    from stecflow.stats.formatting import format_result
 
     spec = record.get("spec") or {}
     info = measure_info(ctx, spec.get("measure", ""), source=spec.get("source", ""))
@@ -234,7 +234,7 @@ def _tukey(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
         ]
     import pandas as pd
 
-    from ..stats.formatting import letter_table
+    from stecflow.stats.formatting import letter_table
 
     letters = letter_table(
         pd.DataFrame(
@@ -354,7 +354,7 @@ def _kruskal(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]
 def _correlations(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
     import pandas as pd
 
-    from ..stats.formatting import correlation_table
+    from stecflow.stats.formatting import correlation_table
 
     spec = record.get("spec") or {}
     measures = list(spec.get("measures") or [])

@@ -20,7 +20,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from html import escape
 
-from .formatting import fixed
+from stecflow.report.formatting import fixed
 
 __all__ = [
     "IntervalPoint",

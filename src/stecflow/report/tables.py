@@ -14,8 +14,8 @@ import io
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
-from ..io import FREE_TEXT_COLUMNS, neutralise_formula
-from .formatting import latex_escape
+from stecflow.core.io import FREE_TEXT_COLUMNS, neutralise_formula
+from stecflow.report.formatting import latex_escape
 
 __all__ = ["Cell", "Column", "Row", "Table", "data_uri"]
 
@@ -178,9 +178,9 @@ class Table:
     def to_csv(self) -> str:
         """The table as CSV: one header line, divider rows left out, ``\\n`` ends.
 
-        Cells of the CSV columns named in :data:`stecflow.io.FREE_TEXT_COLUMNS`
+        Cells of the CSV columns named in :data:`stecflow.core.io.FREE_TEXT_COLUMNS`
         (text from teams or participants) that a spreadsheet would run as a
-        formula get a leading ``'`` (:func:`stecflow.io.neutralise_formula`);
+        formula get a leading ``'`` (:func:`stecflow.core.io.neutralise_formula`);
         other columns (scores such as ``-0.37``, ``+LOC`` subsets) are left alone.
 
         Examples

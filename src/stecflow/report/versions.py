@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from .context import Block, heading, paragraph
+from stecflow.report.context import Block, heading, paragraph
 
 __all__ = ["KIND_LABELS", "changes_blocks"]
 
@@ -26,7 +26,8 @@ KIND_LABELS = {
 
 
 def changes_blocks(changes: Mapping[str, Any]) -> list[Block]:
-    """Heading and list of the changes from :func:`stecflow.changes.changes_since`."""
+    """Heading and list of the changes from
+    :func:`stecflow.report.changes.changes_since`."""
     previous = changes.get("previous_version")
     notes = list(changes.get("notes") or [])
     if previous is None:

@@ -36,7 +36,7 @@ family                     functions
 ========================== ============================================
 
 Wrong arguments raise :class:`StatsInputError` (a
-:class:`~stecflow.errors.StecflowError` and a :class:`ValueError`).
+:class:`~stecflow.core.errors.StecflowError` and a :class:`ValueError`).
 """
 
 from __future__ import annotations

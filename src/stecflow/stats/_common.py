@@ -18,7 +18,7 @@ raises and never yields an unexplained NaN: it yields a row with
 ``computable=False``, a ``reason`` and NaN in the numeric result columns. Wrong
 *arguments* (a column that does not exist, a non-numeric dependent variable, an
 unknown option) raise :class:`StatsInputError`, which is both a
-:class:`~stecflow.errors.StecflowError` and a :class:`ValueError`.
+:class:`~stecflow.core.errors.StecflowError` and a :class:`ValueError`.
 
 Missing values (NaN) in the dependent variable or in a role column are removed
 listwise before a test (SPSS's default, and pingouin's) and logged. The test tables
@@ -38,7 +38,7 @@ from typing import Any, Literal
 import numpy as np
 import pandas as pd
 
-from stecflow.errors import StecflowError
+from stecflow.core.errors import StecflowError
 
 __all__ = [
     "NanPolicy",

@@ -44,8 +44,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from stecflow.errors import ConfigError
-from stecflow.ids import is_valid_id
+from stecflow.core.errors import ConfigError
+from stecflow.core.ids import is_valid_id
 
 __all__ = [
     "BALANCE_COLUMNS",
@@ -510,7 +510,7 @@ def latin_square_design(
     systems : sequence of str
         The *n* systems (peer systems and human reference sets), at least 2.
     items : sequence of str
-        The test item IDs, at least *n*. From :class:`stecflow.model.Item` objects:
+        The test item IDs, at least *n*. From :class:`stecflow.data.model.Item` objects:
         ``[item.id for item in items]``.
     subjects : int
         Number of subject slots; see :func:`valid_subject_counts`.
@@ -580,7 +580,7 @@ def latin_square_design(
     ... # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    stecflow.designs.DesignError: subjects: 3 subjects do not fit 2 squares ... 2, 4
+    stecflow.studies.designs.DesignError: subjects: 3 subjects do not fit 2 ... 2, 4
     """
     study = _check_study(study)
     seed = _check_seed(seed)

@@ -1,7 +1,7 @@
 """What changed since the previous version of a campaign's results.
 
 :func:`read_release` reads the parts of a release archive (built by
-:func:`stecflow.release.build_release`) that the comparison needs, straight from
+:func:`stecflow.release.archive.build_release`) that the comparison needs, straight from
 the zip (nothing is extracted to disk; absurdly large members are refused);
 :func:`read_current` reads the same parts from the current results; and
 :func:`compare` lists the differences as :class:`Change` records, in a fixed
@@ -18,8 +18,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 
-from .errors import StecflowError
-from .io import parse_tsv, read_json, read_tsv
+from stecflow.core.errors import StecflowError
+from stecflow.core.io import parse_tsv, read_json, read_tsv
 
 __all__ = [
     "KINDS",

@@ -15,7 +15,7 @@ costs anything, and says where:
   result is plain JSON data: text, numbers, booleans, null, lists and mappings
   with text keys.
 
-Every refusal is a :class:`~stecflow.errors.YAMLError` naming file and line.
+Every refusal is a :class:`~stecflow.core.errors.YAMLError` naming file and line.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from typing import Any
 
 import yaml
 
-from .errors import YAMLError
+from stecflow.core.errors import YAMLError
 
 __all__ = ["MAX_BYTES", "MAX_DEPTH", "iso_timestamp", "load_yaml", "read_yaml"]
 
@@ -184,7 +184,7 @@ def load_yaml(data: bytes, source: str, *, max_bytes: int = MAX_BYTES) -> Any:
     {'submitted': '2026-05-20T00:00:00Z', 'tasks': ['end_to_end']}
     >>> load_yaml(b"a: &x [1]\\nb: *x", "s.yaml")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    stecflow.errors.YAMLError: s.yaml, line 1: anchors (&x) are not allowed; ...
+    stecflow.core.errors.YAMLError: s.yaml, line 1: anchors (&x) are not allowed; ...
     """
     if len(data) > max_bytes:
         raise YAMLError(

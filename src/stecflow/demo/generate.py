@@ -1,7 +1,8 @@
 """Generate the demo campaign: a TUNA-shaped corpus, pictures and submissions.
 
 No copy of the TUNA corpus may be shipped, so :func:`build_demo` makes a corpus of
-the same shape from one seed, draws its entities (:mod:`stecflow.pictures`), and
+the same shape from one seed, draws its entities
+(:mod:`stecflow.tasks.reg.pictures`), and
 writes the demo submissions that exercise every stage of the campaign.
 
 Corpus
@@ -63,7 +64,8 @@ Submissions
 -----------
 ``organisers`` (Full Brevity, Greedy, the Incremental Algorithm with a preference
 order learnt from train, and IA with orders learnt per subdomain and condition that
-uses location only under +LOC; all realised by :func:`stecflow.realiser.realise`),
+uses location only under +LOC; all realised by
+:func:`stecflow.tasks.reg.realiser.realise`),
 ``human`` (HUMAN-1, HUMAN-2: the test references, flagged ``reference: true``),
 ``late-team`` (IA with a random preference order per item, submitted after the
 deadline) and ``broken-team`` (missing ``contact``; an outputs file with the
@@ -72,7 +74,8 @@ problems listed by :func:`write_broken_submission`).
 Determinism: every random choice comes from :class:`random.Random` instances seeded
 from the campaign seed and a purpose string through SHA-256 (never ``hash()`` or the
 clock), and every file is written in a fixed order, so the same seed gives the same
-bytes. Regenerate with ``python -m stecflow.demo`` (or ``stecflow demo``) from the
+bytes. Regenerate with ``python -m stecflow.demo.generate`` (or ``stecflow demo``)
+from the
 project root.
 """
 
@@ -87,12 +90,17 @@ from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 
-from . import baselines
-from .corpus import write_items
-from .model import Domain, Entity, EntityAttribute, Item, Output, Reference
-from .pictures import image_name, render_svg
-from .realiser import realise
-from .submission import METADATA_FILE, OUTPUTS_FILE, write_metadata, write_outputs
+from stecflow.baselines import systems as baselines
+from stecflow.data.corpus import write_items
+from stecflow.data.model import Domain, Entity, EntityAttribute, Item, Output, Reference
+from stecflow.submissions.files import (
+    METADATA_FILE,
+    OUTPUTS_FILE,
+    write_metadata,
+    write_outputs,
+)
+from stecflow.tasks.reg.pictures import image_name, render_svg
+from stecflow.tasks.reg.realiser import realise
 
 __all__ = [
     "DEADLINE",
@@ -1208,10 +1216,11 @@ def build_demo(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: ``python -m stecflow.demo [--resources DIR] [--submissions DIR]
+    """Command line:
+    ``python -m stecflow.demo.generate [--resources DIR] [--submissions DIR]
     [--seed N]``."""
     parser = argparse.ArgumentParser(
-        prog="python -m stecflow.demo",
+        prog="python -m stecflow.demo.generate",
         description="Regenerate the demo corpus, pictures and submissions.",
     )
     parser.add_argument("--resources", default="resources/demo", type=Path)

@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .io import format_tsv, read_json, read_tsv
-from .safepath import read_submission_file
+from stecflow.core.io import format_tsv, read_json, read_tsv
+from stecflow.submissions.safepath import read_submission_file
 
 __all__ = [
     "PERSONAL_COLUMNS",
@@ -341,7 +341,7 @@ def _without_contact(data: bytes) -> bytes:
     if not pairs:
         return data
     if node.flow_style:
-        from .yamlsafe import load_yaml
+        from stecflow.data.yamlsafe import load_yaml
 
         metadata = load_yaml(data, "system.yaml")
         metadata.pop("contact", None)

@@ -18,12 +18,12 @@ from typing import Any
 
 from lxml import etree
 
-from .errors import StecflowError
-from .ids import is_valid_id
-from .io import read_json, write_json, write_tsv
-from .model import Item, Output
-from .submission import METADATA_FILE, OUTPUTS_FILE
-from .xmlsafe import parse_xml_lenient
+from stecflow.core.errors import StecflowError
+from stecflow.core.ids import is_valid_id
+from stecflow.core.io import read_json, write_json, write_tsv
+from stecflow.data.model import Item, Output
+from stecflow.data.xmlsafe import parse_xml_lenient
+from stecflow.submissions.files import METADATA_FILE, OUTPUTS_FILE
 
 __all__ = [
     "TASK_OUTPUTS",
@@ -121,7 +121,7 @@ def _submission_schema() -> dict:
     import yaml
 
     text = (
-        resources.files("stecflow")
+        resources.files("stecflow.submissions")
         .joinpath("schemas/submission.schema.yaml")
         .read_text()
     )
@@ -131,7 +131,7 @@ def _submission_schema() -> dict:
 def _key_lines(text: str) -> dict[str, int]:
     """Map each top-level YAML key to its line number (1-based).
 
-    Only called on text that :func:`~stecflow.yamlsafe.load_yaml` has accepted
+    Only called on text that :func:`~stecflow.data.yamlsafe.load_yaml` has accepted
     (bounded in size and nesting).
     """
     import yaml
@@ -209,9 +209,9 @@ def _open_regular(path: Path) -> Any:
     """Open a submission file that discovery resolved inside ``submissions/``.
 
     Without following a link its last part may have become since, and only if
-    it is a regular file (:func:`stecflow.safepath.open_inside`).
+    it is a regular file (:func:`stecflow.submissions.safepath.open_inside`).
     """
-    from .safepath import open_inside
+    from stecflow.submissions.safepath import open_inside
 
     return open_inside(path, path.parent)
 
@@ -239,8 +239,8 @@ def _read_metadata(
     """
     import jsonschema
 
-    from .errors import YAMLError
-    from .yamlsafe import load_yaml
+    from stecflow.core.errors import YAMLError
+    from stecflow.data.yamlsafe import load_yaml
 
     if not path.is_file():
         return {}, [
@@ -912,7 +912,7 @@ def _check_submission(
                     prefix,
                 )
             )
-    from .safepath import submission_files
+    from stecflow.submissions.safepath import submission_files
 
     paths, refused = submission_files(folder, (METADATA_FILE, OUTPUTS_FILE))
     problems.extend(
@@ -1117,7 +1117,7 @@ def validate_to_files(
     """
     import logging
 
-    from .corpus import read_items
+    from stecflow.data.corpus import read_items
 
     record = validate_submission(
         submission_dir,

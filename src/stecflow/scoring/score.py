@@ -32,9 +32,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
-from .io import read_json, read_tsv, write_json, write_tsv
-from .model import Item, Output
+from stecflow.core.errors import ConfigError
+from stecflow.core.io import read_json, read_tsv, write_json, write_tsv
+from stecflow.data.model import Item, Output
 
 __all__ = [
     "DEFAULT_METRICS",
@@ -131,7 +131,7 @@ def metric_specs(scoring: Mapping[str, Any] | None) -> list[MetricSpec]:
     ConfigError
         For an unknown metric or option, or a repeated ID, naming the key path.
     """
-    from .metrics import metric_class
+    from stecflow.metrics import metric_class
 
     scoring = scoring or {}
     entries = scoring.get("metrics") or [{"id": name} for name in DEFAULT_METRICS]
@@ -158,7 +158,7 @@ def metric_specs(scoring: Mapping[str, Any] | None) -> list[MetricSpec]:
 
 def build_metrics(specs: Sequence[MetricSpec]) -> list[tuple[MetricSpec, Any]]:
     """Instantiate the metrics; raise :class:`ConfigError` on a bad option."""
-    from .metrics import get_metric
+    from stecflow.metrics import get_metric
 
     built = []
     for spec in specs:
@@ -186,7 +186,7 @@ def _signature_extra(
 ) -> dict[str, Any]:
     """The signature fields beyond the metric's own: bootstrap, and the realiser
     when word-string metrics score realised attribute sets."""
-    from .realiser import REALISER_ID
+    from stecflow.tasks.reg.realiser import REALISER_ID
 
     if metric.input_type == "text" and _realised(scoring):
         return {"realise": REALISER_ID, **extra}
@@ -279,7 +279,7 @@ def _text_of(word_string: str | None, attribute_set: Any, realise: bool) -> Any:
     """The word string a text metric scores: the set realised, if asked for."""
     if not realise:
         return word_string
-    from .realiser import realise as template
+    from stecflow.tasks.reg.realiser import realise as template
 
     return None if attribute_set is None else template(attribute_set)
 
@@ -473,7 +473,7 @@ def score_outputs(
 
 
 def _is_domain_only(metric: Any) -> bool:
-    from .metrics.distinguishing import DomainMetric
+    from stecflow.metrics.distinguishing import DomainMetric
 
     return isinstance(metric, DomainMetric)
 
@@ -490,10 +490,10 @@ def score_submission(
 
     A rejected submission is not scored: its files say ``skipped`` and why.
     """
-    from .corpus import read_items
-    from .safepath import read_submission_file
-    from .submission import OUTPUTS_FILE
-    from .validation import Limits, read_outputs
+    from stecflow.data.corpus import read_items
+    from stecflow.submissions.files import OUTPUTS_FILE
+    from stecflow.submissions.safepath import read_submission_file
+    from stecflow.submissions.validation import Limits, read_outputs
 
     record = read_json(validation_path)
     identity = {
@@ -605,7 +605,7 @@ def check_coverage(
     items
         The data's items.
     outputs, problems
-        What :func:`stecflow.validation.read_outputs` returned for the file.
+        What :func:`stecflow.submissions.validation.read_outputs` returned for the file.
     data_label, outputs_label
         How to name the data and the outputs file in messages.
 
@@ -622,7 +622,7 @@ def check_coverage(
 
     Examples
     --------
-    >>> from stecflow.validation import Problem
+    >>> from stecflow.submissions.validation import Problem
     >>> from types import SimpleNamespace as Item
     >>> items = [Item(id=f"t{n}") for n in range(1, 5)]
     >>> unknown = [Problem("unknown_item", "", "o.xml", 3, f"TRIAL d{n}")
@@ -633,12 +633,12 @@ def check_coverage(
     ...                outputs_label="o.xml")
     Traceback (most recent call last):
     ...
-    stecflow.errors.StecflowError: none of the 4 outputs in o.xml (IDs d1, d2, d3, …) is an item of dev.xml (4 items, IDs t1, t2, t3, …); score outputs against the data they were made for
+    stecflow.core.errors.StecflowError: none of the 4 outputs in o.xml (IDs d1, d2, d3, …) is an item of dev.xml (4 items, IDs t1, t2, t3, …); score outputs against the data they were made for
     >>> check_coverage(items, [object()], missing[1:], data_label="dev.xml",
     ...                outputs_label="o.xml")[1]
     ['3 of the 4 items of dev.xml have no output in o.xml (t2, t3, t4); the scores are on the other 1 item']
     """  # noqa: E501
-    from .errors import StecflowError
+    from stecflow.core.errors import StecflowError
 
     ids: dict[str, list[str]] = {"unknown_item": [], "missing_item": []}
     rest = []
@@ -721,8 +721,8 @@ def format_score_table(
     – BLEU: not computed: no word strings.
     Signature SE: SE|version:1
     """  # noqa: E501
-    from .report.inputs import metric_infos
-    from .report.presentation import render_scores
+    from stecflow.report.inputs import metric_infos
+    from stecflow.report.presentation import render_scores
 
     infos = metric_infos({"scoring": dict(scoring or {})})
     return render_scores(

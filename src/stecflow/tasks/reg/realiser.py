@@ -117,7 +117,7 @@ def realise(attributes: Iterable[tuple[str, str]]) -> str:
     Parameters
     ----------
     attributes
-        (name, value) pairs, e.g. an :data:`~stecflow.model.AttributeSet`.
+        (name, value) pairs, e.g. an :data:`~stecflow.data.model.AttributeSet`.
 
     Returns
     -------

@@ -1,6 +1,6 @@
 """Classic attribute-selection algorithms, used as the organisers' baselines.
 
-Each algorithm takes a :class:`~stecflow.model.Domain` and returns an attribute set
+Each algorithm takes a :class:`~stecflow.data.model.Domain` and returns an attribute set
 (a frozenset of ``(name, value)`` pairs, all true of the target):
 
 * :func:`full_brevity`, Full Brevity (Dale 1989): a smallest distinguishing set;
@@ -38,7 +38,7 @@ from collections import Counter
 from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from itertools import combinations
 
-from .model import AttributeSet, Domain, Entity, Item, Output
+from stecflow.data.model import AttributeSet, Domain, Entity, Item, Output
 
 __all__ = [
     "BASELINES",
@@ -98,7 +98,7 @@ def remaining_distractors(
 
     Examples
     --------
-    >>> from stecflow.model import EntityAttribute as A
+    >>> from stecflow.data.model import EntityAttribute as A
     >>> d = Domain((Entity("e1", True, (A("colour", "red"),)),
     ...             Entity("e2", False, (A("colour", "blue"),))))
     >>> [e.id for e in remaining_distractors(set(), d)]
@@ -157,7 +157,7 @@ def full_brevity(domain: Domain, *, exclude: Collection[str] = ()) -> AttributeS
     --------
     The worked example of REFERENCE.md §6 (k* = 2):
 
-    >>> from stecflow.model import EntityAttribute as A
+    >>> from stecflow.data.model import EntityAttribute as A
     >>> def e(i, target, **attrs):
     ...     return Entity(f"e{i}", target, tuple(A(k, v) for k, v in attrs.items()))
     >>> d = Domain((e(1, True, type="chair", colour="red", size="large"),
@@ -197,7 +197,7 @@ def greedy(domain: Domain, *, exclude: Collection[str] = ()) -> AttributeSet:
 
     Examples
     --------
-    >>> from stecflow.model import EntityAttribute as A
+    >>> from stecflow.data.model import EntityAttribute as A
     >>> def e(i, target, **attrs):
     ...     return Entity(f"e{i}", target, tuple(A(k, v) for k, v in attrs.items()))
     >>> d = Domain((e(1, True, type="fan", colour="red", size="small"),
@@ -254,7 +254,7 @@ def incremental(
 
     Examples
     --------
-    >>> from stecflow.model import EntityAttribute as A
+    >>> from stecflow.data.model import EntityAttribute as A
     >>> def e(i, target, **attrs):
     ...     return Entity(f"e{i}", target, tuple(A(k, v) for k, v in attrs.items()))
     >>> d = Domain((e(1, True, type="chair", colour="red", size="large"),
@@ -339,7 +339,7 @@ def learn_preference_order(
 
     Examples
     --------
-    >>> from stecflow.model import EntityAttribute as A, Reference
+    >>> from stecflow.data.model import EntityAttribute as A, Reference
     >>> d = Domain((Entity("e1", True, (A("type", "fan"), A("colour", "red"),
     ...                                 A("size", "large"))),))
     >>> refs = (Reference(attribute_set=frozenset({("colour", "red")})),
@@ -387,7 +387,7 @@ def run_baseline(
     list of Output
         One per item, in item order.
     """
-    from .realiser import realise
+    from stecflow.tasks.reg.realiser import realise
 
     if name not in BASELINES:
         raise ValueError(

@@ -7,7 +7,7 @@ whose ``CONTEXT`` elements hold that speaker's description of the scene's target
 ``STRING`` in Brazilian Portuguese and the ``ATTRIBUTE`` pairs it expresses. Files
 are ISO-8859-1. There are no grid positions and no annotated strings.
 
-Each scene becomes one :class:`~stecflow.model.Item` (ID ``ctx-01`` … ``ctx-12``,
+Each scene becomes one :class:`~stecflow.data.model.Item` (ID ``ctx-01`` … ``ctx-12``,
 subdomain ``people``, no condition) whose references are all its descriptions (about
 150 each; 1,821 in all), with reference IDs ``speaker-<TRIAL ID>``.
 """
@@ -17,9 +17,9 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from .errors import CorpusError
-from .model import Domain, Entity, EntityAttribute, Item, Reference
-from .xmlsafe import parse_xml
+from stecflow.core.errors import CorpusError
+from stecflow.data.model import Domain, Entity, EntityAttribute, Item, Reference
+from stecflow.data.xmlsafe import parse_xml
 
 __all__ = ["read_b5ref"]
 

@@ -2,12 +2,13 @@
 
 A small WSGI application on the standard library (``wsgiref`` with one thread per
 request) and SQLite in WAL mode. It serves a study folder built by
-:func:`stecflow.stimuli.build_study` and stores every trial the moment it is
+:func:`stecflow.studies.stimuli.build_study` and stores every trial the moment it is
 answered. Run it with :func:`serve` (blocking) or :func:`make_server` (tests,
 embedding); export with :func:`export_responses`. From a shell::
 
-    python -m stecflow.server serve results/studies/rating-1 --port 8000
-    python -m stecflow.server export results/studies/rating-1 --out responses.tsv
+    python -m stecflow.studies.server serve results/studies/rating-1 --port 8000
+    python -m stecflow.studies.server export results/studies/rating-1 \
+        --out responses.tsv
 
 Behaviour
 ---------
@@ -126,8 +127,8 @@ from typing import Any
 from urllib.parse import unquote
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 
-from stecflow.errors import StecflowError
-from stecflow.stimuli import RESPONSE_COLUMNS
+from stecflow.core.errors import StecflowError
+from stecflow.studies.stimuli import RESPONSE_COLUMNS
 
 __all__ = [
     "DEFAULT_ABANDON_AFTER_S",
@@ -379,7 +380,7 @@ def check_study(study_dir: str | Path, db_path: str | Path | None = None) -> Stu
     CollectionError
         Naming the file or folder at fault and what to do.
     """
-    from stecflow.stimuli import StimuliError, study_sha256
+    from stecflow.studies.stimuli import StimuliError, study_sha256
 
     root = Path(study_dir)
     if not root.is_dir():
@@ -1711,7 +1712,7 @@ def export_responses(
     int
         The number of rows written.
     """
-    from stecflow.io import write_tsv
+    from stecflow.core.io import write_tsv
 
     rows = read_responses(study_dir, db_path=db_path, abandon_after_s=abandon_after_s)
     if not include_practice:
@@ -1784,8 +1785,9 @@ def _serve_options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command line: ``python -m stecflow.server {serve,export} STUDY [options]``."""
-    parser = argparse.ArgumentParser(prog="python -m stecflow.server")
+    """Command line:
+    ``python -m stecflow.studies.server {serve,export} STUDY [options]``."""
+    parser = argparse.ArgumentParser(prog="python -m stecflow.studies.server")
     sub = parser.add_subparsers(dest="command", required=True)
     run = sub.add_parser("serve", help="serve a study and collect responses")
     run.add_argument("study_dir")

@@ -12,7 +12,8 @@
         </TRIAL>
       </OUTPUTS>
 
-Reading with every check is :mod:`stecflow.validation`'s job; this module holds the
+Reading with every check is :mod:`stecflow.submissions.validation`'s job; this module
+holds the
 file names and the writer.
 """
 
@@ -24,7 +25,7 @@ from typing import Any
 
 from lxml import etree
 
-from .model import Output
+from stecflow.data.model import Output
 
 __all__ = ["METADATA_FILE", "OUTPUTS_FILE", "write_metadata", "write_outputs"]
 

@@ -36,9 +36,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
-from .io import iter_tsv, read_json, read_tsv, write_json, write_tsv
-from .scoring import SYSTEM_COLUMNS, system_rows
+from stecflow.core.errors import ConfigError
+from stecflow.core.io import iter_tsv, read_json, read_tsv, write_json, write_tsv
+from stecflow.scoring.score import SYSTEM_COLUMNS, system_rows
 
 __all__ = [
     "ANALYSED_COLUMNS",
@@ -178,7 +178,7 @@ def analysis_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
         For an unknown measure or source, a test on a corpus-level metric (which
         has no item scores), bad factors or a repeated ID, naming the key path.
     """
-    from .scoring import build_metrics, metric_specs
+    from stecflow.scoring.score import build_metrics, metric_specs
 
     statistics = config.get("statistics") or {}
     metrics = {
@@ -517,7 +517,7 @@ def run_analysis(
         Study ID -> ``judgments/<study>.tsv``, for analyses of human judgments and
         correlations with their system means.
     """
-    from .stats.formatting import format_result
+    from stecflow.stats.formatting import format_result
 
     judgments = judgments or {}
     test = spec["test"]
@@ -530,7 +530,11 @@ def run_analysis(
         "spec": dict(spec),
     }
     if test == "correlations":
-        from .stats.correlation import MIN_SYSTEMS, correlation_caveats, pairwise_corr
+        from stecflow.stats.correlation import (
+            MIN_SYSTEMS,
+            correlation_caveats,
+            pairwise_corr,
+        )
 
         frame = _system_frame(systems_path, labels, spec["measures"], judgments)
         references = (
@@ -579,15 +583,15 @@ def run_analysis(
         record["systems"] = sorted(frame["label"].unique().tolist())
         record["n_observations"] = int(frame["value"].notna().sum())
         if test == "anova":
-            from .stats.anova import anova
+            from stecflow.stats.anova import anova
 
             result = anova(frame, "value", factors)
         elif test == "kruskal":
-            from .stats.nonparametric import kruskal
+            from stecflow.stats.nonparametric import kruskal
 
             result = kruskal(frame, "value", "label")
         else:
-            from .stats.posthoc import homogeneous_subsets, subset_letters
+            from stecflow.stats.posthoc import homogeneous_subsets, subset_letters
 
             subsets = homogeneous_subsets(
                 frame, "value", "label", model=factors, alpha=alpha
@@ -613,7 +617,7 @@ def run_analysis(
         if info["awaiting_responses"]
     )
     if test != "correlations":  # missing lists, empty or unequal cells
-        from .stats.balance import design_completeness
+        from stecflow.stats.balance import design_completeness
 
         counts = (record["judgments"].get(spec.get("source", "")) or {}).get(
             "counts"

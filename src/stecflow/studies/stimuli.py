@@ -1,9 +1,11 @@
 """Stimuli of a human study: a self-contained web experiment and DMDX item files.
 
-:func:`build_study` turns a study :class:`~stecflow.designs.Design`, the corpus items
+:func:`build_study` turns a study :class:`~stecflow.studies.designs.Design`, the
+corpus items
 and the systems' outputs into a folder that runs the whole experiment in a browser,
 both from disk (``file://``, *offline*: the results are saved as a file at the end)
-and served by :mod:`stecflow.server` (*online*: every trial is stored the moment it
+and served by :mod:`stecflow.studies.server` (*online*: every trial is stored the
+moment it
 is answered). It is a pure function of its inputs (design, items, outputs, settings,
 pictures and, for spoken descriptions, the installed espeak-ng): the same inputs
 give the same bytes, so a deployed study can be pinned by the SHA-256 of its
@@ -64,8 +66,8 @@ function for how a trial maps onto a DMDX item.
 
 Examples
 --------
->>> from stecflow.designs import latin_square_design
->>> from stecflow.model import Domain, Entity, EntityAttribute, Item
+>>> from stecflow.studies.designs import latin_square_design
+>>> from stecflow.data.model import Domain, Entity, EntityAttribute, Item
 >>> def entity(i, x, target=False):
 ...     attrs = (EntityAttribute("type", "chair"), EntityAttribute("colour", "red"),
 ...              EntityAttribute("size", "large"),
@@ -105,11 +107,11 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from stecflow.errors import ConfigError, StecflowError
-from stecflow.model import Entity, Item
+from stecflow.core.errors import ConfigError, StecflowError
+from stecflow.data.model import Entity, Item
 
 if TYPE_CHECKING:  # pragma: no cover - typing only (designs imports pandas)
-    from stecflow.designs import Design
+    from stecflow.studies.designs import Design
 
 __all__ = [
     "ADEQUACY_QUESTION",
@@ -150,8 +152,9 @@ FLUENCY_QUESTION = (
 )
 
 #: Columns of a response table, one row per answered trial, in this order. The
-#: server's export (:func:`stecflow.server.export_responses`) and the file the page
-#: saves in offline mode both have exactly these columns; see :mod:`stecflow.server`
+#: server's export (:func:`stecflow.studies.server.export_responses`) and the file
+#: the page saves in offline mode both have exactly these columns; see
+#: :mod:`stecflow.studies.server`
 #: for what each holds.
 RESPONSE_COLUMNS = (
     "study",
@@ -362,7 +365,7 @@ class StudySettings:
         >>> StudySettings.from_mapping({"fixation": 200})  # doctest: +ELLIPSIS
         Traceback (most recent call last):
         ...
-        stecflow.errors.ConfigError: experiment.fixation: unknown key; ...
+        stecflow.core.errors.ConfigError: experiment.fixation: unknown key; ...
         """
         data = dict(data or {})
         known = {f.name for f in fields(cls)}
@@ -425,7 +428,7 @@ def _plain(value: Any) -> Any:
 
 
 def _asset(name: str) -> bytes:
-    return resources.files("stecflow").joinpath("web", name).read_bytes()
+    return resources.files("stecflow.studies").joinpath("web", name).read_bytes()
 
 
 def _appearance(entity: Entity) -> dict[str, str]:
@@ -434,7 +437,7 @@ def _appearance(entity: Entity) -> dict[str, str]:
 
 def _demo_svg(entity: Entity) -> tuple[str, bytes] | None:
     """The demo corpus's drawing of *entity*, if its attributes fit the vocabulary."""
-    from stecflow.pictures import image_name, render_svg
+    from stecflow.tasks.reg.pictures import image_name, render_svg
 
     appearance = _appearance(entity)
     kind = "person" if appearance.get("type") == "person" else "furniture"
@@ -697,7 +700,7 @@ def make_study_files(
     Parameters
     ----------
     design : Design
-        The study design (:mod:`stecflow.designs`); its lists become the page's
+        The study design (:mod:`stecflow.studies.designs`); its lists become the page's
         lists, in the same order, trial for trial.
     items : iterable of Item
         Every item the design shows: test items and practice items (e.g. the test

@@ -24,9 +24,16 @@ from pathlib import Path
 
 from lxml import etree
 
-from .errors import CorpusError
-from .model import ATTRIBUTE_KINDS, Domain, Entity, EntityAttribute, Item, Reference
-from .xmlsafe import parse_xml
+from stecflow.core.errors import CorpusError
+from stecflow.data.model import (
+    ATTRIBUTE_KINDS,
+    Domain,
+    Entity,
+    EntityAttribute,
+    Item,
+    Reference,
+)
+from stecflow.data.xmlsafe import parse_xml
 
 __all__ = [
     "element_to_item",
@@ -163,7 +170,7 @@ def _parse_reference(container: etree._Element, source: str) -> Reference | None
 def infer_subdomain(domain: Domain) -> str:
     """Guess the TUNA subdomain from the entities' ``type`` attribute.
 
-    >>> from stecflow.model import EntityAttribute as A
+    >>> from stecflow.data.model import EntityAttribute as A
     >>> infer_subdomain(Domain((Entity("e1", True, (A("type", "fan"),)),)))
     'furniture'
     """

@@ -15,11 +15,11 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from .errors import ConfigError
-from .io import format_tsv, write_json, write_tsv
+from stecflow.core.errors import ConfigError
+from stecflow.core.io import format_tsv, write_json, write_tsv
 
 if TYPE_CHECKING:
-    from .model import Output
+    from stecflow.data.model import Output
 
 __all__ = [
     "DESIGN_KEYS",
@@ -144,9 +144,9 @@ def _says_attribute_selection_only(folder: Path) -> bool:
     Read with the hardened reader; anything unreadable counts as False (validation
     reports it, and the stimuli job checks the outputs themselves).
     """
-    from .errors import StecflowError
-    from .safepath import read_submission_file
-    from .yamlsafe import MAX_BYTES, load_yaml
+    from stecflow.core.errors import StecflowError
+    from stecflow.data.yamlsafe import MAX_BYTES, load_yaml
+    from stecflow.submissions.safepath import read_submission_file
 
     try:
         if (folder / "system.yaml").stat().st_size > MAX_BYTES:
@@ -169,14 +169,14 @@ def shown_descriptions(
     system said nothing); an output with nothing to show is a config error naming
     the system, never a blank stimulus.
 
-    >>> from stecflow.model import Output
+    >>> from stecflow.data.model import Output
     >>> out = [Output("t1", None, frozenset({("type", "chair"), ("colour", "red")}))]
     >>> shown_descriptions({"id": "s", "realise": "template"}, "a/b", out)
     {'t1': 'the red chair'}
     """
     realise = spec.get("realise") == "template"
     if realise:
-        from .realiser import realise as template
+        from stecflow.tasks.reg.realiser import realise as template
     shown = {}
     for output in outputs:
         if realise and output.attribute_set is not None:
@@ -205,9 +205,11 @@ def make_design(
     testset_path: str | Path,
     practice_path: str | Path | None,
 ) -> Any:
-    """Build the :class:`~stecflow.designs.Design` of one study (deterministic)."""
-    from .corpus import read_items
-    from .designs import latin_square_design, two_group_design
+    """Build the :class:`~stecflow.studies.designs.Design` of one study.
+
+    Deterministic."""
+    from stecflow.data.corpus import read_items
+    from stecflow.studies.designs import latin_square_design, two_group_design
 
     items = read_items(testset_path)
     if spec.get("subdomains"):
@@ -259,7 +261,7 @@ def _stable_key(seed: int, item_id: str) -> str:
 
 
 def _design_text(design: Any) -> str:
-    from .designs import TRIAL_COLUMNS
+    from stecflow.studies.designs import TRIAL_COLUMNS
 
     return format_tsv(design.trials.to_dict(orient="records"), TRIAL_COLUMNS)
 
@@ -293,7 +295,7 @@ def design_study(
         If the design is impossible (e.g. subjects not a multiple of the number of
         systems); the message says what would work.
     """
-    from .designs import balance_problems, balance_table
+    from stecflow.studies.designs import balance_problems, balance_table
 
     design = make_design(spec, testset_path, practice_path)
     problems = balance_problems(design)
@@ -305,7 +307,7 @@ def design_study(
     write_tsv(balance.to_dict(orient="records"), list(balance.columns), balance_path)
     settings = {**design.settings(), "task": spec["task"], "variant": spec["variant"]}
     if spec.get("realise"):  # how attribute sets are shown (datasheet, report)
-        from .realiser import REALISER_ID
+        from stecflow.tasks.reg.realiser import REALISER_ID
 
         settings["realiser"] = REALISER_ID
     write_json(settings, settings_path)
@@ -344,13 +346,13 @@ def build_stimuli(
     Returns
     -------
     dict
-        The summary of :func:`stecflow.stimuli.build_study` (with ``sha256``).
+        The summary of :func:`stecflow.studies.stimuli.build_study` (with ``sha256``).
     """
-    from .corpus import read_items
-    from .safepath import read_submission_file
-    from .stimuli import build_study
-    from .submission import OUTPUTS_FILE
-    from .validation import read_outputs
+    from stecflow.data.corpus import read_items
+    from stecflow.studies.stimuli import build_study
+    from stecflow.submissions.files import OUTPUTS_FILE
+    from stecflow.submissions.safepath import read_submission_file
+    from stecflow.submissions.validation import read_outputs
 
     design = make_design(spec, testset_path, practice_path)
     if Path(design_path).read_text(encoding="utf-8") != _design_text(design):

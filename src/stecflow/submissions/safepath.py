@@ -26,7 +26,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import BinaryIO
 
-from .errors import SubmissionError
+from stecflow.core.errors import SubmissionError
 
 __all__ = [
     "OutsideLinkError",

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from .errors import XMLError
+from stecflow.core.errors import XMLError
 
 __all__ = [
     "MAX_BYTES",
@@ -193,9 +193,9 @@ def check_depth(root: etree._Element, source: str, max_depth: int = MAX_DEPTH) -
 
     >>> deep = etree.fromstring("<a><b><c/></b></a>")
     >>> check_depth(deep, "x.xml", max_depth=3)
-    >>> check_depth(deep, "x.xml", max_depth=2)
+    >>> check_depth(deep, "x.xml", max_depth=2)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    stecflow.errors.XMLError: x.xml, line 1, <c>: elements nest more than 2 levels deep
+    stecflow.core.errors.XMLError: x.xml, line 1, <c>: elements nest more than 2 ...
     """
     too_deep = root.xpath("self::*" + "/*" * max_depth)
     if too_deep:

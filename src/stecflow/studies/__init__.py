@@ -1,0 +1,11 @@
+"""Human studies: designs, stimuli, the web experiment and the collection server.
+
+Owns :mod:`~stecflow.studies.setup` (the configured studies: which items and systems,
+the design and stimuli jobs of ``studies.smk``), :mod:`~stecflow.studies.designs`
+(Latin squares and list designs), :mod:`~stecflow.studies.stimuli` (the
+self-contained web experiment and the DMDX files, from ``web/``) and
+:mod:`~stecflow.studies.server` (``stecflow serve``: collecting responses online).
+
+May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`,
+:mod:`stecflow.submissions`.
+"""
