@@ -264,8 +264,14 @@ def check_config(config: Mapping[str, Any]) -> None:
         Naming the key path of the first problem found.
     """
     from stecflow.submissions.validation import parse_timestamp
+    from stecflow.tasks.registry import get as task_type
 
     campaign = config.get("campaign", {})
+    for n, name in enumerate(campaign.get("tasks") or []):
+        try:
+            task_type(name)
+        except ConfigError as exc:
+            raise ConfigError(exc.message, field=f"campaign.tasks[{n}]") from None
     deadline = campaign.get("deadline")
     if deadline is not None:
         try:

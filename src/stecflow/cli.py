@@ -16,13 +16,12 @@ from typing import TYPE_CHECKING, Any
 from stecflow import __version__
 from stecflow.campaign import DATA_FORMATS
 from stecflow.core.errors import StecflowError
+from stecflow.tasks.registry import names as task_names
 
 if TYPE_CHECKING:
     from stecflow.data.model import Item
 
 __all__ = ["main"]
-
-ALL_TASKS = ("attribute_selection", "realisation", "end_to_end")
 
 
 def _load_yaml(path: str) -> dict:
@@ -98,7 +97,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         write_validation,
     )
 
-    tasks: Sequence[str] = args.tasks or ALL_TASKS
+    tasks: Sequence[str] = args.tasks or task_names()
     deadline = args.deadline
     testset, data_format = args.testset, args.format
     limits = None
@@ -107,7 +106,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         config = _load_yaml(args.config)
         base = _campaign_folder(args.config)
         campaign = config.get("campaign", {})
-        tasks = args.tasks or campaign.get("tasks", ALL_TASKS)
+        tasks = args.tasks or campaign.get("tasks", task_names())
         deadline = deadline or campaign.get("deadline")
         data = config.get("data", {})
         if not testset and data.get("testset"):
@@ -159,9 +158,11 @@ def _cmd_score(args: argparse.Namespace) -> int:
     )
     from stecflow.submissions.validation import read_outputs
 
-    scoring = {}
+    scoring, tasks = {}, None
     if args.config:
-        scoring = dict(_load_yaml(args.config).get("scoring") or {})
+        config = _load_yaml(args.config)
+        scoring = dict(config.get("scoring") or {})
+        tasks = (config.get("campaign") or {}).get("tasks") or None
     if args.metrics:
         scoring["metrics"] = [{"id": name} for name in args.metrics]
     if args.resamples is not None:
@@ -177,7 +178,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
         raise StecflowError(
             f"cannot read the file ({exc.strerror})", file=args.outputs
         ) from None
-    outputs, problems = read_outputs(data, args.outputs, items, [])
+    outputs, problems = read_outputs(
+        data, args.outputs, items, [], campaign_tasks=tasks or ()
+    )
     problems, warnings = check_coverage(
         items, outputs, problems, data_label=args.data, outputs_label=args.outputs
     )
@@ -194,7 +197,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
         )
         return 1
     item_rows, system_rows = score_outputs(
-        items, outputs, scoring, exclude_reference=args.exclude_reference
+        items, outputs, scoring, exclude_reference=args.exclude_reference, tasks=tasks
     )
     n_scored = len({o.item_id for o in outputs})
     of = (
@@ -422,7 +425,7 @@ def build_parser() -> argparse.ArgumentParser:
     validate.add_argument(
         "--tasks",
         nargs="+",
-        choices=ALL_TASKS,
+        choices=task_names(),
         help="tasks the campaign runs (default: all)",
     )
     validate.add_argument(

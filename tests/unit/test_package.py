@@ -126,7 +126,8 @@ runpy.run_path(scripts + "/validate_submission.py")["main"](N(
     wildcards=N(team="alpha", system="sys1"), log=[tmp + "/v.log"]))
 runpy.run_path(scripts + "/score_submission.py")["main"](N(
     input=N(validation=tmp + "/v.json", testset=testset),
-    params=N(submission_dir=sub, scoring={{"bootstrap": {{"resamples": 50}}}}),
+    params=N(submission_dir=sub, scoring={{"bootstrap": {{"resamples": 50}}}},
+             tasks=["end_to_end", "attribute_selection"]),
     output=N(item_scores=tmp + "/i.tsv", summary=tmp + "/s.json"), log=[tmp + "/s.log"]))
 print(" ".join(sorted(sys.modules)))
 """

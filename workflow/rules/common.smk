@@ -12,7 +12,7 @@ from stecflow.core import ids
 from stecflow.core import resources as sizing
 from stecflow.scoring import score as scoring
 from stecflow.studies import setup as studies
-from stecflow.submissions import safepath
+from stecflow.submissions import safepath, validation
 
 validate(config, schema="../schemas/config.schema.yaml")
 campaign.check_config(config)
@@ -27,8 +27,11 @@ SUBMISSIONS = DISCOVERY.submissions  # sorted (team, system) pairs: the sole sca
 SUBMISSION_WILDCARDS = [ids.submission_wildcard(t, s) for t, s in SUBMISSIONS]
 # Signatures of the configured metrics: a param of the scoring rule, so changing a
 # metric's settings or version re-runs scoring and what depends on it.
-METRIC_SIGNATURES = sorted(scoring.metric_signatures(config["scoring"]).values())
-HIGHER_IS_BETTER = scoring.metric_directions(config["scoring"])
+TASKS = config["campaign"]["tasks"]
+METRIC_SIGNATURES = sorted(scoring.metric_signatures(config["scoring"], TASKS).values())
+HIGHER_IS_BETTER = scoring.metric_directions(config["scoring"], TASKS)
+# The files of a submission folder the campaign's task types read.
+SUBMISSION_FILES = validation.submission_file_names(TASKS)
 ANALYSES = {spec["id"]: spec for spec in analysis.analysis_specs(config)}
 studies.check_studies(config, SUBMISSIONS)
 STUDIES = {spec["id"]: spec for spec in studies.study_specs(config)}
@@ -76,7 +79,7 @@ def get_submission_files(wildcards):
     folder = get_submission_dir(wildcards)
     return [
         f"{folder}/{name}"
-        for name in ("system.yaml", "outputs.xml")
+        for name in SUBMISSION_FILES
         if safepath.is_submission_file(folder, name)
     ]
 

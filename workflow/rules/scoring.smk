@@ -19,6 +19,7 @@ rule score_submission:
     params:
         submission_dir=get_submission_dir,
         scoring=config["scoring"],
+        tasks=TASKS,
         signatures=METRIC_SIGNATURES,
     script:
         "../scripts/score_submission.py"

@@ -43,5 +43,6 @@ rule build_stimuli:
     params:
         spec=get_study_spec,
         submission_dirs=get_study_submission_dirs,
+        tasks=TASKS,
     script:
         "../scripts/build_stimuli.py"

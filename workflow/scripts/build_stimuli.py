@@ -16,6 +16,7 @@ def main(smk) -> None:
             smk.input.images[0] if smk.input.images else None,
             smk.output.web,
             smk.output.dmdx,
+            tasks=smk.params.tasks,
         )
 
 

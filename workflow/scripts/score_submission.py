@@ -14,6 +14,7 @@ def main(smk) -> None:
             scoring=smk.params.scoring,
             items_path=smk.output.item_scores,
             summary_path=smk.output.summary,
+            tasks=smk.params.tasks,
         )
 
 

@@ -183,7 +183,12 @@ def analysis_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     statistics = config.get("statistics") or {}
     metrics = {
         spec.id: metric
-        for spec, metric in build_metrics(metric_specs(config.get("scoring")))
+        for spec, metric in build_metrics(
+            metric_specs(
+                config.get("scoring"),
+                (config.get("campaign") or {}).get("tasks") or None,
+            )
+        )
     }
     studies = {s["id"]: s for s in config.get("studies") or []}
     available = dict.fromkeys(metrics, "scores")

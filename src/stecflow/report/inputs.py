@@ -123,9 +123,10 @@ def metric_infos(config: Mapping[str, Any]) -> dict[str, MetricInfo]:
     from stecflow.scoring.score import build_metrics, metric_signatures, metric_specs
 
     scoring = config.get("scoring") or {}
-    signatures = metric_signatures(scoring)
+    tasks = (config.get("campaign") or {}).get("tasks") or None
+    signatures = metric_signatures(scoring, tasks)
     infos = {}
-    for spec, metric in build_metrics(metric_specs(scoring)):
+    for spec, metric in build_metrics(metric_specs(scoring, tasks)):
         if isinstance(metric, DomainMetric):
             family = "domain"
         else:

@@ -18,13 +18,22 @@ from stecflow.report.context import (
 from stecflow.report.formatting import DASH
 from stecflow.report.tables import Cell, Column, Row, Table
 
-__all__ = ["TASK_NAMES", "overview_section"]
+__all__ = ["overview_section", "task_summary"]
 
-TASK_NAMES = {
-    "attribute_selection": "attribute selection (an ATTRIBUTE-SET per item)",
-    "realisation": "realisation (a WORD-STRING from a given attribute set)",
-    "end_to_end": "end-to-end generation (a WORD-STRING per item)",
-}
+
+def task_summary(name: str) -> str:
+    """How the overview names a task: its task type's summary (else its ID).
+
+    >>> task_summary("end_to_end")
+    'end-to-end generation (a WORD-STRING per item)'
+    """
+    from stecflow.core.errors import ConfigError
+    from stecflow.tasks.registry import get
+
+    try:
+        return get(name).summary
+    except ConfigError:
+        return name
 
 
 def overview_section(ctx: Context) -> list[Block]:
@@ -44,7 +53,7 @@ def overview_section(ctx: Context) -> list[Block]:
     )
     items = [
         ("Campaign", str(campaign.get("id", ""))),
-        ("Tasks", "; ".join(TASK_NAMES.get(t, t) for t in tasks) or DASH),
+        ("Tasks", "; ".join(task_summary(t) for t in tasks) or DASH),
         ("Deadline", str(campaign.get("deadline") or "none")),
         (
             "Test set",

@@ -30,14 +30,17 @@ import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stecflow.core.errors import ConfigError
 from stecflow.core.io import read_json, read_tsv, write_json, write_tsv
+
+if TYPE_CHECKING:
+    from stecflow.tasks.base import TaskType
 from stecflow.data.model import Item, Output
 
 __all__ = [
-    "DEFAULT_METRICS",
+    "default_metrics",
     "ITEM_COLUMNS",
     "SYSTEM_COLUMNS",
     "MetricSpec",
@@ -56,26 +59,21 @@ __all__ = [
 
 log = logging.getLogger(__name__)
 
-#: Metrics run when the config lists none: every metric stecflow has.
-DEFAULT_METRICS = (
-    "dice",
-    "masi",
-    "set_accuracy",
-    "set_edit",
-    "denotation_similarity",
-    "uniqueness",
-    "minimality",
-    "underspecification",
-    "overspecification",
-    "string_accuracy",
-    "se",
-    "seb",
-    "se_norm",
-    "bleu3",
-    "nist5",
-    "rouge2",
-    "rouge_su4",
-)
+
+def default_metrics(tasks: Sequence[str] | None = None) -> tuple[str, ...]:
+    """The metrics computed when the config lists none: those the campaign's task
+    types declare (``default_metrics``), in their order, each once.
+
+    *tasks* are task-type names (None: the built-in REG tasks).
+
+    >>> default_metrics(["end_to_end"])[:3]
+    ('dice', 'masi', 'set_accuracy')
+    """
+    from stecflow.tasks.registry import task_types
+
+    names = [m for task in task_types(tasks) for m in task.default_metrics]
+    return tuple(dict.fromkeys(names))
+
 
 ITEM_COLUMNS = (
     "item",
@@ -118,8 +116,13 @@ class MetricSpec:
     options: tuple[tuple[str, Any], ...]
 
 
-def metric_specs(scoring: Mapping[str, Any] | None) -> list[MetricSpec]:
+def metric_specs(
+    scoring: Mapping[str, Any] | None, tasks: Sequence[str] | None = None
+) -> list[MetricSpec]:
     """Read the ``scoring`` config section into metric specs.
+
+    Without ``scoring.metrics``, the metrics are the :func:`default_metrics` of the
+    campaign's *tasks* (task-type names; None: the built-in REG tasks).
 
     ``scoring.text`` (``lowercase``, ``punctuation``) applies to every text metric
     that has those options, and ``scoring.value_hierarchy`` (an ontology of the
@@ -134,7 +137,9 @@ def metric_specs(scoring: Mapping[str, Any] | None) -> list[MetricSpec]:
     from stecflow.metrics import metric_class
 
     scoring = scoring or {}
-    entries = scoring.get("metrics") or [{"id": name} for name in DEFAULT_METRICS]
+    entries = scoring.get("metrics") or [
+        {"id": name} for name in default_metrics(tasks)
+    ]
     text = dict(scoring.get("text") or {})
     if scoring.get("value_hierarchy"):
         text["value_hierarchy"] = scoring["value_hierarchy"]
@@ -181,36 +186,55 @@ def _realised(scoring: Mapping[str, Any] | None) -> bool:
     return (scoring or {}).get("realise") == "template"
 
 
+def _task(tasks: Sequence[str] | None) -> TaskType:
+    """The task type that says what metrics score (the first of *tasks*)."""
+    from stecflow.tasks.registry import task_types
+
+    return task_types(tasks)[0]
+
+
+def _realiser(scoring: Mapping[str, Any] | None, task: TaskType) -> Any:
+    """The task's realiser if text metrics score realised outputs, else None."""
+    return task.realiser if _realised(scoring) else None
+
+
 def _signature_extra(
-    scoring: Mapping[str, Any] | None, metric: Any, extra: Mapping[str, Any]
+    scoring: Mapping[str, Any] | None,
+    metric: Any,
+    extra: Mapping[str, Any],
+    task: TaskType,
 ) -> dict[str, Any]:
     """The signature fields beyond the metric's own: bootstrap, and the realiser
-    when word-string metrics score realised attribute sets."""
-    from stecflow.tasks.reg.realiser import REALISER_ID
-
-    if metric.input_type == "text" and _realised(scoring):
-        return {"realise": REALISER_ID, **extra}
+    when word-string metrics score realised outputs."""
+    if metric.input_type == "text" and _realiser(scoring, task) is not None:
+        return {"realise": task.realiser_id, **extra}
     return dict(extra)
 
 
-def metric_signatures(scoring: Mapping[str, Any] | None) -> dict[str, str]:
+def metric_signatures(
+    scoring: Mapping[str, Any] | None, tasks: Sequence[str] | None = None
+) -> dict[str, str]:
     """Map each metric ID to its signature (with the bootstrap settings).
 
     Used as a ``params`` value of the scoring rule, so that changing a metric's
     settings or version re-runs the scoring jobs and what depends on them.
+    *tasks*: the campaign's task-type names (None: the built-in REG tasks).
     """
     extra = _bootstrap_extra(scoring)
+    task = _task(tasks)
     return {
-        spec.id: metric.signature(extra=_signature_extra(scoring, metric, extra))
-        for spec, metric in build_metrics(metric_specs(scoring))
+        spec.id: metric.signature(extra=_signature_extra(scoring, metric, extra, task))
+        for spec, metric in build_metrics(metric_specs(scoring, tasks))
     }
 
 
-def metric_directions(scoring: Mapping[str, Any] | None) -> dict[str, bool]:
+def metric_directions(
+    scoring: Mapping[str, Any] | None, tasks: Sequence[str] | None = None
+) -> dict[str, bool]:
     """Map each metric ID to True if higher scores are better."""
     return {
         spec.id: metric.higher_is_better
-        for spec, metric in build_metrics(metric_specs(scoring))
+        for spec, metric in build_metrics(metric_specs(scoring, tasks))
     }
 
 
@@ -275,36 +299,19 @@ def _bootstrap_ci(
     return float(low), float(high)
 
 
-def _text_of(word_string: str | None, attribute_set: Any, realise: bool) -> Any:
-    """The word string a text metric scores: the set realised, if asked for."""
-    if not realise:
-        return word_string
-    from stecflow.tasks.reg.realiser import realise as template
-
-    return None if attribute_set is None else template(attribute_set)
-
-
-def _hypothesis(output: Output | None, input_type: str, realise: bool = False) -> Any:
-    if output is None:
-        return None
-    if input_type == "attributes":
-        return output.attribute_set
-    return _text_of(output.word_string, output.attribute_set, realise)
-
-
 def _references(
-    item: Item, input_type: str, exclude: str | None, realise: bool = False
+    item: Item,
+    input_type: str,
+    exclude: str | None,
+    task: TaskType,
+    realiser: Any = None,
 ) -> list[tuple[str, Any]]:
     refs = []
     for n, reference in enumerate(item.references, start=1):
         ref_id = reference.id or f"ref-{n}"
         if exclude is not None and ref_id == exclude:
             continue
-        value = (
-            reference.attribute_set
-            if input_type == "attributes"
-            else _text_of(reference.word_string, reference.attribute_set, realise)
-        )
+        value = task.metric_input(reference, input_type, realiser)
         if value is not None:
             refs.append((ref_id, value))
     return refs
@@ -320,6 +327,7 @@ def score_outputs(
     scoring: Mapping[str, Any] | None = None,
     *,
     exclude_reference: str | None = None,
+    tasks: Sequence[str] | None = None,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Score a system's outputs on *items* with every configured metric.
 
@@ -337,6 +345,11 @@ def score_outputs(
     exclude_reference
         A reference ID to leave out of every item (a human reference set scored
         against the others).
+    tasks
+        The campaign's task-type names (None: the built-in REG tasks). The first
+        says what each metric scores of an output and of a reference and what an
+        item's input gives metrics that look at it; together they give the
+        default metrics.
 
     Returns
     -------
@@ -356,20 +369,17 @@ def score_outputs(
     item_rows: list[dict[str, Any]] = []
     system_rows: list[dict[str, Any]] = []
     subsets = subsets_of(scored_items)
-    contexts = [
-        {
-            "target": i.domain.target.attribute_set,
-            "distractors": [e.attribute_set for e in i.domain.distractors],
-        }
-        for i in scored_items
-    ]
+    task = _task(tasks)
+    contexts = [dict(task.scoring_context(i)) for i in scored_items]
     counts = {
         name: _bootstrap_counts(len(indices), resamples, seed, f"{kind}:{name}")
         for kind, name, indices in subsets
     }
-    realise = _realised(scoring)
-    for spec, metric in build_metrics(metric_specs(scoring)):
-        signature = metric.signature(extra=_signature_extra(scoring, metric, extra))
+    realiser = _realiser(scoring, task)
+    for spec, metric in build_metrics(metric_specs(scoring, tasks)):
+        signature = metric.signature(
+            extra=_signature_extra(scoring, metric, extra, task)
+        )
         base = {
             "metric": spec.id,
             "metric_name": metric.display_name,
@@ -377,11 +387,12 @@ def score_outputs(
             "signature": signature,
         }
         hyps = [
-            _hypothesis(by_id[i.id], metric.input_type, realise) for i in scored_items
+            task.metric_input(by_id[i.id], metric.input_type, realiser)
+            for i in scored_items
         ]
         missing = sum(h is None for h in hyps)
         refs_with_ids = [
-            _references(i, metric.input_type, exclude_reference, realise)
+            _references(i, metric.input_type, exclude_reference, task, realiser)
             for i in scored_items
         ]
         domain_only = _is_domain_only(metric)
@@ -485,15 +496,16 @@ def score_submission(
     scoring: Mapping[str, Any] | None,
     items_path: str | Path,
     summary_path: str | Path,
+    tasks: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Score one validated submission and write its item table and summary.
 
     A rejected submission is not scored: its files say ``skipped`` and why.
+    *tasks* are the campaign's task-type names (None: the built-in REG tasks).
     """
     from stecflow.data.corpus import read_items
-    from stecflow.submissions.files import OUTPUTS_FILE
     from stecflow.submissions.safepath import read_submission_file
-    from stecflow.submissions.validation import Limits, read_outputs
+    from stecflow.submissions.validation import Limits, outputs_file, read_outputs
 
     record = read_json(validation_path)
     identity = {
@@ -511,9 +523,12 @@ def score_submission(
         log.info("%s/%s skipped: %s", record["team"], record["system"], reason)
         return summary
     items = read_items(testset_path)
-    data = read_submission_file(submission_dir, OUTPUTS_FILE)  # no link out of it
+    name = outputs_file(record["tasks"], tasks or ())
+    data = read_submission_file(submission_dir, name)  # no link out of it
     limits = Limits.from_config(record.get("limits"))
-    outputs, problems = read_outputs(data, OUTPUTS_FILE, items, record["tasks"], limits)
+    outputs, problems = read_outputs(
+        data, name, items, record["tasks"], limits, campaign_tasks=tasks or ()
+    )
     errors = [p for p in problems if p.severity == "error"]
     if errors:  # the files changed since validation; never score unchecked data
         raise ValueError(
@@ -522,7 +537,7 @@ def score_submission(
         )
     exclude = record["system"] if record["reference"] else None
     item_rows, system_rows = score_outputs(
-        items, outputs, scoring, exclude_reference=exclude
+        items, outputs, scoring, exclude_reference=exclude, tasks=tasks
     )
     write_tsv(item_rows, ITEM_COLUMNS, items_path)
     summary = {**identity, "status": "scored", "reason": None, "scores": system_rows}

@@ -128,7 +128,7 @@ def check_studies(
             )
         if not spec.get("realise") and root is not None:
             for system in systems:
-                if _says_attribute_selection_only(Path(root) / system):
+                if _says_no_text(Path(root) / system):
                     raise ConfigError(
                         f"study {spec['id']!r} would show participants empty"
                         f" descriptions: {system} outputs attribute sets only (its"
@@ -138,8 +138,9 @@ def check_studies(
                     )
 
 
-def _says_attribute_selection_only(folder: Path) -> bool:
-    """True if a submission's system.yaml lists only the attribute-selection task.
+def _says_no_text(folder: Path) -> bool:
+    """True if a submission's system.yaml lists only tasks whose outputs hold no
+    text (the attribute-selection task): its outputs need realising to be shown.
 
     Read with the hardened reader; anything unreadable counts as False (validation
     reports it, and the stimuli job checks the outputs themselves).
@@ -154,17 +155,27 @@ def _says_attribute_selection_only(folder: Path) -> bool:
         metadata = load_yaml(read_submission_file(folder, "system.yaml"), str(folder))
     except (OSError, StecflowError):
         return False
+    from stecflow.tasks.registry import names, task_types
+
     tasks = metadata.get("tasks") if isinstance(metadata, dict) else None
-    return isinstance(tasks, list) and tasks == ["attribute_selection"]
+    if not isinstance(tasks, list) or not tasks or not set(tasks) <= set(names()):
+        return False
+    return all("word_string" not in t.outputs for t in task_types(tasks))
 
 
 def shown_descriptions(
-    spec: Mapping[str, Any], system: str, outputs: Iterable[Output]
+    spec: Mapping[str, Any],
+    system: str,
+    outputs: Iterable[Output],
+    tasks: Sequence[str] | None = None,
 ) -> dict[str, str]:
     """Item ID -> the description participants see for one system of a study.
 
-    The WORD-STRING, or with ``realise: template`` the ATTRIBUTE-SET realised by
-    the template realiser (as the ASGRE identification experiments showed
+    What the campaign's task type shows of an output
+    (:meth:`~stecflow.tasks.base.TaskType.shown_output`; *tasks*: the campaign's
+    task-type names, None for the built-in REG tasks): for the REG tasks the
+    WORD-STRING, or with ``realise: template`` the ATTRIBUTE-SET realised by the
+    template realiser (as the ASGRE identification experiments showed
     attribute-selection outputs). An empty WORD-STRING is shown as it is (the
     system said nothing); an output with nothing to show is a config error naming
     the system, never a blank stimulus.
@@ -174,21 +185,21 @@ def shown_descriptions(
     >>> shown_descriptions({"id": "s", "realise": "template"}, "a/b", out)
     {'t1': 'the red chair'}
     """
+    from stecflow.tasks.registry import task_types
+
+    task = task_types(tasks)[0]
     realise = spec.get("realise") == "template"
-    if realise:
-        from stecflow.tasks.reg.realiser import realise as template
     shown = {}
     for output in outputs:
-        if realise and output.attribute_set is not None:
-            shown[output.item_id] = template(output.attribute_set)
-        elif not realise and output.word_string is not None:
-            shown[output.item_id] = output.word_string
+        text = task.shown_output(output, realise)
+        if text is not None:
+            shown[output.item_id] = text
         else:
             kind, fix = (
-                ("ATTRIBUTE-SET", "take it out of the study")
+                (task.labels["attribute_set"], "take it out of the study")
                 if realise
                 else (
-                    "WORD-STRING",
+                    task.labels["word_string"],
                     "set realise: template to show its attribute sets realised",
                 )
             )
@@ -329,6 +340,7 @@ def build_stimuli(
     images_dir: str | Path | None,
     web_dir: str | Path,
     dmdx_dir: str | Path,
+    tasks: Sequence[str] | None = None,
 ) -> dict[str, Any]:
     """Build a study's self-contained web experiment and DMDX item files.
 
@@ -342,6 +354,9 @@ def build_stimuli(
     ----------
     submission_dirs
         ``team/system`` -> the submission folder, for every system of the study.
+    tasks
+        The campaign's task-type names (None: the built-in REG tasks): they say
+        how an output is read and shown.
 
     Returns
     -------
@@ -350,9 +365,8 @@ def build_stimuli(
     """
     from stecflow.data.corpus import read_items
     from stecflow.studies.stimuli import build_study
-    from stecflow.submissions.files import OUTPUTS_FILE
     from stecflow.submissions.safepath import read_submission_file
-    from stecflow.submissions.validation import read_outputs
+    from stecflow.submissions.validation import outputs_file, read_outputs
 
     design = make_design(spec, testset_path, practice_path)
     if Path(design_path).read_text(encoding="utf-8") != _design_text(design):
@@ -365,10 +379,13 @@ def build_stimuli(
     if practice_path is not None:
         items += read_items(practice_path)
     outputs_by_system = {}
+    name = outputs_file([], tasks or ())
     for system, folder in sorted(submission_dirs.items()):
-        data = read_submission_file(folder, OUTPUTS_FILE)  # no link out of it
-        outputs, _ = read_outputs(data, f"{system}/{OUTPUTS_FILE}", items, [])
-        outputs_by_system[system] = shown_descriptions(spec, system, outputs)
+        data = read_submission_file(folder, name)  # no link out of it
+        outputs, _ = read_outputs(
+            data, f"{system}/{name}", items, [], campaign_tasks=tasks or ()
+        )
+        outputs_by_system[system] = shown_descriptions(spec, system, outputs, tasks)
     settings = {
         "title": spec.get("title") or spec["id"],
         **(spec.get("experiment") or {}),

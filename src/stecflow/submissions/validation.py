@@ -11,62 +11,35 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from importlib import resources
 from pathlib import Path
 from typing import Any
-
-from lxml import etree
 
 from stecflow.core.errors import StecflowError
 from stecflow.core.ids import is_valid_id
 from stecflow.core.io import read_json, write_json, write_tsv
 from stecflow.data.model import Item, Output
-from stecflow.data.xmlsafe import parse_xml_lenient
-from stecflow.submissions.files import METADATA_FILE, OUTPUTS_FILE
+from stecflow.submissions.files import METADATA_FILE
+from stecflow.tasks.base import Limits, Problem, TaskType
+from stecflow.tasks.registry import task_types
 
 __all__ = [
-    "TASK_OUTPUTS",
+    "Limits",
     "Problem",
     "format_report",
     "is_late",
+    "outputs_file",
     "parse_timestamp",
     "read_outputs",
     "summarise_validation",
+    "submission_file_names",
     "superseding",
     "timestamp_text",
     "validate_submission",
     "validate_to_files",
     "write_validation",
 ]
-
-#: Which output element each task needs for every item.
-TASK_OUTPUTS = {
-    "attribute_selection": "ATTRIBUTE-SET",
-    "realisation": "WORD-STRING",
-    "end_to_end": "WORD-STRING",
-}
-
-
-@dataclass(frozen=True)
-class Problem:
-    """One problem in a submission; ``severity`` is ``"error"`` or ``"warning"``."""
-
-    code: str
-    message: str
-    file: str
-    line: int | None = None
-    field: str | None = None
-    severity: str = "error"
-
-    def describe(self) -> str:
-        """Render as ``file, line N, field: message``."""
-        where = [self.file]
-        if self.line is not None:
-            where.append(f"line {self.line}")
-        if self.field:
-            where.append(self.field)
-        return ", ".join(where) + ": " + self.message
 
 
 def parse_timestamp(value: str) -> dt.datetime:
@@ -118,14 +91,19 @@ def is_late(metadata: Mapping[str, Any], deadline: str | None) -> bool:
 
 
 def _submission_schema() -> dict:
+    """The metadata schema, ``tasks`` limited to the registered task types."""
     import yaml
+
+    from stecflow.tasks.registry import names
 
     text = (
         resources.files("stecflow.submissions")
         .joinpath("schemas/submission.schema.yaml")
         .read_text()
     )
-    return yaml.safe_load(text)
+    schema = yaml.safe_load(text)
+    schema["properties"]["tasks"]["items"]["enum"] = list(names())
+    return schema
 
 
 def _key_lines(text: str) -> dict[str, int]:
@@ -339,408 +317,6 @@ def _read_metadata(
 # ---------------------------------------------------------------------------- outputs
 
 
-@dataclass(frozen=True)
-class Limits:
-    """How large a submission may be; over a limit it is rejected before scoring.
-
-    The defaults fit the REG challenges with room to spare (a TUNA-REG test set
-    of 112 items gives an ``outputs.xml`` of about 20 KB); a campaign sets its
-    own under ``submissions.limits`` in its config.
-    """
-
-    #: ``outputs.xml`` size in MiB, checked before the file is read.
-    max_outputs_mib: float = 16
-    #: ``system.yaml`` size in KiB, checked before the file is read.
-    max_metadata_kib: float = 64
-    #: TRIAL elements in ``outputs.xml``, counted before the file is parsed.
-    max_trials: int = 50_000
-    #: ATTRIBUTE elements in one ATTRIBUTE-SET.
-    max_attributes_per_set: int = 100
-    #: Characters in one WORD-STRING.
-    max_word_string_chars: int = 5_000
-
-    @classmethod
-    def from_config(cls, limits: Mapping[str, Any] | None) -> Limits:
-        """The limits a campaign config's ``submissions.limits`` sets.
-
-        >>> Limits.from_config({"max_trials": 10}).max_trials
-        10
-        >>> Limits.from_config(None) == Limits()
-        True
-        """
-        return cls(**{k: v for k, v in (limits or {}).items() if v is not None})
-
-    @property
-    def outputs_bytes(self) -> int:
-        return int(self.max_outputs_mib * 1024 * 1024)
-
-    @property
-    def metadata_bytes(self) -> int:
-        return int(self.max_metadata_kib * 1024)
-
-
-#: XML attributes each element of an outputs file may carry; others are ignored
-#: with a warning. TRIAL and ATTRIBUTE may repeat what the test set gives them.
-KNOWN_XML_ATTRIBUTES = {
-    "OUTPUTS": frozenset(),
-    "TRIAL": frozenset({"ID", "CONDITION", "SUBDOMAIN"}),
-    "ATTRIBUTE-SET": frozenset(),
-    "ATTRIBUTE": frozenset({"NAME", "VALUE", "TYPE"}),
-    "WORD-STRING": frozenset(),
-}
-
-
-def read_outputs(
-    data: bytes,
-    label: str,
-    items: Sequence[Item],
-    tasks: Iterable[str],
-    limits: Limits | None = None,
-) -> tuple[list[Output], list[Problem]]:
-    """Read an outputs file and check it against the test-set *items*.
-
-    Parameters
-    ----------
-    data
-        The bytes of ``outputs.xml``.
-    label
-        How to name the file in messages (a relative path).
-    items
-        The test-set items, in test-set order.
-    tasks
-        The tasks the submission claims; each decides which element is required.
-    limits
-        Size limits (the defaults of :class:`Limits` if not given).
-
-    Returns
-    -------
-    (outputs, problems)
-        One :class:`Output` per TRIAL that could be read (test-set order), and every
-        problem found. Outputs are returned even when there are problems.
-    """
-    limits = limits or Limits()
-    problems: list[Problem] = []
-    root, xml_problems = parse_xml_lenient(
-        data, label, max_elements={"TRIAL": limits.max_trials}
-    )
-    for p in xml_problems:
-        if "limit is" in p.message:
-            code = "too_many_trials"
-        elif "not valid" in p.message or p.severity == "warning":
-            code = "undecodable" if p.severity == "error" else "encoding_mismatch"
-        else:
-            code = "xml_syntax"
-        problems.append(Problem(code, p.message, label, p.line, p.element, p.severity))
-    if root is None:
-        return [], problems
-    if root.tag != "OUTPUTS":
-        qname = etree.QName(root)
-        where = (
-            f"in the namespace {qname.namespace!r}; remove the xmlns declaration"
-            if qname.namespace
-            else "expected <OUTPUTS>"
-        )
-        problems.append(
-            Problem(
-                "unexpected_root",
-                f"the root element is <{qname.localname}> {where}"
-                if qname.namespace
-                else f"the root element is <{root.tag}>; {where}",
-                label,
-                root.sourceline,
-                f"<{qname.localname}>",
-            )
-        )
-        return [], problems
-    by_id = {item.id: item for item in items}
-    required = sorted({TASK_OUTPUTS[t] for t in tasks if t in TASK_OUTPUTS})
-    first_line: dict[str, int | None] = {}
-    outputs: dict[str, Output] = {}
-    for trial in root:
-        if not isinstance(trial.tag, str):
-            continue
-        line = trial.sourceline
-        if trial.tag != "TRIAL":
-            problems.append(
-                Problem(
-                    "unexpected_element",
-                    f"unexpected <{trial.tag}>; only TRIAL elements belong here",
-                    label,
-                    line,
-                    f"<{trial.tag}>",
-                )
-            )
-            continue
-        item_id = (trial.get("ID") or "").strip()
-        if not item_id:
-            problems.append(
-                Problem("missing_id", "TRIAL without an ID", label, line, "TRIAL")
-            )
-            continue
-        field = f"TRIAL {item_id}"
-        if item_id in first_line:
-            problems.append(
-                Problem(
-                    "duplicate_item",
-                    f"item {item_id} appears again"
-                    f" (first on line {first_line[item_id]}); give one TRIAL per item",
-                    label,
-                    line,
-                    field,
-                )
-            )
-            continue
-        first_line[item_id] = line
-        item = by_id.get(item_id)
-        if item is None:
-            problems.append(
-                Problem(
-                    "unknown_item",
-                    f"item {item_id} is not in the test set",
-                    label,
-                    line,
-                    field,
-                )
-            )
-            continue
-        outputs[item_id] = _read_trial(trial, item, label, required, limits, problems)
-    for item in items:
-        if item.id not in first_line:
-            problems.append(
-                Problem(
-                    "missing_item",
-                    f"no output for item {item.id}; give one TRIAL per test item",
-                    label,
-                    None,
-                    f"TRIAL {item.id}",
-                )
-            )
-    problems.extend(_unknown_xml_attributes(root, label))
-    return [outputs[i.id] for i in items if i.id in outputs], problems
-
-
-def _unknown_xml_attributes(root: Any, label: str, shown: int = 5) -> list[Problem]:
-    """One warning listing the first few XML attributes stecflow ignores."""
-    found = []
-    for element in root.iter(*KNOWN_XML_ATTRIBUTES):
-        known = KNOWN_XML_ATTRIBUTES[element.tag]
-        found += [
-            (element.sourceline, element.tag, name)
-            for name in element.attrib
-            if name not in known
-        ]
-    if not found:
-        return []
-    first = ", ".join(
-        f"{tag} {etree.QName(name).localname}= on line {line}"
-        for line, tag, name in found[:shown]
-    )
-    more = f" and {len(found) - shown:,} more" if len(found) > shown else ""
-    return [
-        Problem(
-            "unknown_xml_attribute",
-            f"{len(found):,} XML attributes that stecflow does not read are ignored:"
-            f" {first}{more}",
-            label,
-            found[0][0],
-            found[0][1],
-            "warning",
-        )
-    ]
-
-
-def _read_trial(
-    trial: Any,
-    item: Item,
-    label: str,
-    required: Sequence[str],
-    limits: Limits,
-    problems: list[Problem],
-) -> Output:
-    field = f"TRIAL {item.id}"
-    word_string = attrs = None
-    domain_values = item.domain.values()
-    seen: dict[str, int] = {}
-    for child in trial:
-        if not isinstance(child.tag, str):
-            continue
-        where = f"{field} / {child.tag}"
-        if child.tag in ("WORD-STRING", "ATTRIBUTE-SET"):
-            if child.tag in seen:
-                problems.append(
-                    Problem(
-                        "duplicate_output",
-                        f"a second {child.tag} in this TRIAL (the first is on line"
-                        f" {seen[child.tag]}); give one per item",
-                        label,
-                        child.sourceline,
-                        where,
-                    )
-                )
-                continue
-            seen[child.tag] = child.sourceline
-        if child.tag == "WORD-STRING":
-            inner = [
-                e for e in child.iter() if e is not child and isinstance(e.tag, str)
-            ]
-            if inner:
-                problems.append(
-                    Problem(
-                        "unexpected_element",
-                        f"<{inner[0].tag}> inside the WORD-STRING; only its text is"
-                        " read (write plain text)",
-                        label,
-                        inner[0].sourceline,
-                        where,
-                        "warning",
-                    )
-                )
-            text = "".join(child.itertext())
-            word_string = " ".join(text.split())
-            if not word_string:
-                problems.append(
-                    Problem(
-                        "empty_string",
-                        "the WORD-STRING is empty or only whitespace; it is scored"
-                        " as an empty description",
-                        label,
-                        child.sourceline,
-                        where,
-                        "warning",
-                    )
-                )
-            elif len(word_string) > limits.max_word_string_chars:
-                problems.append(
-                    Problem(
-                        "string_too_long",
-                        f"the WORD-STRING has {len(word_string):,} characters; the"
-                        f" limit is {limits.max_word_string_chars:,}",
-                        label,
-                        child.sourceline,
-                        where,
-                    )
-                )
-        elif child.tag == "ATTRIBUTE-SET":
-            attrs = _read_attribute_set(
-                child, field, domain_values, label, limits, problems
-            )
-        else:
-            problems.append(
-                Problem(
-                    "unexpected_element",
-                    f"unexpected <{child.tag}> (expected ATTRIBUTE-SET or WORD-STRING);"
-                    " it is ignored",
-                    label,
-                    child.sourceline,
-                    where,
-                    "warning",
-                )
-            )
-    present = {
-        "WORD-STRING": word_string is not None,
-        "ATTRIBUTE-SET": attrs is not None,
-    }
-    for tag in required:
-        if not present[tag]:
-            problems.append(
-                Problem(
-                    "missing_output",
-                    f"no {tag}, which the submission's tasks require",
-                    label,
-                    trial.sourceline,
-                    field,
-                )
-            )
-    return Output(item.id, word_string, attrs, trial.sourceline)
-
-
-def _read_attribute_set(
-    element: Any,
-    field: str,
-    domain_values: Mapping[str, Any],
-    label: str,
-    limits: Limits,
-    problems: list[Problem],
-) -> frozenset[tuple[str, str]]:
-    where = f"{field} / ATTRIBUTE-SET"
-    attributes = list(element.iter("ATTRIBUTE"))
-    if len(attributes) > limits.max_attributes_per_set:
-        problems.append(
-            Problem(
-                "too_many_attributes",
-                f"the ATTRIBUTE-SET has {len(attributes):,} attributes; the limit is"
-                f" {limits.max_attributes_per_set:,}",
-                label,
-                element.sourceline,
-                where,
-            )
-        )
-        return frozenset()
-    first_line: dict[tuple[str, str], int] = {}
-    for attribute in attributes:
-        name = (attribute.get("NAME") or "").strip()
-        value = (attribute.get("VALUE") or "").strip()
-        at = f"{field} / ATTRIBUTE {name or '?'}"
-        if not name or not value:
-            problems.append(
-                Problem(
-                    "bad_attribute",
-                    "ATTRIBUTE needs non-empty NAME and VALUE",
-                    label,
-                    attribute.sourceline,
-                    at,
-                )
-            )
-            continue
-        if (name, value) in first_line:
-            problems.append(
-                Problem(
-                    "duplicate_attribute",
-                    f"{name}={value!r} is given again (first on line"
-                    f" {first_line[name, value]}); give each attribute once",
-                    label,
-                    attribute.sourceline,
-                    at,
-                )
-            )
-            continue
-        first_line[name, value] = attribute.sourceline
-        if name not in domain_values:
-            problems.append(
-                Problem(
-                    "unknown_attribute",
-                    f"attribute {name!r} does not occur in this item's domain"
-                    f" (it has: {', '.join(domain_values)})",
-                    label,
-                    attribute.sourceline,
-                    at,
-                )
-            )
-        elif value not in domain_values[name]:
-            allowed = ", ".join(sorted(domain_values[name]))
-            problems.append(
-                Problem(
-                    "unknown_value",
-                    f"{name}={value!r} does not occur in this item's domain"
-                    f" (values there: {allowed})",
-                    label,
-                    attribute.sourceline,
-                    at,
-                )
-            )
-    if not attributes:
-        problems.append(
-            Problem(
-                "empty_attribute_set",
-                "the ATTRIBUTE-SET has no attributes",
-                label,
-                element.sourceline,
-                where,
-            )
-        )
-    return frozenset(first_line)
-
-
 # ------------------------------------------------------------------------- submission
 
 
@@ -795,7 +371,7 @@ def _read_outputs_file(
     tasks: Sequence[str],
     limits: Limits,
 ) -> tuple[list[Output], list[Problem]]:
-    """Check the size of ``outputs.xml`` before reading it, then read it."""
+    """Check the size of the outputs file before reading it, then read it."""
     size = path.stat().st_size
     if size > limits.outputs_bytes:
         return [], [
@@ -812,6 +388,81 @@ def _read_outputs_file(
     except (OSError, StecflowError) as exc:
         return [], [_unreadable(exc, label)]
     return read_outputs(data, label, items, tasks, limits)
+
+
+def _reader_of(types: Sequence[TaskType]) -> TaskType:
+    """The task type whose reader reads a submission of *types* (they share one)."""
+    first = types[0]
+    for other in types[1:]:
+        if (other.outputs_file, other.read_outputs) != (
+            first.outputs_file,
+            first.read_outputs,
+        ):
+            raise ValueError(
+                f"tasks {first.name} and {other.name} read different outputs files;"
+                " a system takes part in tasks of one kind"
+            )
+    return first
+
+
+def submission_file_names(campaign_tasks: Sequence[str]) -> tuple[str, ...]:
+    """The files of a submission folder a campaign reads: metadata, then outputs.
+
+    >>> submission_file_names(["end_to_end", "attribute_selection"])
+    ('system.yaml', 'outputs.xml')
+    """
+    files = sorted({t.outputs_file for t in task_types(campaign_tasks)})
+    return (METADATA_FILE, *files)
+
+
+def outputs_file(tasks: Sequence[str], campaign_tasks: Sequence[str] = ()) -> str:
+    """The name of the outputs file of a submission to *tasks*.
+
+    >>> outputs_file(["end_to_end"])
+    'outputs.xml'
+    """
+    if tasks:
+        return _reader_of(task_types(tasks)).outputs_file
+    return task_types(campaign_tasks or None)[0].outputs_file
+
+
+def read_outputs(
+    data: bytes,
+    label: str,
+    items: Sequence[Item],
+    tasks: Sequence[str],
+    limits: Limits | None = None,
+    *,
+    campaign_tasks: Sequence[str] = (),
+) -> tuple[list[Output], list[Problem]]:
+    """Read a submission's outputs file with the reader its task types declare.
+
+    Parameters
+    ----------
+    data
+        The bytes of the outputs file.
+    label
+        How to name the file in messages (a relative path).
+    items
+        The test-set items, in test-set order.
+    tasks
+        The tasks the submission claims: their task types' ``outputs`` must be
+        given for every item. None claimed: nothing is required, and the file is
+        read as the *campaign_tasks* (by default the built-in REG tasks) read it.
+    limits
+        Size limits (the defaults of :class:`Limits` if not given).
+
+    Returns
+    -------
+    (outputs, problems)
+        One :class:`Output` per item that could be read (test-set order), and every
+        problem found. Outputs are returned even when there are problems.
+    """
+    types = task_types(tasks) if tasks else task_types(campaign_tasks or None)[:1]
+    required = sorted({name for t in task_types(tasks) for name in t.outputs})
+    return _reader_of(types).read_outputs(
+        data, label, items, required, limits or Limits()
+    )
 
 
 def validate_submission(
@@ -914,7 +565,7 @@ def _check_submission(
             )
     from stecflow.submissions.safepath import submission_files
 
-    paths, refused = submission_files(folder, (METADATA_FILE, OUTPUTS_FILE))
+    paths, refused = submission_files(folder, submission_file_names(campaign_tasks))
     problems.extend(
         Problem("outside_link", e.message, str(e.file), None, e.field) for e in refused
     )
@@ -948,15 +599,19 @@ def _check_submission(
                     "tasks",
                 )
             )
-    outputs_path = paths[OUTPUTS_FILE]
+    claimed = [t for t in tasks if t in campaign_tasks]
+    try:
+        name = outputs_file(claimed, campaign_tasks)
+    except ValueError as exc:  # tasks whose outputs are read from different files
+        problems.append(
+            Problem("mixed_tasks", str(exc), f"{prefix}/{METADATA_FILE}", None, "tasks")
+        )
+        claimed, name = [], outputs_file([], campaign_tasks)
+    outputs_path = paths[name]
     outputs: list[Output] = []
     if outputs_path is not None and outputs_path.is_file():
         outputs, output_problems = _read_outputs_file(
-            outputs_path,
-            f"{prefix}/{OUTPUTS_FILE}",
-            items,
-            [t for t in tasks if t in campaign_tasks],
-            limits,
+            outputs_path, f"{prefix}/{name}", items, claimed, limits
         )
         problems.extend(output_problems)
     elif outputs_path is not None:  # None: a link out of submissions/, refused
@@ -965,7 +620,7 @@ def _check_submission(
         problems.append(
             Problem(
                 "missing_outputs",
-                f"no {OUTPUTS_FILE}{found}; put the system's outputs in {OUTPUTS_FILE}",
+                f"no {name}{found}; put the system's outputs in {name}",
                 prefix,
             )
         )
@@ -994,11 +649,7 @@ def _check_submission(
                 if paths[METADATA_FILE]
                 else None
             ),
-            OUTPUTS_FILE: (
-                _sha256(paths[OUTPUTS_FILE], limits.outputs_bytes)
-                if paths[OUTPUTS_FILE]
-                else None
-            ),
+            name: (_sha256(paths[name], limits.outputs_bytes) if paths[name] else None),
         },
     }
 

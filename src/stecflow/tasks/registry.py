@@ -1,0 +1,104 @@
+"""The registry of task types: every stage asks it what a task is.
+
+The built-in task types are the three REG tasks, one module each
+(:mod:`stecflow.tasks.attribute_selection`, :mod:`stecflow.tasks.realisation`,
+:mod:`stecflow.tasks.end_to_end`); they are imported on first use, so importing
+the registry costs nothing. A new task type is one module that builds a
+:class:`~stecflow.tasks.base.TaskType` and is listed in :data:`BUILT_IN` (or, from
+outside the library, passed to :func:`register`).
+
+May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+
+from stecflow.core.errors import ConfigError
+from stecflow.tasks.base import TaskType
+
+__all__ = ["BUILT_IN", "get", "names", "register", "task_types", "unregister"]
+
+#: Modules that declare the built-in task types (each has a ``TASK``), in the
+#: order tables and lists show them.
+BUILT_IN = (
+    "stecflow.tasks.attribute_selection",
+    "stecflow.tasks.realisation",
+    "stecflow.tasks.end_to_end",
+)
+
+_REGISTERED: dict[str, TaskType] = {}
+_loaded = False
+
+
+def _load_built_in() -> None:
+    global _loaded
+    if not _loaded:
+        _loaded = True
+        for module in BUILT_IN:
+            register(importlib.import_module(module).TASK)
+
+
+def register(task_type: TaskType) -> TaskType:
+    """Add *task_type* under its name; a name is registered once.
+
+    Raises
+    ------
+    ValueError
+        If another task type already has the name.
+    """
+    existing = _REGISTERED.get(task_type.name)
+    if existing is not None and existing is not task_type:
+        raise ValueError(f"a task type {task_type.name!r} is already registered")
+    _REGISTERED[task_type.name] = task_type
+    return task_type
+
+
+def unregister(name: str) -> None:
+    """Remove the task type *name* (tests that register their own use it)."""
+    _REGISTERED.pop(name, None)
+
+
+def names() -> tuple[str, ...]:
+    """Every registered task type's name, built-in ones first.
+
+    >>> names()[:3]
+    ('attribute_selection', 'realisation', 'end_to_end')
+    """
+    _load_built_in()
+    return tuple(_REGISTERED)
+
+
+def get(name: str) -> TaskType:
+    """The task type called *name*.
+
+    Raises
+    ------
+    ConfigError
+        If there is none, naming the ones there are.
+
+    >>> get("end_to_end").outputs
+    ('word_string',)
+    """
+    _load_built_in()
+    try:
+        return _REGISTERED[name]
+    except KeyError:
+        raise ConfigError(
+            f"{name!r} is not a task type stecflow knows (it knows:"
+            f" {', '.join(_REGISTERED)})",
+            field="tasks",
+        ) from None
+
+
+def task_types(task_names: Iterable[str] | None = None) -> list[TaskType]:
+    """The task types of *task_names* (every built-in one when None), in order."""
+    _load_built_in()
+    if task_names is None:
+        task_names = [n for n in _REGISTERED if n in _built_in_names()]
+    return [get(n) for n in task_names]
+
+
+def _built_in_names() -> set[str]:
+    return {m.rsplit(".", 1)[1] for m in BUILT_IN}
