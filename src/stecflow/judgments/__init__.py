@@ -7,7 +7,8 @@ Modules
 -------
 :mod:`~stecflow.judgments.importers`
     Server exports, offline files, generic CSVs and DMDX ``.azk`` files into one
-    tidy table (:data:`IMPORT_COLUMNS`).
+    tidy table (:data:`IMPORT_COLUMNS`); a package with one module per format
+    (``server``, ``generic``, ``dmdx``) and ``detect`` for telling them apart.
 :mod:`~stecflow.judgments.merge`
     Map trials to the design and check them (data-quality table).
 :mod:`~stecflow.judgments.corrections`

@@ -1,0 +1,78 @@
+"""Read human-study responses from every supported source into one tidy table.
+
+Four sources are supported, each read by its own function and all returning an
+:class:`ImportResult` whose rows have the columns :data:`IMPORT_COLUMNS` (one row
+per answered trial):
+
+``server`` / ``offline``: :func:`read_response_table`
+    The collection server's export
+    (:func:`stecflow.studies.server.export_responses`) and
+    the file the web page saves in offline mode: the same TSV with the columns
+    :data:`stecflow.studies.stimuli.RESPONSE_COLUMNS`, optionally followed by
+    ``simulated`` (files written by :mod:`stecflow.judgments.simulate`). Rows whose
+    ``session_status`` is ``offline`` are labelled ``offline``.
+``generic``: :func:`read_generic_table`
+    A small CSV (or TSV) an organiser can produce from any other tool; its columns
+    are documented in ``docs/judgments.md``.
+``dmdx_azk``: :func:`read_dmdx_azk`
+    DMDX's default output (``.azk``): a header, then one block per subject
+    (``Subject N, <date> <time> on <machine>, refresh <ms>ms[, ID <id>]``, a line
+    ``Item RT``, then one line per item with the item number and the time in ms,
+    negative when the response was wrong; a time-out is the negative time-out
+    value; ``*** ABORTED ***`` after a time marks an aborted item; lines starting
+    with ``!`` are comments). Item numbers are mapped to trials with the
+    ``<list>-items.tsv`` table that :func:`stecflow.studies.stimuli.make_dmdx_files`
+    writes, or by its convention (item *n* = identification of trial *n*,
+    ``10000 + n`` = reading of trial *n*).
+
+:func:`detect_format` tells them apart and :func:`read_responses` dispatches.
+
+A file that cannot be read as a whole (unknown format, missing or unexpected
+columns, binary data, bytes that are not in the file's encoding) raises
+:class:`JudgmentsError` naming the file, line and field. A row that cannot be used
+(a time that is not a number, a truncated line, an unknown boolean) is **kept**:
+the bad value becomes missing, ``import_problem`` says what was wrong, and a row of
+the data-quality table (:data:`QUALITY_COLUMNS`, check ``import_problem``) reports
+it; the merge leaves such rows out of the analyses. With ``strict=True`` the first
+such problem raises instead.
+
+Modules
+-------
+:mod:`~stecflow.judgments.importers.server`
+    :func:`read_response_table` (server exports and offline files).
+:mod:`~stecflow.judgments.importers.generic`
+    :func:`read_generic_table` (generic CSV/TSV).
+:mod:`~stecflow.judgments.importers.dmdx`
+    :func:`read_dmdx_azk` and :func:`read_dmdx_item_table` (DMDX).
+:mod:`~stecflow.judgments.importers.detect`
+    :func:`detect_format` and :func:`read_responses`.
+``_columns`` and ``_rows`` (private)
+    What the readers share: column definitions; :class:`ImportResult`, table
+    splitting and the common row checks.
+"""
+
+from __future__ import annotations
+
+from stecflow.judgments.importers._columns import GENERIC_COLUMNS
+from stecflow.judgments.importers._rows import ImportResult, concat_results
+from stecflow.judgments.importers.detect import detect_format, read_responses
+from stecflow.judgments.importers.dmdx import (
+    DMDX_READING_OFFSET,
+    read_dmdx_azk,
+    read_dmdx_item_table,
+)
+from stecflow.judgments.importers.generic import read_generic_table
+from stecflow.judgments.importers.server import read_response_table
+
+__all__ = [
+    "DMDX_READING_OFFSET",
+    "GENERIC_COLUMNS",
+    "ImportResult",
+    "concat_results",
+    "detect_format",
+    "read_dmdx_azk",
+    "read_dmdx_item_table",
+    "read_generic_table",
+    "read_response_table",
+    "read_responses",
+]
