@@ -150,12 +150,9 @@ def _write(text: str, target: str) -> None:
 
 def _cmd_score(args: argparse.Namespace) -> int:
     from stecflow.core.io import write_tsv
-    from stecflow.scoring.score import (
-        ITEM_COLUMNS,
-        check_coverage,
-        format_score_table,
-        score_outputs,
-    )
+    from stecflow.report.terminal import format_score_table
+    from stecflow.scoring.coverage import check_coverage
+    from stecflow.scoring.score import ITEM_COLUMNS, score_outputs
     from stecflow.submissions.validation import read_outputs
 
     scoring, tasks = {}, None

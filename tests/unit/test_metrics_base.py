@@ -159,7 +159,9 @@ def test_every_option_is_a_constructor_argument_and_changes_the_signature(name):
             choices = ("strip", "delete", "split", "keep")
         other = _alternative(param.default, choices)
         if pname == "value_hierarchy":  # a file (seed 004 §1.3's ontology)
-            other = str(DATA / "value_hierarchy.yaml")
+            from stecflow.scoring.hierarchy import load_value_hierarchy
+
+            other = load_value_hierarchy(DATA / "value_hierarchy.yaml")
         changed = cls(**{**fixed, pname: other})
         assert changed.signature() != base, pname
         assert changed.options()[pname] == other

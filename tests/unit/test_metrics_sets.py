@@ -25,8 +25,8 @@ from stecflow.metrics import (
 from stecflow.metrics.sets import (
     ValueHierarchy,
     denotation,
-    load_value_hierarchy,
 )
+from stecflow.scoring.hierarchy import load_value_hierarchy
 
 # REFERENCE.md §3
 A = frozenset({("type", "chair"), ("colour", "red"), ("size", "large")})
@@ -371,7 +371,7 @@ def test_hierarchy_joins_the_denotations_the_larger_counts():
 
 def test_metric_with_a_hierarchy_and_its_signature(tmp_path):
     plain = DenotationSimilarity()
-    tree = DenotationSimilarity(value_hierarchy=str(HIERARCHY))
+    tree = DenotationSimilarity(value_hierarchy=load_value_hierarchy(HIERARCHY))
     context = {"target": CHAIR, "distractors": [SOFA, DESK]}
     assert plain.score_segment(SOFA, [CHAIR], **context) == 0.5
     assert tree.score_segment(SOFA, [CHAIR], **context) == pytest.approx(2 / 3)
@@ -381,13 +381,13 @@ def test_metric_with_a_hierarchy_and_its_signature(tmp_path):
     # another hierarchy, another signature
     other = tmp_path / "h.yaml"
     other.write_text("type: {chair: seat, sofa: seat}\n")
-    assert DenotationSimilarity(value_hierarchy=str(other)).signature() != (
-        tree.signature()
-    )
+    assert DenotationSimilarity(
+        value_hierarchy=load_value_hierarchy(other)
+    ).signature() != (tree.signature())
 
 
 def test_scoring_value_hierarchy_reaches_the_denotation_similarity():
-    from stecflow.scoring.score import metric_signatures, metric_specs
+    from stecflow.scoring.specs import metric_signatures, metric_specs
 
     scoring = {
         "metrics": [{"id": "denotation_similarity"}, {"id": "dice"}],
@@ -414,7 +414,7 @@ def test_scoring_value_hierarchy_reaches_the_denotation_similarity():
 )
 def test_bad_hierarchy_files_are_config_errors(tmp_path, text, message):
     from stecflow.core.errors import ConfigError
-    from stecflow.scoring.score import build_metrics, metric_specs
+    from stecflow.scoring.specs import build_metrics, metric_specs
 
     path = tmp_path / "h.yaml"
     path.write_text(text)
@@ -432,4 +432,4 @@ def test_bad_hierarchy_files_are_config_errors(tmp_path, text, message):
 
 def test_missing_hierarchy_file_says_so(tmp_path):
     with pytest.raises(ValueError, match="cannot be read"):
-        DenotationSimilarity(value_hierarchy=str(tmp_path / "nope.yaml"))
+        load_value_hierarchy(tmp_path / "nope.yaml")

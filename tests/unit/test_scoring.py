@@ -13,13 +13,9 @@ from stecflow.core.io import read_tsv
 from stecflow.data.corpus import read_items
 from stecflow.data.model import Output
 from stecflow.metrics.text import TextNormaliser
-from stecflow.scoring.score import (
-    aggregate_scores,
-    metric_signatures,
-    metric_specs,
-    score_outputs,
-    score_submission,
-)
+from stecflow.scoring.score import score_outputs, score_submission
+from stecflow.scoring.specs import metric_signatures, metric_specs
+from stecflow.scoring.systems import aggregate_scores
 from stecflow.submissions.validation import (
     read_outputs,
     validate_submission,
@@ -300,7 +296,7 @@ def test_empty_word_string_is_scored_as_saying_nothing(items, alpha):
 
 def test_config_with_the_old_ssa_name_scores_seed002s_seb(caplog):
     """A config naming ``ssa`` (seed 002's SEB under its old name) still runs."""
-    from stecflow.scoring.score import metric_directions, metric_signatures
+    from stecflow.scoring.specs import metric_directions, metric_signatures
 
     scoring = {"metrics": [{"id": "ssa"}, {"id": "seb"}, {"id": "se_norm"}]}
     with caplog.at_level("WARNING"):

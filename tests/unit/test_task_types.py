@@ -22,12 +22,9 @@ from stecflow.core.io import read_tsv
 from stecflow.data.corpus import write_items
 from stecflow.data.model import Domain, Entity, EntityAttribute, Item, Output, Reference
 from stecflow.report import render_report
-from stecflow.scoring.score import (
-    aggregate_scores,
-    metric_signatures,
-    score_outputs,
-    score_submission,
-)
+from stecflow.scoring.score import score_outputs, score_submission
+from stecflow.scoring.specs import metric_signatures
+from stecflow.scoring.systems import aggregate_scores
 from stecflow.submissions.validation import (
     summarise_validation,
     validate_submission,

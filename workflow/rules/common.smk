@@ -10,7 +10,7 @@ from stecflow import campaign
 from stecflow.analysis import analyses as analysis
 from stecflow.core import ids
 from stecflow.core import resources as sizing
-from stecflow.scoring import score as scoring
+from stecflow.scoring import specs as scoring
 from stecflow.studies import setup as studies
 from stecflow.submissions import safepath, validation
 

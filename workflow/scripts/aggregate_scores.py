@@ -1,7 +1,7 @@
 """Adapter for rule `aggregate_scores` (workflow/rules/scoring.smk)."""
 
 from stecflow.core.logs import job_log
-from stecflow.scoring.score import aggregate_scores
+from stecflow.scoring.systems import aggregate_scores
 
 
 def main(smk) -> None:

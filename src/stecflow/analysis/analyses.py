@@ -38,7 +38,7 @@ from typing import Any
 
 from stecflow.core.errors import ConfigError
 from stecflow.core.io import iter_tsv, read_json, read_tsv, write_json, write_tsv
-from stecflow.scoring.score import SYSTEM_COLUMNS, system_rows
+from stecflow.scoring.systems import SYSTEM_COLUMNS, system_rows
 
 __all__ = [
     "ANALYSED_COLUMNS",
@@ -178,7 +178,7 @@ def analysis_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
         For an unknown measure or source, a test on a corpus-level metric (which
         has no item scores), bad factors or a repeated ID, naming the key path.
     """
-    from stecflow.scoring.score import build_metrics, metric_specs
+    from stecflow.scoring.specs import build_metrics, metric_specs
 
     statistics = config.get("statistics") or {}
     metrics = {

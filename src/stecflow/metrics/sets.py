@@ -24,7 +24,6 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
-from pathlib import Path
 from typing import Any, ClassVar, Literal
 
 from stecflow.metrics.base import (
@@ -51,7 +50,6 @@ __all__ = [
     "dice",
     "masi",
     "normalise_attribute_set",
-    "load_value_hierarchy",
     "set_edit_distance",
     "without_type",
 ]
@@ -298,7 +296,8 @@ class ValueHierarchy:
       trees, or not in the hierarchy, have similarity 0 unless equal.
 
     Attribute names and values are normalised like attribute sets (REFERENCE.md
-    §2). Build it with :func:`load_value_hierarchy`.
+    §2). The scoring stage reads it from a YAML file
+    (:func:`stecflow.scoring.hierarchy.load_value_hierarchy`).
 
     Attributes
     ----------
@@ -376,54 +375,6 @@ class ValueHierarchy:
         """``1 / (1 + distance)``, or 0 for values with no common ancestor."""
         d = self.distance(attr, a, b)
         return Fraction(0) if d is None else Fraction(1, 1 + d)
-
-
-def load_value_hierarchy(path: str | Path) -> ValueHierarchy:
-    """Read an ontology of attribute values from YAML (``value: parent`` per attribute).
-
-    The file maps each attribute to a mapping of its values to their parents, e.g.
-    ``type: {chair: seat, sofa: seat, seat: furniture, desk: furniture}``; a parent
-    that is not itself a key is a root. It is read with stecflow's hardened YAML
-    reader.
-
-    Raises
-    ------
-    ValueError
-        Naming the file and what is wrong (missing, not YAML, wrong shape, cycle).
-    """
-    from stecflow.core.errors import StecflowError
-    from stecflow.data.yamlsafe import load_yaml
-
-    path = Path(path)
-    try:
-        data = path.read_bytes()
-    except OSError as exc:
-        raise ValueError(
-            f"value hierarchy {path}: cannot be read ({exc.strerror}); give the path"
-            " of a YAML file relative to the working directory"
-        ) from None
-    try:
-        tree = load_yaml(data, str(path), max_bytes=1024 * 1024)
-    except StecflowError as exc:
-        raise ValueError(f"value hierarchy {exc}") from None
-    shape = (
-        "give one mapping per attribute of its values to their parent values"
-        " (null for a root), e.g. type: {chair: seat, seat: null}"
-    )
-    if not isinstance(tree, dict):
-        raise ValueError(f"value hierarchy {path}: {shape}")
-    for attr, values in tree.items():
-        scalar = (str, int)
-        if not isinstance(values, dict) or not all(
-            isinstance(v, scalar) and (p is None or isinstance(p, scalar))
-            for v, p in values.items()
-        ):
-            raise ValueError(f"value hierarchy {path}, attribute {attr}: {shape}")
-    import hashlib
-
-    return ValueHierarchy(
-        tree, sha256=hashlib.sha256(data).hexdigest(), source=str(path)
-    )
 
 
 def denotation_similarity(
@@ -739,9 +690,11 @@ class DenotationSimilarity(AttributeSetMetric):
         How scores against several references are combined.
     include_type_in_set_metrics : bool, default True
         Keep the ``type`` dimension in the descriptions.
-    value_hierarchy : str, optional
-        A YAML ontology of the campaign's attribute values
-        (:func:`load_value_hierarchy`): related values get partial credit by
+    value_hierarchy : ValueHierarchy, optional
+        An ontology of the campaign's attribute values (the scoring stage reads
+        it from the file the config names with
+        :func:`stecflow.scoring.hierarchy.load_value_hierarchy`): related values
+        get partial credit by
         their distance in it (seed 004 §1.3). The signature records the file's
         sha256 (``hier:<first 16 hex digits>``); without one it is unchanged.
 
@@ -770,15 +723,20 @@ class DenotationSimilarity(AttributeSetMetric):
         *,
         multi_ref: Literal["mean", "max"] = "mean",
         include_type_in_set_metrics: bool = True,
-        value_hierarchy: str | None = None,
+        value_hierarchy: ValueHierarchy | None = None,
     ) -> None:
         check_choice("multi_ref", multi_ref, DICE_MASI_MODES)
         self.multi_ref = multi_ref
         self._init_type(include_type_in_set_metrics)
+        if value_hierarchy is not None and not isinstance(
+            value_hierarchy, ValueHierarchy
+        ):
+            raise TypeError(
+                "value_hierarchy must be a ValueHierarchy; read a file with"
+                " stecflow.scoring.hierarchy.load_value_hierarchy"
+            )
         self.value_hierarchy = value_hierarchy
-        self.hierarchy = (
-            None if value_hierarchy is None else load_value_hierarchy(value_hierarchy)
-        )
+        self.hierarchy = value_hierarchy
 
     def signature_items(self) -> list[tuple[str, object]]:
         """Fields of the signature; the hierarchy as its sha256, if there is one."""

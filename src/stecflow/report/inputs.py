@@ -120,7 +120,7 @@ def metric_infos(config: Mapping[str, Any]) -> dict[str, MetricInfo]:
         For an unknown metric or option (as the scoring stage would).
     """
     from stecflow.metrics.distinguishing import DomainMetric
-    from stecflow.scoring.score import build_metrics, metric_signatures, metric_specs
+    from stecflow.scoring.specs import build_metrics, metric_signatures, metric_specs
 
     scoring = config.get("scoring") or {}
     tasks = (config.get("campaign") or {}).get("tasks") or None
