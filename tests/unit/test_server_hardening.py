@@ -24,6 +24,7 @@ from stecflow.studies.server import (
     make_server,
     read_responses,
 )
+from stecflow.studies.server import cli as server_cli
 from tests.browser.studykit import build_demo_study
 from tests.unit.test_server import Client, FakeClock, _trials, rating_payload
 
@@ -287,7 +288,10 @@ def _captured(monkeypatch) -> dict[str, Any]:
     def fake_serve(study_dir, host="127.0.0.1", port=8000, **options):
         seen.update(options, study_dir=str(study_dir), host=host, port=port)
 
+    # stecflow.cli imports serve from the package when it runs; the server's own
+    # command line (stecflow.studies.server.cli) has it imported already
     monkeypatch.setattr(server_module, "serve", fake_serve)
+    monkeypatch.setattr(server_cli, "serve", fake_serve)
     # the study itself is checked before serving (tests/unit/test_cli.py)
     monkeypatch.setattr(server_module, "check_study", lambda *args, **kw: None)
     return seen

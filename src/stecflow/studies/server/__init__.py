@@ -1,0 +1,171 @@
+"""The collection server of a human study: serves the web experiment, stores answers.
+
+A small WSGI application on the standard library (``wsgiref`` with one thread per
+request) and SQLite in WAL mode. It serves a study folder built by
+:func:`stecflow.studies.stimuli.build_study` and stores every trial the moment it is
+answered. Run it with :func:`serve` (blocking) or :func:`make_server` (tests,
+embedding); export with :func:`export_responses`. From a shell::
+
+    python -m stecflow.studies.server serve results/studies/rating-1 --port 8000
+    python -m stecflow.studies.server export results/studies/rating-1 \
+        --out responses.tsv
+
+Modules
+-------
+:mod:`~stecflow.studies.server.study`
+    Loading and checking a built study folder (:func:`load_study`,
+    :func:`check_study`) and :class:`CollectionError`.
+:mod:`~stecflow.studies.server.store`
+    The SQLite store: schema, response fields, connection pool.
+:mod:`~stecflow.studies.server.request`
+    Reading a request: strict JSON bodies and their limits, the client's
+    address, the per-address session limit.
+:mod:`~stecflow.studies.server.app`
+    The WSGI application (:class:`CollectionApp`, :func:`make_app`).
+:mod:`~stecflow.studies.server.httpd`
+    The threaded HTTP server (:class:`ExperimentServer`, :func:`make_server`,
+    :func:`serve`).
+:mod:`~stecflow.studies.server.export`
+    Reading and exporting the responses (:func:`read_responses`,
+    :func:`export_responses`).
+:mod:`~stecflow.studies.server.cli`
+    ``python -m stecflow.studies.server`` (:func:`main`).
+:mod:`~stecflow.studies.server.defaults`
+    The defaults of the settings, shared by all of the above.
+
+Behaviour
+---------
+* **Lists fill evenly.** A new session gets the list with the fewest completed plus
+  active sessions; ties go to the list with fewer completed sessions, then to the
+  earlier list in the design. So the first participants get the lists in order,
+  and no list gets a second participant while another has none.
+* **Abandoned sessions are re-released.** A session that is not completed and has
+  not been heard from for ``abandon_after_s`` seconds no longer counts, so its list
+  goes to the next participant. If the participant comes back, the session still
+  works (the list then gets two participants; both are kept).
+* **Nothing is lost.** Each trial is committed (``synchronous=FULL``) before the
+  page is told so; the page keeps unacknowledged trials in ``localStorage`` and
+  resends them, so a reload, a lost connection or a server restart loses nothing.
+  On load, the page asks for its session state and resumes at the first trial
+  missing. Re-sent trials are acknowledged and never overwrite the first copy.
+* **Isolation.** A session is identified by an unguessable token
+  (``secrets.token_urlsafe(32)``, sent as ``Authorization: Bearer``; only its
+  SHA-256 is stored) and can only write its own trials. Every request body is
+  limited (``max_body_bytes``, 16 KiB by default; 413), must be a JSON object
+  in strict JSON (no ``NaN`` or ``Infinity``, no number beyond 20 digits or
+  outside the range of a float; 400), and is checked field by field against the
+  trial it answers (400); unknown or missing tokens get 403. Only the
+  experiment's own files are served. No request body, however malformed, gets a
+  500.
+* **Bounded load.** A connection that sends nothing for ``read_timeout_s``
+  seconds (30 by default) is closed (408 if its body stalls); at most
+  ``max_connections`` (256) are served at once, and the ones beyond get an
+  immediate 503 (``Retry-After: 1``; the page retries).
+* **Who may start.** Each client address may open ``sessions_per_address``
+  sessions (20) per ``session_window_s`` seconds (600), 429 with
+  ``Retry-After`` beyond that, on top of the study's cap (``max_sessions``,
+  409: final, so the page tells a latecomer the study is full instead of
+  waiting for the server). Behind a reverse proxy, set ``behind_proxy`` so
+  that the address is the last one of ``X-Forwarded-For`` (IPv6 addresses
+  count per /64). With ``require_participant``, a session needs a participant
+  ID (400 without).
+* **Frozen stimuli.** The database records the SHA-256 of ``stimuli.json``; a server
+  started on a database collected with other stimuli refuses to run.
+
+API (all JSON, paths relative to the page)
+------------------------------------------
+``GET api/ping`` -> ``{"study", "sha256", "task", "variant"}``.
+``POST api/session`` ``{"participant": str or null}`` -> 201 ``{"token",
+"session_id", "list", "answered": [], "completed": false}``; 400 without a
+participant if one is required, 429 if the address opened too many sessions.
+``GET api/session`` -> ``{"session_id", "list", "answered": [orders],
+"completed", "completion_code"}``.
+``POST api/trial`` (one trial: ``order``, ``item``, ``system`` and the responses
+below) -> 201 ``{"stored": true}`` or 200 ``{"stored": false, "duplicate": true}``.
+``POST api/complete`` -> 200 ``{"completion_code"}``, or 409 ``{"missing": [orders]}``.
+
+Response table (export and offline file)
+----------------------------------------
+One row per answered trial; columns :data:`RESPONSE_COLUMNS` in this order (empty
+cell: not applicable or missing; booleans ``true``/``false``; times in ms, 0.1 ms
+resolution, from ``performance.now()``):
+
+``study``, ``task``, ``variant``
+    The study ID, ``rating`` or ``identification``, and the identification
+    variant (``together``, ``read_first``, ``spoken``; empty for rating).
+``session``, ``participant``, ``session_status``
+    A public session ID (never the token; ``offline-...`` in offline files), the
+    participant ID passed in the page's address as ``?participant=``,
+    ``?PROLIFIC_PID=``, ``?pid=`` or ``?workerId=`` (may be empty),
+    and ``completed``, ``in_progress``, ``abandoned`` or ``offline``.
+``list``, ``order``, ``item``, ``system``, ``subdomain``, ``practice``, ``filler``
+    The trial, as in the design (``order`` is 1-based within the list; ``system``
+    is empty for practice trials without one).
+``adequacy``, ``fluency``
+    Rating: the slider positions, integers 1-100 (hidden scale; 50 = untouched
+    centre).
+``chosen_entity``, ``target_entity``, ``correct``, ``cant_tell``, ``timeout``
+    Identification: the entity clicked (empty for a timeout or "can't tell"), the
+    target, whether they agree (computed by the server; ``false`` for "can't
+    tell", empty for a timeout), and the two flags. ``target_entity`` is filled
+    for rating too (the highlighted entity).
+``reading_time_ms``, ``identification_time_ms``, ``rt_ms``
+    ``read_first``: description onset to the call for the pictures (RT), and
+    picture onset to the click (IT). ``together``: description-and-picture onset
+    to the click (RIT) in ``identification_time_ms``. ``spoken``: display onset to
+    the click. ``rt_ms`` is the whole response time (rating: display onset to
+    "Next"; identification: reading plus identification time; empty on timeout).
+``audio_onset_ms``
+    ``spoken``: when the voice started, from display onset.
+``click_x``, ``click_y``
+    Identification: the click position within the clicked picture's box, as
+    fractions 0-1 from its top left corner (empty for keyboard choices).
+"""
+
+from __future__ import annotations
+
+from stecflow.studies.server.app import CollectionApp, make_app
+from stecflow.studies.server.cli import main
+from stecflow.studies.server.defaults import (
+    DEFAULT_ABANDON_AFTER_S,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_READ_TIMEOUT_S,
+    DEFAULT_SESSION_WINDOW_S,
+    DEFAULT_SESSIONS_PER_ADDRESS,
+    MAX_BODY_BYTES,
+)
+from stecflow.studies.server.export import export_responses, read_responses
+from stecflow.studies.server.httpd import ExperimentServer, make_server, serve
+from stecflow.studies.server.study import (
+    WEB_FILES,
+    CollectionError,
+    Study,
+    check_study,
+    load_study,
+    resolve_study,
+)
+from stecflow.studies.stimuli import RESPONSE_COLUMNS
+
+__all__ = [
+    "DEFAULT_ABANDON_AFTER_S",
+    "DEFAULT_MAX_CONNECTIONS",
+    "DEFAULT_READ_TIMEOUT_S",
+    "DEFAULT_SESSION_WINDOW_S",
+    "DEFAULT_SESSIONS_PER_ADDRESS",
+    "MAX_BODY_BYTES",
+    "RESPONSE_COLUMNS",
+    "WEB_FILES",
+    "CollectionApp",
+    "CollectionError",
+    "ExperimentServer",
+    "Study",
+    "check_study",
+    "export_responses",
+    "load_study",
+    "main",
+    "make_app",
+    "make_server",
+    "read_responses",
+    "resolve_study",
+    "serve",
+]

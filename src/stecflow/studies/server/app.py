@@ -1,0 +1,608 @@
+"""The WSGI application: the experiment's files and the ``api/`` endpoints.
+
+Owns :class:`CollectionApp` (routing, static files, sessions and the even filling
+of lists, checking each answered trial against the design, completion) and
+:func:`make_app`, which builds one for a study folder.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import math
+import mimetypes
+import re
+import secrets
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote
+
+from stecflow.studies.server.defaults import (
+    DEFAULT_ABANDON_AFTER_S,
+    DEFAULT_SESSION_WINDOW_S,
+    DEFAULT_SESSIONS_PER_ADDRESS,
+    MAX_BODY_BYTES,
+)
+from stecflow.studies.server.request import (
+    REASONS,
+    HTTPError,
+    RateLimit,
+    client_key,
+    drain_body,
+    read_json,
+)
+from stecflow.studies.server.store import RESPONSE_FIELDS, Store
+from stecflow.studies.server.study import (
+    CollectionError,
+    Study,
+    Trial,
+    default_db,
+    load_study,
+)
+
+__all__ = ["CollectionApp", "make_app"]
+
+logger = logging.getLogger(__name__)
+
+_MAX_MS = 3_600_000.0
+_STATIC_TYPES = {
+    ".html": "text/html; charset=utf-8",
+    ".js": "text/javascript; charset=utf-8",
+    ".css": "text/css; charset=utf-8",
+    ".json": "application/json",
+    ".svg": "image/svg+xml",
+    ".png": "image/png",
+    ".jpg": "image/jpeg",
+    ".jpeg": "image/jpeg",
+    ".gif": "image/gif",
+    ".webp": "image/webp",
+    ".wav": "audio/wav",
+    ".tsv": "text/tab-separated-values; charset=utf-8",
+}
+_SAFE_PATH = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*(/[A-Za-z0-9_][A-Za-z0-9._-]*)*$")
+_PARTICIPANT = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
+    "media-src 'self' blob:; connect-src 'self'; object-src 'none'; "
+    "base-uri 'none'; frame-ancestors 'none'; form-action 'none'"
+)
+
+
+def _number(
+    payload: Mapping[str, Any], name: str, low: float, high: float, *, required: bool
+) -> float | None:
+    value = payload.get(name)
+    if value is None:
+        if required:
+            raise HTTPError(400, f"{name} is required")
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise HTTPError(400, f"{name} must be a number, got {type(value).__name__}")
+    # Compared before any conversion: NaN fails, and a huge int never meets float().
+    if not low <= value <= high:
+        raise HTTPError(400, f"{name} must be between {low:g} and {high:g}")
+    return float(value)
+
+
+def _flag(payload: Mapping[str, Any], name: str) -> bool:
+    value = payload.get(name, False)
+    if value is None:
+        return False
+    if not isinstance(value, bool):
+        raise HTTPError(400, f"{name} must be true or false")
+    return value
+
+
+_TRIAL_KEYS = frozenset({"order", "item", "system", *RESPONSE_FIELDS}) - {"correct"}
+
+
+class CollectionApp:
+    """The WSGI application: static experiment files plus the ``api/`` endpoints.
+
+    Use :func:`make_app` to build one; :meth:`close` closes the database.
+
+    Attributes
+    ----------
+    study : Study
+        The study served.
+    db_path : Path
+        The SQLite database.
+    abandon_after_s : float
+        Silence after which an unfinished session no longer holds its list.
+    require_participant : bool
+        Whether a session needs a participant ID.
+    behind_proxy : bool
+        Whether client addresses come from ``X-Forwarded-For``.
+    """
+
+    def __init__(
+        self,
+        study: Study,
+        db_path: Path,
+        *,
+        abandon_after_s: float = DEFAULT_ABANDON_AFTER_S,
+        max_body_bytes: int = MAX_BODY_BYTES,
+        max_sessions: int = 100_000,
+        sessions_per_address: int = DEFAULT_SESSIONS_PER_ADDRESS,
+        session_window_s: float = DEFAULT_SESSION_WINDOW_S,
+        require_participant: bool = False,
+        behind_proxy: bool = False,
+        clock: Callable[[], float] = time.time,
+        synchronous: str = "FULL",
+    ) -> None:
+        if abandon_after_s <= 0:
+            raise CollectionError("must be positive", field="abandon_after_s")
+        if sessions_per_address < 0:
+            raise CollectionError(
+                "must be 0 (no limit) or more", field="sessions_per_address"
+            )
+        if session_window_s <= 0:
+            raise CollectionError("must be positive", field="session_window_s")
+        self.study = study
+        self.db_path = db_path
+        self.abandon_after_s = float(abandon_after_s)
+        self.max_body_bytes = int(max_body_bytes)
+        self.max_sessions = int(max_sessions)
+        self.require_participant = bool(require_participant)
+        self.behind_proxy = bool(behind_proxy)
+        self._session_limit = RateLimit(int(sessions_per_address), session_window_s)
+        self.clock = clock
+        self.store = Store(db_path, study, synchronous)
+        self._list_ids = list(study.lists)
+        self._files: dict[str, tuple[bytes, str]] = {}
+        self._files_lock = threading.Lock()
+
+    def close(self) -> None:
+        """Close the database connections."""
+        self.store.close()
+
+    # ----------------------------------------------------------------- WSGI
+
+    def __call__(
+        self, environ: dict[str, Any], start_response: Callable[..., Any]
+    ) -> Iterable[bytes]:
+        method = environ.get("REQUEST_METHOD", "GET")
+        path = environ.get("PATH_INFO", "/") or "/"
+        try:
+            if path.startswith("/api/"):
+                status, body = self._api(method, path[len("/api/") :], environ)
+                return self._json(start_response, status, body)
+            return self._static(method, path, start_response)
+        except HTTPError as error:
+            if error.status in (411, 413):
+                drain_body(environ)
+            body = {"error": error.message, **error.extra}
+            return self._json(start_response, error.status, body, error.headers)
+        except Exception:  # pragma: no cover - a bug; logged, never shown
+            logger.exception("internal error on %s %s", method, path)
+            return self._json(start_response, 500, {"error": "internal server error"})
+
+    @staticmethod
+    def _headers(content_type: str, length: int) -> list[tuple[str, str]]:
+        return [
+            ("Content-Type", content_type),
+            ("Content-Length", str(length)),
+            ("Cache-Control", "no-store"),
+            ("X-Content-Type-Options", "nosniff"),
+            ("Referrer-Policy", "no-referrer"),
+            ("Content-Security-Policy", _CSP),
+        ]
+
+    def _json(
+        self,
+        start_response: Callable[..., Any],
+        status: int,
+        body: Any,
+        headers: Sequence[tuple[str, str]] = (),
+    ) -> list[bytes]:
+        data = json.dumps(body, sort_keys=True).encode("utf-8")
+        start_response(
+            f"{status} {REASONS.get(status, 'Error')}",
+            self._headers("application/json", len(data)) + list(headers),
+        )
+        return [data]
+
+    def _static(
+        self, method: str, path: str, start_response: Callable[..., Any]
+    ) -> list[bytes]:
+        if method not in ("GET", "HEAD"):
+            raise HTTPError(405, "only GET and HEAD are allowed here")
+        relative = unquote(path).lstrip("/") or "index.html"
+        if not _SAFE_PATH.match(relative) or ".." in relative.split("/"):
+            raise HTTPError(404, "not found")
+        suffix = Path(relative).suffix.lower()
+        if suffix not in _STATIC_TYPES:
+            raise HTTPError(404, "not found")
+        with self._files_lock:
+            cached = self._files.get(relative)
+        if cached is None:
+            target = (self.study.web_dir / relative).resolve()
+            root = self.study.web_dir.resolve()
+            if root not in target.parents or not target.is_file():
+                raise HTTPError(404, "not found")
+            cached = (
+                target.read_bytes(),
+                _STATIC_TYPES.get(suffix) or mimetypes.types_map.get(suffix, ""),
+            )
+            with self._files_lock:
+                self._files[relative] = cached
+        data, content_type = cached
+        start_response("200 OK", self._headers(content_type, len(data)))
+        return [b"" if method == "HEAD" else data]
+
+    def _session(
+        self, db: sqlite3.Connection, environ: Mapping[str, Any]
+    ) -> tuple[Any, ...]:
+        header = str(environ.get("HTTP_AUTHORIZATION") or "")
+        if not header.startswith("Bearer "):
+            raise HTTPError(403, "no session token (Authorization: Bearer ...)")
+        token = header[len("Bearer ") :].strip()
+        if not 20 <= len(token) <= 128:
+            raise HTTPError(403, "unknown session")
+        digest = hashlib.sha256(token.encode("utf-8")).hexdigest()
+        row = db.execute(
+            "SELECT session_id, list, participant, completed_s, completion_code "
+            "FROM sessions WHERE token_sha256 = ?",
+            (digest,),
+        ).fetchone()
+        if row is None:
+            raise HTTPError(403, "unknown session")
+        return tuple(row)
+
+    def _api(
+        self, method: str, route: str, environ: Mapping[str, Any]
+    ) -> tuple[int, Any]:
+        routes = {
+            "ping": ("GET",),
+            "session": ("GET", "POST"),
+            "trial": ("POST",),
+            "complete": ("POST",),
+        }
+        if route not in routes:
+            raise HTTPError(404, "no such endpoint")
+        if method not in routes[route]:
+            raise HTTPError(405, f"use {' or '.join(routes[route])}")
+        if route == "ping":
+            return 200, {
+                "study": self.study.study,
+                "sha256": self.study.sha256,
+                "task": self.study.task,
+                "variant": self.study.variant,
+            }
+        if route == "session" and method == "POST":
+            return self._create_session(
+                environ, read_json(environ, self.max_body_bytes)
+            )
+        if route == "session":
+            return self._state(environ)
+        if route == "trial":
+            return self._store_trial(environ, read_json(environ, self.max_body_bytes))
+        read_json(environ, self.max_body_bytes)
+        return self._complete(environ)
+
+    # ----------------------------------------------------------------- endpoints
+
+    def _usage(self, db: sqlite3.Connection, now: float) -> dict[str, tuple[int, int]]:
+        cutoff = now - self.abandon_after_s
+        usage = {list_id: (0, 0) for list_id in self._list_ids}
+        for list_id, done, active in db.execute(
+            "SELECT list, SUM(completed_s IS NOT NULL), "
+            "SUM(completed_s IS NULL AND last_seen_s >= ?) FROM sessions GROUP BY list",
+            (cutoff,),
+        ):
+            if list_id in usage:
+                usage[list_id] = (int(done or 0), int(active or 0))
+        return usage
+
+    def _create_session(
+        self, environ: Mapping[str, Any], payload: Mapping[str, Any]
+    ) -> tuple[int, Any]:
+        unknown = sorted(set(payload) - {"participant"})
+        if unknown:
+            raise HTTPError(400, f"unknown field(s): {', '.join(unknown)}")
+        participant = payload.get("participant")
+        if participant is not None and (
+            not isinstance(participant, str) or not _PARTICIPANT.match(participant)
+        ):
+            raise HTTPError(400, "participant must be 1-64 letters, digits, - or _")
+        if participant is None and self.require_participant:
+            raise HTTPError(
+                400,
+                "this study needs your participant ID: open the study with the "
+                "link you were given (its address ends in ?participant=..., "
+                "?PROLIFIC_PID=..., ?pid=... or ?workerId=...)",
+            )
+        now = self.clock()
+        client = client_key(environ, self.behind_proxy)
+        wait = self._session_limit.take(client, now)
+        if wait > 0:
+            retry = max(1, math.ceil(wait))
+            logger.debug("session limit reached by %s", client)
+            raise HTTPError(
+                429,
+                "too many sessions were started from your network; "
+                f"please try again in {retry} seconds",
+                headers=[("Retry-After", str(retry))],
+                retry_after_s=retry,
+            )
+        try:
+            return self._open_session(participant, now)
+        except BaseException:
+            self._session_limit.give_back(client, now)
+            raise
+
+    def _open_session(self, participant: str | None, now: float) -> tuple[int, Any]:
+        token = secrets.token_urlsafe(32)
+        session_id = secrets.token_hex(8)
+        with self.store.transaction() as db:
+            (count,) = db.execute("SELECT COUNT(*) FROM sessions").fetchone()
+            if count >= self.max_sessions:
+                # 409, not 503: the page retries 5xx, and a full study stays full
+                raise HTTPError(
+                    409,
+                    "This study is full and takes no more participants. Thank you"
+                    " for your interest.",
+                )
+            usage = self._usage(db, now)
+            position = {list_id: k for k, list_id in enumerate(self._list_ids)}
+            chosen = min(
+                self._list_ids,
+                key=lambda k: (sum(usage[k]), usage[k][0], position[k]),
+            )
+            db.execute(
+                "INSERT INTO sessions (session_id, token_sha256, list, participant, "
+                "created_s, last_seen_s) VALUES (?, ?, ?, ?, ?, ?)",
+                (
+                    session_id,
+                    hashlib.sha256(token.encode("utf-8")).hexdigest(),
+                    chosen,
+                    participant,
+                    now,
+                    now,
+                ),
+            )
+        logger.info("session %s: list %s", session_id, chosen)
+        return 201, {
+            "token": token,
+            "session_id": session_id,
+            "list": chosen,
+            "answered": [],
+            "completed": False,
+            "completion_code": None,
+        }
+
+    def _state(self, environ: Mapping[str, Any]) -> tuple[int, Any]:
+        with self.store.transaction() as db:
+            session_id, list_id, _, completed_s, code = self._session(db, environ)
+            db.execute(
+                "UPDATE sessions SET last_seen_s = ? WHERE session_id = ?",
+                (self.clock(), session_id),
+            )
+            answered = [
+                int(r[0])
+                for r in db.execute(
+                    'SELECT "order" FROM trials WHERE session_id = ? ORDER BY "order"',
+                    (session_id,),
+                )
+            ]
+        return 200, {
+            "session_id": session_id,
+            "list": list_id,
+            "answered": answered,
+            "completed": completed_s is not None,
+            "completion_code": code,
+        }
+
+    def _validate(self, payload: Mapping[str, Any], trial: Trial) -> dict[str, Any]:
+        if payload.get("item") != trial.item or payload.get("system") != trial.system:
+            raise HTTPError(
+                400,
+                f"trial {trial.order} of this list shows item {trial.item} by "
+                f"{trial.system}, not {payload.get('item')} by {payload.get('system')}",
+            )
+        record: dict[str, Any] = dict.fromkeys(RESPONSE_FIELDS)
+        if self.study.task == "rating":
+            for name in ("adequacy", "fluency"):
+                value = payload.get(name)
+                if isinstance(value, bool) or not isinstance(value, int):
+                    raise HTTPError(400, f"{name} must be an integer from 1 to 100")
+                if not 1 <= value <= 100:
+                    raise HTTPError(400, f"{name} must be an integer from 1 to 100")
+                record[name] = value
+            record["rt_ms"] = _number(payload, "rt_ms", 0, _MAX_MS, required=True)
+            for name in RESPONSE_FIELDS:
+                if name not in ("adequacy", "fluency", "rt_ms") and payload.get(
+                    name
+                ) not in (None, False):
+                    raise HTTPError(400, f"{name} does not belong to a rating trial")
+            return record
+        for name in ("adequacy", "fluency"):
+            if payload.get(name) is not None:
+                raise HTTPError(400, f"{name} does not belong to identification")
+        chosen = payload.get("chosen_entity")
+        if chosen is not None and (
+            not isinstance(chosen, str) or chosen not in trial.entities
+        ):
+            raise HTTPError(400, "chosen_entity is not an entity of this trial")
+        cant_tell = _flag(payload, "cant_tell")
+        timeout = _flag(payload, "timeout")
+        if (chosen is not None) + cant_tell + timeout != 1:
+            raise HTTPError(
+                400, "give exactly one of chosen_entity, cant_tell=true, timeout=true"
+            )
+        record.update(chosen_entity=chosen, cant_tell=cant_tell, timeout=timeout)
+        if chosen is not None:
+            record["correct"] = chosen == trial.target
+        else:
+            record["correct"] = False if cant_tell else None
+        answered = not timeout
+        record["identification_time_ms"] = _number(
+            payload, "identification_time_ms", 0, _MAX_MS, required=answered
+        )
+        record["rt_ms"] = _number(payload, "rt_ms", 0, _MAX_MS, required=answered)
+        record["reading_time_ms"] = _number(
+            payload,
+            "reading_time_ms",
+            0,
+            _MAX_MS,
+            required=self.study.variant == "read_first",
+        )
+        record["audio_onset_ms"] = _number(
+            payload, "audio_onset_ms", 0, _MAX_MS, required=False
+        )
+        record["click_x"] = _number(payload, "click_x", 0, 1, required=False)
+        record["click_y"] = _number(payload, "click_y", 0, 1, required=False)
+        return record
+
+    def _store_trial(
+        self, environ: Mapping[str, Any], payload: Mapping[str, Any]
+    ) -> tuple[int, Any]:
+        unknown = sorted(set(payload) - _TRIAL_KEYS)
+        if unknown:
+            raise HTTPError(400, f"unknown field(s): {', '.join(unknown)}")
+        order = payload.get("order")
+        if isinstance(order, bool) or not isinstance(order, int):
+            raise HTTPError(400, "order must be an integer")
+        with self.store.transaction() as db:
+            session_id, list_id, _, _, _ = self._session(db, environ)
+            trial = self.study.lists[list_id].get(order)
+            if trial is None:
+                raise HTTPError(400, f"list {list_id} has no trial {order}")
+            record = self._validate(payload, trial)
+            now = self.clock()
+            cursor = db.execute(
+                'INSERT OR IGNORE INTO trials (session_id, "order", list, item, '
+                "system, subdomain, practice, filler, target_entity, "
+                + ", ".join(RESPONSE_FIELDS)
+                + ", received_s) VALUES ("
+                + ", ".join("?" * (10 + len(RESPONSE_FIELDS)))
+                + ")",
+                (
+                    session_id,
+                    order,
+                    list_id,
+                    trial.item,
+                    trial.system,
+                    trial.subdomain,
+                    int(trial.practice),
+                    int(trial.filler),
+                    trial.target,
+                    *(
+                        int(record[k]) if isinstance(record[k], bool) else record[k]
+                        for k in RESPONSE_FIELDS
+                    ),
+                    now,
+                ),
+            )
+            stored = cursor.rowcount == 1
+            db.execute(
+                "UPDATE sessions SET last_seen_s = ? WHERE session_id = ?",
+                (now, session_id),
+            )
+        if stored:
+            return 201, {"stored": True, "order": order}
+        return 200, {"stored": False, "duplicate": True, "order": order}
+
+    def _complete(self, environ: Mapping[str, Any]) -> tuple[int, Any]:
+        with self.store.transaction() as db:
+            session_id, list_id, _, completed_s, code = self._session(db, environ)
+            if completed_s is not None:
+                return 200, {"completion_code": code}
+            have = {
+                int(r[0])
+                for r in db.execute(
+                    'SELECT "order" FROM trials WHERE session_id = ?', (session_id,)
+                )
+            }
+            missing = sorted(set(self.study.lists[list_id]) - have)
+            if missing:
+                raise HTTPError(409, "trials are missing", missing=missing)
+            code = self.study.completion_code or secrets.token_hex(4).upper()
+            now = self.clock()
+            db.execute(
+                "UPDATE sessions SET completed_s = ?, completion_code = ?, "
+                "last_seen_s = ? WHERE session_id = ?",
+                (now, code, now, session_id),
+            )
+        logger.info("session %s completed list %s", session_id, list_id)
+        return 200, {"completion_code": code}
+
+
+def make_app(
+    study_dir: str | Path,
+    *,
+    db_path: str | Path | None = None,
+    abandon_after_s: float = DEFAULT_ABANDON_AFTER_S,
+    max_body_bytes: int = MAX_BODY_BYTES,
+    max_sessions: int = 100_000,
+    sessions_per_address: int = DEFAULT_SESSIONS_PER_ADDRESS,
+    session_window_s: float = DEFAULT_SESSION_WINDOW_S,
+    require_participant: bool = False,
+    behind_proxy: bool = False,
+    clock: Callable[[], float] = time.time,
+    synchronous: str = "FULL",
+) -> CollectionApp:
+    """Build the WSGI application of a study.
+
+    Parameters
+    ----------
+    study_dir : path
+        The study folder (``results/studies/<study>``) or its ``web`` folder.
+    db_path : path, optional
+        The SQLite database (created if absent). Default: ``responses.sqlite``
+        beside the web folder (``results/studies/<study>/responses.sqlite``); keep
+        it somewhere backed up, outside the web folder.
+    abandon_after_s : float, default 1800
+        Silence after which an unfinished session no longer holds its list.
+    max_body_bytes : int, default 16384
+        Limit of every request body.
+    max_sessions : int, default 100000
+        Sessions the study accepts in all (409 after that: the study is full).
+    sessions_per_address : int, default 20
+        Sessions one client address may open per *session_window_s* (429 with
+        ``Retry-After`` beyond that); 0 lifts the limit. Raise it for a lab whose
+        computers share one address.
+    session_window_s : float, default 600
+        The window of *sessions_per_address*, in seconds.
+    require_participant : bool, default False
+        Open a session only with a participant ID (from the page's address,
+        e.g. ``?PROLIFIC_PID=``); 400 with a message saying so without one.
+    behind_proxy : bool, default False
+        Take the client address from the last entry of ``X-Forwarded-For``, as
+        a reverse proxy on this host appends it. Only behind such a proxy:
+        otherwise clients choose their own address.
+    clock : callable, default time.time
+        Seconds since the epoch (tests pass a fake clock).
+    synchronous : {"FULL", "NORMAL"}, default "FULL"
+        SQLite's ``synchronous`` pragma: FULL survives power loss, NORMAL only
+        process crashes.
+
+    Returns
+    -------
+    CollectionApp
+    """
+    study = load_study(study_dir)
+    if synchronous not in ("FULL", "NORMAL"):
+        raise CollectionError("must be FULL or NORMAL", field="synchronous")
+    path = Path(db_path) if db_path is not None else default_db(study.web_dir)
+    return CollectionApp(
+        study,
+        path,
+        abandon_after_s=abandon_after_s,
+        max_body_bytes=max_body_bytes,
+        max_sessions=max_sessions,
+        sessions_per_address=sessions_per_address,
+        session_window_s=session_window_s,
+        require_participant=require_participant,
+        behind_proxy=behind_proxy,
+        clock=clock,
+        synchronous=synchronous,
+    )
+
+
+# --------------------------------------------------------------------------- server

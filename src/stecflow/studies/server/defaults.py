@@ -1,0 +1,33 @@
+"""The defaults of the collection server's settings, in one place.
+
+:func:`~stecflow.studies.server.app.make_app`,
+:func:`~stecflow.studies.server.httpd.serve`, the export and
+``python -m stecflow.studies.server`` take their defaults from here.
+``stecflow serve`` spells the same numbers in :mod:`stecflow.cli` (which imports no
+server code until it runs); ``tests/unit/test_server_hardening.py`` checks that
+both command lines pass these defaults.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "DEFAULT_ABANDON_AFTER_S",
+    "DEFAULT_MAX_CONNECTIONS",
+    "DEFAULT_READ_TIMEOUT_S",
+    "DEFAULT_SESSION_WINDOW_S",
+    "DEFAULT_SESSIONS_PER_ADDRESS",
+    "MAX_BODY_BYTES",
+]
+
+#: Default limit of a request body, in bytes.
+MAX_BODY_BYTES = 16 * 1024
+#: Default time after which an unfinished, silent session no longer holds its list.
+DEFAULT_ABANDON_AFTER_S = 1800.0
+#: Default time a connection may stay silent before it is closed.
+DEFAULT_READ_TIMEOUT_S = 30.0
+#: Default number of connections served at once (more get a 503).
+DEFAULT_MAX_CONNECTIONS = 256
+#: Default number of sessions one client address may open per window.
+DEFAULT_SESSIONS_PER_ADDRESS = 20
+#: Default window of the per-address session limit, in seconds.
+DEFAULT_SESSION_WINDOW_S = 600.0

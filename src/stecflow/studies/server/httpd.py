@@ -1,0 +1,344 @@
+"""The threaded HTTP server around the application, and :func:`serve`.
+
+Owns the ``wsgiref`` server with one thread per connection: the read time-out of
+every connection, at most ``max_connections`` served at once (the ones beyond get
+an immediate 503 without a thread), :class:`ExperimentServer` (bind, start in a
+thread, shut down), :func:`make_server` and the blocking :func:`serve`.
+"""
+
+from __future__ import annotations
+
+import logging
+import socket
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+from socketserver import ThreadingMixIn
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
+
+from stecflow.studies.server.app import CollectionApp, make_app
+from stecflow.studies.server.defaults import (
+    DEFAULT_ABANDON_AFTER_S,
+    DEFAULT_MAX_CONNECTIONS,
+    DEFAULT_READ_TIMEOUT_S,
+    DEFAULT_SESSION_WINDOW_S,
+    DEFAULT_SESSIONS_PER_ADDRESS,
+)
+from stecflow.studies.server.study import CollectionError
+
+__all__ = ["ExperimentServer", "make_server", "serve"]
+
+logger = logging.getLogger(__name__)
+
+_LINGER_S = 0.5
+_MAX_LINGERING = 128
+
+
+class _Handler(WSGIRequestHandler):
+    def setup(self) -> None:
+        # StreamRequestHandler puts self.timeout on the socket: every read that
+        # waits longer raises TimeoutError.
+        self.timeout = getattr(self.server, "read_timeout_s", DEFAULT_READ_TIMEOUT_S)
+        super().setup()
+
+    def handle(self) -> None:
+        try:
+            super().handle()
+        except OSError as error:  # silent (TimeoutError) or gone: nobody to answer
+            logger.debug("%s: connection dropped (%r)", self.client_address[0], error)
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
+        logger.debug("%s %s", self.address_string(), format % args)
+
+
+_BUSY_BODY = b'{"error": "the server is busy; please try again in a moment"}'
+_BUSY = (
+    b"HTTP/1.0 503 Service Unavailable\r\n"
+    b"Content-Type: application/json\r\n"
+    b"Content-Length: " + str(len(_BUSY_BODY)).encode("ascii") + b"\r\n"
+    b"Retry-After: 1\r\n"
+    b"Cache-Control: no-store\r\n"
+    b"Connection: close\r\n\r\n" + _BUSY_BODY
+)
+
+
+class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
+    """One thread per connection, at most *max_connections* at once."""
+
+    daemon_threads = True
+    request_queue_size = 1024
+    allow_reuse_address = True
+
+    def __init__(
+        self,
+        address: tuple[str, int],
+        handler: type[WSGIRequestHandler],
+        *,
+        read_timeout_s: float,
+        max_connections: int,
+    ) -> None:
+        self.read_timeout_s = float(read_timeout_s)
+        self._slots = threading.BoundedSemaphore(max_connections)
+        self._lingering: list[tuple[float, socket.socket]] = []
+        super().__init__(address, handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        if not self._slots.acquire(blocking=False):
+            self._refuse(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:  # the thread did not start: its slot is free
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def _refuse(self, request: socket.socket) -> None:
+        """Answer 503 without a thread and without ever blocking the accept loop.
+
+        The socket is closed a little later (:meth:`service_actions`): closing it
+        while the request is still arriving would reset the connection before
+        the client reads the answer.
+        """
+        try:
+            request.setblocking(False)
+            _discard_input(request)
+            request.sendall(_BUSY)  # a new socket's send buffer takes it at once
+            request.shutdown(socket.SHUT_WR)
+        except OSError:
+            self.close_request(request)
+            return
+        if len(self._lingering) >= _MAX_LINGERING:
+            self.close_request(request)
+            return
+        self._lingering.append((time.monotonic() + _LINGER_S, request))
+
+    def service_actions(self) -> None:
+        """Close refused sockets once the client has closed or after a moment."""
+        super().service_actions()
+        now = time.monotonic()
+        waiting = []
+        for deadline, request in self._lingering:
+            if _discard_input(request) or now >= deadline:
+                self.close_request(request)
+            else:
+                waiting.append((deadline, request))
+        self._lingering = waiting
+
+    def server_close(self) -> None:
+        super().server_close()
+        for _, request in self._lingering:
+            self.close_request(request)
+        self._lingering = []
+
+
+def _discard_input(request: socket.socket) -> bool:
+    """Read what a non-blocking socket holds; True once the client has closed."""
+    try:
+        while request.recv(65536):
+            pass
+    except BlockingIOError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+class ExperimentServer:
+    """A running HTTP server for one study (see :func:`make_server`).
+
+    Attributes
+    ----------
+    app : CollectionApp
+        The application served.
+    host : str
+    port : int
+        The port actually bound (useful with ``port=0``).
+    url : str
+        ``http://host:port/``.
+    """
+
+    def __init__(
+        self,
+        app: CollectionApp,
+        host: str,
+        port: int,
+        *,
+        read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    ) -> None:
+        if not read_timeout_s > 0:
+            raise CollectionError("must be positive", field="read_timeout_s")
+        if max_connections < 1:
+            raise CollectionError("must be 1 or more", field="max_connections")
+        self.app = app
+        self._httpd = _ThreadingWSGIServer(
+            (host, port),
+            _Handler,
+            read_timeout_s=read_timeout_s,
+            max_connections=max_connections,
+        )
+        self._httpd.set_app(app)
+        self.host = host
+        self.port = int(self._httpd.server_address[1])
+        self.url = f"http://{host}:{self.port}/"
+        self._thread: threading.Thread | None = None
+
+    def serve_forever(self) -> None:
+        """Serve until :meth:`shutdown` is called (from another thread)."""
+        self._httpd.serve_forever(poll_interval=0.2)
+
+    def start(self) -> ExperimentServer:
+        """Serve in a daemon thread; return self."""
+        self._thread = threading.Thread(
+            target=self.serve_forever, name="stecflow-server", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def shutdown(self) -> None:
+        """Stop serving (if :meth:`start` was used), then :meth:`close`."""
+        if self._thread is not None:
+            self._httpd.shutdown()
+            self._thread.join(timeout=10)
+            self._thread = None
+        self.close()
+
+    def close(self) -> None:
+        """Close the listening socket and the database."""
+        self._httpd.server_close()
+        self.app.close()
+
+    def __enter__(self) -> ExperimentServer:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.shutdown()
+
+
+def make_server(
+    study_dir: str | Path,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    *,
+    db_path: str | Path | None = None,
+    abandon_after_s: float = DEFAULT_ABANDON_AFTER_S,
+    read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    **options: Any,
+) -> ExperimentServer:
+    """Bind a server for a study without starting it.
+
+    Parameters
+    ----------
+    study_dir, db_path, abandon_after_s
+        As for :func:`make_app`; further keyword *options* (the session limit,
+        ``require_participant``, ``behind_proxy``, ...) go there too.
+    host : str, default "127.0.0.1"
+        Address to bind; give ``0.0.0.0`` only behind a TLS reverse proxy.
+    port : int, default 8000
+        Port; 0 picks a free one (see :attr:`ExperimentServer.port`).
+    read_timeout_s : float, default 30
+        A connection that sends nothing for this long is closed (a stalled body
+        gets 408).
+    max_connections : int, default 256
+        Connections served at once; the ones beyond get an immediate 503 with
+        ``Retry-After: 1`` (the experiment page retries).
+
+    Returns
+    -------
+    ExperimentServer
+        Call ``.serve_forever()`` or ``.start()`` (thread), then ``.shutdown()``.
+    """
+    app = make_app(
+        study_dir, db_path=db_path, abandon_after_s=abandon_after_s, **options
+    )
+    try:
+        return ExperimentServer(
+            app,
+            host,
+            port,
+            read_timeout_s=read_timeout_s,
+            max_connections=max_connections,
+        )
+    except (OSError, CollectionError):
+        app.close()
+        raise
+
+
+def serve(
+    study_dir: str | Path,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    db_path: str | Path | None = None,
+    abandon_after_s: float = DEFAULT_ABANDON_AFTER_S,
+    *,
+    synchronous: str = "FULL",
+    read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    sessions_per_address: int = DEFAULT_SESSIONS_PER_ADDRESS,
+    session_window_s: float = DEFAULT_SESSION_WINDOW_S,
+    require_participant: bool = False,
+    behind_proxy: bool = False,
+    ready: Callable[[ExperimentServer], None] | None = None,
+) -> None:
+    """Serve a study until interrupted (Ctrl-C); the CLI's ``stecflow serve``.
+
+    Parameters
+    ----------
+    study_dir : path
+        The study folder (``results/studies/<study>``) or its ``web`` folder.
+    host, port
+        Where to listen (default ``127.0.0.1:8000``).
+    db_path : path, optional
+        The database (default: ``responses.sqlite`` beside the web folder).
+    abandon_after_s : float, default 1800
+        Silence after which an unfinished session's list is given to others.
+    synchronous : {"FULL", "NORMAL"}, default "FULL"
+        SQLite durability (see :func:`make_app`); NORMAL is about twice as fast
+        per write but may lose the last answers on a power cut.
+    read_timeout_s, max_connections
+        As for :func:`make_server`.
+    sessions_per_address, session_window_s, require_participant, behind_proxy
+        As for :func:`make_app`.
+    ready : callable, optional
+        Called with the server once it listens (e.g. to print its URL).
+    """
+    server = make_server(
+        study_dir,
+        host,
+        port,
+        db_path=db_path,
+        abandon_after_s=abandon_after_s,
+        synchronous=synchronous,
+        read_timeout_s=read_timeout_s,
+        max_connections=max_connections,
+        sessions_per_address=sessions_per_address,
+        session_window_s=session_window_s,
+        require_participant=require_participant,
+        behind_proxy=behind_proxy,
+    )
+    logger.info(
+        "serving study %s at %s (responses in %s)",
+        server.app.study.study,
+        server.url,
+        server.app.db_path,
+    )
+    if ready is not None:
+        ready(server)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        logger.info("stopped")
+    finally:
+        server.close()
+
+
+# --------------------------------------------------------------------------- export

@@ -1,0 +1,170 @@
+"""The SQLite store of responses: schema, response fields, connection pool.
+
+Owns the database layout (tables ``meta``, ``sessions`` and ``trials``), the
+response fields of a trial as stored (:data:`RESPONSE_FIELDS`; the ones stored as
+0/1 in :data:`BOOL_FIELDS`) and :class:`Store`, which opens a database in WAL mode,
+refuses one collected with other stimuli, and hands out pooled connections and
+one-writer-at-a-time transactions.
+"""
+
+from __future__ import annotations
+
+import queue
+import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
+from pathlib import Path
+
+from stecflow.studies.server.study import CollectionError, Study
+
+__all__ = ["BOOL_FIELDS", "RESPONSE_FIELDS", "Store"]
+
+_SCHEMA_VERSION = 1
+
+RESPONSE_FIELDS = (
+    "adequacy",
+    "fluency",
+    "chosen_entity",
+    "correct",
+    "cant_tell",
+    "timeout",
+    "reading_time_ms",
+    "identification_time_ms",
+    "rt_ms",
+    "audio_onset_ms",
+    "click_x",
+    "click_y",
+)
+BOOL_FIELDS = ("practice", "filler", "correct", "cant_tell", "timeout")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS sessions (
+    session_id TEXT PRIMARY KEY,
+    token_sha256 TEXT NOT NULL UNIQUE,
+    list TEXT NOT NULL,
+    participant TEXT,
+    created_s REAL NOT NULL,
+    last_seen_s REAL NOT NULL,
+    completed_s REAL,
+    completion_code TEXT
+);
+CREATE INDEX IF NOT EXISTS sessions_by_list ON sessions (list);
+CREATE TABLE IF NOT EXISTS trials (
+    session_id TEXT NOT NULL REFERENCES sessions (session_id),
+    "order" INTEGER NOT NULL,
+    list TEXT NOT NULL,
+    item TEXT NOT NULL,
+    system TEXT,
+    subdomain TEXT,
+    practice INTEGER NOT NULL,
+    filler INTEGER NOT NULL,
+    target_entity TEXT,
+    adequacy INTEGER,
+    fluency INTEGER,
+    chosen_entity TEXT,
+    correct INTEGER,
+    cant_tell INTEGER,
+    timeout INTEGER,
+    reading_time_ms REAL,
+    identification_time_ms REAL,
+    rt_ms REAL,
+    audio_onset_ms REAL,
+    click_x REAL,
+    click_y REAL,
+    received_s REAL NOT NULL,
+    PRIMARY KEY (session_id, "order")
+);
+"""
+
+
+class Store:
+    """SQLite (WAL) store with a small connection pool."""
+
+    def __init__(self, path: Path, study: Study, synchronous: str = "FULL") -> None:
+        self.path = path
+        self.synchronous = synchronous
+        self._pool: queue.SimpleQueue[sqlite3.Connection] = queue.SimpleQueue()
+        self._all: list[sqlite3.Connection] = []
+        self._lock = threading.Lock()
+        self._write_lock = threading.Lock()
+        path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            self._setup(study)
+        except BaseException:
+            self.close()
+            raise
+
+    def _setup(self, study: Study) -> None:
+        path = self.path
+        with self.connection() as db:
+            db.executescript(_SCHEMA)
+            meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
+            if not meta:
+                db.executemany(
+                    "INSERT INTO meta (key, value) VALUES (?, ?)",
+                    [
+                        ("schema_version", str(_SCHEMA_VERSION)),
+                        ("study", study.study),
+                        ("stimuli_sha256", study.sha256),
+                    ],
+                )
+            elif meta.get("stimuli_sha256") != study.sha256 or meta.get("study") != (
+                study.study
+            ):
+                old = meta.get("stimuli_sha256", "?")[:12]
+                raise CollectionError(
+                    f"{path} holds responses to study {meta.get('study')} with other "
+                    f"stimuli (stimuli.json sha256 {old}, now {study.sha256[:12]}); "
+                    "studies are frozen: restore the "
+                    "original stimuli, or collect the new study in a new database",
+                    field="db_path",
+                )
+
+    def _connect(self) -> sqlite3.Connection:
+        db = sqlite3.connect(
+            self.path, timeout=30.0, isolation_level=None, check_same_thread=False
+        )
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute(f"PRAGMA synchronous={self.synchronous}")
+        db.execute("PRAGMA busy_timeout=30000")
+        db.execute("PRAGMA foreign_keys=ON")
+        with self._lock:
+            self._all.append(db)
+        return db
+
+    @contextmanager
+    def connection(self) -> Iterator[sqlite3.Connection]:
+        try:
+            db = self._pool.get_nowait()
+        except queue.Empty:
+            db = self._connect()
+        try:
+            yield db
+        finally:
+            if db.in_transaction:
+                db.rollback()
+            self._pool.put(db)
+
+    @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        # One writer at a time in this process: SQLite's own busy handler backs
+        # off with sleeps of up to 100 ms, which gives long latency tails under
+        # load; a lock queues writers fairly instead. Other processes (an export
+        # running beside the server) are still handled by busy_timeout.
+        with self._write_lock, self.connection() as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.rollback()
+                raise
+            db.commit()
+
+    def close(self) -> None:
+        with self._lock:
+            for db in self._all:
+                with suppress(sqlite3.Error):
+                    db.close()
+            self._all.clear()

@@ -1,0 +1,241 @@
+"""Loading and checking a built study folder, before anything is served.
+
+Owns :class:`Study` (what the server needs from ``stimuli.json``), finding the web
+folder of a study (:func:`resolve_study`), reading it (:func:`load_study`), the
+checks ``stecflow serve`` runs before it listens (:func:`check_study`) and
+:class:`CollectionError`, the error every part of the server raises for a folder,
+database or setting that cannot be used.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from stecflow.core.errors import StecflowError
+
+__all__ = [
+    "WEB_FILES",
+    "CollectionError",
+    "Study",
+    "Trial",
+    "check_study",
+    "default_db",
+    "load_study",
+    "resolve_study",
+]
+
+
+class CollectionError(StecflowError):
+    """A study folder or database cannot be used for collection (says what to do)."""
+
+
+@dataclass(frozen=True)
+class Trial:
+    """One trial of a list, as answers to it are checked and stored."""
+
+    order: int
+    item: str
+    system: str | None
+    subdomain: str | None
+    practice: bool
+    filler: bool
+    target: str
+    entities: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Study:
+    """What the server needs to know about a built study.
+
+    Attributes
+    ----------
+    web_dir : Path
+        The folder served.
+    study, task : str
+        The study ID and task.
+    variant : str or None
+        The identification variant.
+    sha256 : str
+        SHA-256 of ``stimuli.json``.
+    lists : dict
+        List ID -> {order -> trial}, lists in design order.
+    completion_code : str or None
+        The study-wide completion code, if the settings fix one.
+    """
+
+    web_dir: Path
+    study: str
+    task: str
+    variant: str | None
+    sha256: str
+    lists: dict[str, dict[int, Trial]]
+    completion_code: str | None
+
+
+def resolve_study(study_dir: str | Path) -> Path:
+    """Return the web folder of a study: *study_dir* itself or ``study_dir/web``.
+
+    Raises
+    ------
+    CollectionError
+        If neither holds a ``stimuli.json``.
+    """
+    root = Path(study_dir)
+    for candidate in (root / "web", root):
+        if (candidate / "stimuli.json").is_file():
+            return candidate
+    raise CollectionError(
+        f"{root} holds no built study (no stimuli.json in it or in {root / 'web'}); "
+        "build the study's stimuli first",
+        field="study_dir",
+    )
+
+
+def load_study(study_dir: str | Path) -> Study:
+    """Read a built study's ``stimuli.json``.
+
+    Parameters
+    ----------
+    study_dir : path
+        The study folder (``results/studies/<study>``) or its ``web`` folder.
+
+    Returns
+    -------
+    Study
+
+    Raises
+    ------
+    CollectionError
+        If the folder holds no study or the document is not a stecflow study.
+    """
+    web = resolve_study(study_dir)
+    raw = (web / "stimuli.json").read_bytes()
+    try:
+        doc = json.loads(raw)
+        if doc.get("format") != "stecflow-study":
+            raise ValueError("not a stecflow study document")
+        lists: dict[str, dict[int, Trial]] = {}
+        for lst in doc["lists"]:
+            trials = {}
+            for t in lst["trials"]:
+                trials[int(t["order"])] = Trial(
+                    order=int(t["order"]),
+                    item=str(t["item"]),
+                    system=t["system"],
+                    subdomain=t.get("subdomain"),
+                    practice=bool(t["practice"]),
+                    filler=bool(t["filler"]),
+                    target=str(t["target"]),
+                    entities=frozenset(str(e["id"]) for e in t["entities"]),
+                )
+            lists[str(lst["list"])] = trials
+        settings = doc.get("settings", {})
+        return Study(
+            web_dir=web,
+            study=str(doc["study"]),
+            task=str(doc["task"]),
+            variant=doc.get("variant"),
+            sha256=hashlib.sha256(raw).hexdigest(),
+            lists=lists,
+            completion_code=settings.get("completion_code"),
+        )
+    except (ValueError, KeyError, TypeError) as error:
+        raise CollectionError(
+            f"{web / 'stimuli.json'} is not a usable study document ({error}); "
+            "rebuild the study",
+            field="stimuli.json",
+        ) from None
+
+
+#: Files of a study's web folder the page cannot run without.
+WEB_FILES = ("index.html", "experiment.js", "stimuli.json")
+
+
+def check_study(study_dir: str | Path, db_path: str | Path | None = None) -> Study:
+    """Check that a study can be served, before anything listens.
+
+    Parameters
+    ----------
+    study_dir : path
+        The study folder (``results/studies/<study>``) or its ``web`` folder.
+    db_path : path, optional
+        The database (default: ``responses.sqlite`` beside the web folder).
+
+    Returns
+    -------
+    Study
+        The study, when the folder exists, ``stimuli.json`` is a study document
+        with lists of trials (the design), the page's files are there and match
+        the study's ``MANIFEST.tsv``, and the database can be written (created).
+
+    Raises
+    ------
+    CollectionError
+        Naming the file or folder at fault and what to do.
+    """
+    from stecflow.studies.stimuli import StimuliError, study_sha256
+
+    root = Path(study_dir)
+    if not root.is_dir():
+        raise CollectionError(
+            "no such study folder; give a study ID (results/studies/<ID>) or the"
+            " folder of a study the workflow built",
+            file=str(root),
+        )
+    study = load_study(root)
+    empty = [name for name, trials in study.lists.items() if not trials]
+    if not study.lists or empty:
+        raise CollectionError(
+            "the study's design has no lists of trials"
+            + (f" (list {empty[0]} is empty)" if empty else "")
+            + "; rebuild the study",
+            file=str(study.web_dir / "stimuli.json"),
+        )
+    for name in WEB_FILES:
+        if not (study.web_dir / name).is_file():
+            raise CollectionError(
+                f"{name} is missing from the study's web folder; rebuild the study",
+                file=str(study.web_dir),
+            )
+    try:
+        study_sha256(study.web_dir)
+    except StimuliError as error:
+        raise CollectionError(error.message, file=str(study.web_dir)) from None
+    _check_writable(Path(db_path) if db_path is not None else default_db(study.web_dir))
+    return study
+
+
+def _check_writable(db: Path) -> None:
+    """Raise unless the SQLite file *db* (and its journal beside it) can be written."""
+    what = "; give --db a file in a folder you can write to"
+    if db.exists():
+        if not db.is_file():
+            raise CollectionError(
+                "the database path is not a file" + what, file=str(db)
+            )
+        if not os.access(db, os.R_OK | os.W_OK):
+            raise CollectionError("the database cannot be written" + what, file=str(db))
+        folder = db.parent
+    else:
+        folder = db.parent
+        while not folder.exists() and folder != folder.parent:
+            folder = folder.parent
+    if not folder.is_dir():
+        raise CollectionError(
+            f"{folder} is not a folder, so the database cannot be created" + what,
+            file=str(db),
+        )
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise CollectionError(
+            f"cannot write in {folder} (the database and its journal go there)" + what,
+            file=str(db),
+        )
+
+
+def default_db(web_dir: Path) -> Path:
+    """The database of a study by default: ``responses.sqlite`` beside *web_dir*."""
+    return web_dir.parent / "responses.sqlite"
