@@ -122,11 +122,9 @@ def over_limits(base: bytes, limits: Any) -> dict[str, bytes]:
 def measure() -> list[dict[str, Any]]:
     from stecflow.data.corpus import read_items
     from stecflow.scoring.score import score_submission
-    from stecflow.submissions.validation import (
-        Limits,
-        validate_submission,
-        write_validation,
-    )
+    from stecflow.submissions.report import write_validation
+    from stecflow.submissions.validation import validate_submission
+    from stecflow.tasks.base import Limits
 
     limits = Limits()
     items = read_items(TESTSET)

@@ -54,7 +54,7 @@ def build_study(root: Path, n_items: int, subjects: int) -> Path:
     from stecflow.data.corpus import read_items
     from stecflow.studies.designs import latin_square_design
     from stecflow.studies.stimuli import build_study as build
-    from stecflow.submissions.validation import read_outputs
+    from stecflow.submissions.outputs import read_outputs
 
     test = read_items(DEMO / "test.xml")[:n_items]
     dev = read_items(DEMO / "dev.xml")[:10]

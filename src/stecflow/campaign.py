@@ -160,7 +160,7 @@ def late_submissions(
     >>> sorted(late_submissions(root, [("t", "s")], "2026-06-01T23:59:59Z"))
     [('t', 's')]
     """
-    from stecflow.submissions.validation import is_late
+    from stecflow.submissions.metadata import is_late
 
     late = set()
     for team, system in submissions:
@@ -263,7 +263,7 @@ def check_config(config: Mapping[str, Any]) -> None:
     ConfigError
         Naming the key path of the first problem found.
     """
-    from stecflow.submissions.validation import parse_timestamp
+    from stecflow.submissions.metadata import parse_timestamp
     from stecflow.tasks.registry import get as task_type
 
     campaign = config.get("campaign", {})

@@ -90,12 +90,9 @@ def _load_items(path: str, data_format: str) -> list[Item]:
 
 
 def _cmd_validate(args: argparse.Namespace) -> int:
-    from stecflow.submissions.validation import (
-        Limits,
-        format_report,
-        validate_submission,
-        write_validation,
-    )
+    from stecflow.submissions.report import format_report, write_validation
+    from stecflow.submissions.validation import validate_submission
+    from stecflow.tasks.base import Limits
 
     tasks: Sequence[str] = args.tasks or task_names()
     deadline = args.deadline
@@ -153,7 +150,7 @@ def _cmd_score(args: argparse.Namespace) -> int:
     from stecflow.report.terminal import format_score_table
     from stecflow.scoring.coverage import check_coverage
     from stecflow.scoring.score import ITEM_COLUMNS, score_outputs
-    from stecflow.submissions.validation import read_outputs
+    from stecflow.submissions.outputs import read_outputs
 
     scoring, tasks = {}, None
     if args.config:

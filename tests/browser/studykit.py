@@ -11,7 +11,7 @@ from stecflow.data.corpus import read_items
 from stecflow.data.model import Item
 from stecflow.studies.designs import Design, latin_square_design
 from stecflow.studies.stimuli import build_study
-from stecflow.submissions.validation import read_outputs
+from stecflow.submissions.outputs import read_outputs
 
 REPO = Path(__file__).resolve().parents[2]
 DEMO = REPO / "resources" / "demo"

@@ -56,7 +56,8 @@ def test_validate_exit_codes(tiny_campaign, capsys):
 
 def test_validate_prints_what_the_workflow_writes(tiny_campaign, capsys, tmp_path):
     from stecflow.data.corpus import read_items
-    from stecflow.submissions.validation import format_report, validate_submission
+    from stecflow.submissions.report import format_report
+    from stecflow.submissions.validation import validate_submission
 
     bad = tiny_campaign / "submissions" / "gamma" / "broken"
     config = tiny_campaign / "config" / "config.yaml"
@@ -148,7 +149,7 @@ def _sys1() -> str:
 def test_score_prints_the_reports_units_labels_intervals_and_signatures(capsys):
     from stecflow.data.corpus import read_items
     from stecflow.scoring.score import score_outputs
-    from stecflow.submissions.validation import read_outputs
+    from stecflow.submissions.outputs import read_outputs
 
     metrics = ["se", "bleu3", "string_accuracy"]
     args = ["score", str(TINY_TESTSET), _sys1(), "--config", str(TINY_CONFIG)]

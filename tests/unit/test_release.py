@@ -9,7 +9,8 @@ import yaml
 from stecflow.core.io import parse_tsv, write_tsv
 from stecflow.data.corpus import read_items
 from stecflow.release.archive import build_release, pseudonym, pseudonymise_table
-from stecflow.submissions.validation import validate_submission, write_validation
+from stecflow.submissions.report import write_validation
+from stecflow.submissions.validation import validate_submission
 from tests.conftest import REPO
 
 TASKS = ["end_to_end", "attribute_selection"]

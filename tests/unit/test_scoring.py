@@ -16,11 +16,9 @@ from stecflow.metrics.text import TextNormaliser
 from stecflow.scoring.score import score_outputs, score_submission
 from stecflow.scoring.specs import metric_signatures, metric_specs
 from stecflow.scoring.systems import aggregate_scores
-from stecflow.submissions.validation import (
-    read_outputs,
-    validate_submission,
-    write_validation,
-)
+from stecflow.submissions.outputs import read_outputs
+from stecflow.submissions.report import write_validation
+from stecflow.submissions.validation import validate_submission
 
 QUICK = {"bootstrap": {"resamples": 200, "seed": 7}}
 

@@ -33,7 +33,8 @@ from stecflow.submissions.safepath import (
     read_submission_file,
     resolve_inside,
 )
-from stecflow.submissions.validation import summarise_validation, validate_to_files
+from stecflow.submissions.summary import summarise_validation
+from stecflow.submissions.validation import validate_to_files
 from tests.conftest import REPO
 
 TASKS = ["end_to_end", "attribute_selection"]

@@ -18,12 +18,9 @@ import yaml
 from stecflow.campaign import analysed_submissions, superseded_submissions
 from stecflow.core.io import read_tsv
 from stecflow.data.corpus import read_items
-from stecflow.submissions.validation import (
-    format_report,
-    summarise_validation,
-    validate_submission,
-    write_validation,
-)
+from stecflow.submissions.report import format_report, write_validation
+from stecflow.submissions.summary import summarise_validation
+from stecflow.submissions.validation import validate_submission
 
 TASKS = ["end_to_end", "attribute_selection"]
 DEADLINE = "2026-06-01T23:59:59Z"

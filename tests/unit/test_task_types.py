@@ -25,11 +25,8 @@ from stecflow.report import render_report
 from stecflow.scoring.score import score_outputs, score_submission
 from stecflow.scoring.specs import metric_signatures
 from stecflow.scoring.systems import aggregate_scores
-from stecflow.submissions.validation import (
-    summarise_validation,
-    validate_submission,
-    validate_to_files,
-)
+from stecflow.submissions.summary import summarise_validation
+from stecflow.submissions.validation import validate_submission, validate_to_files
 from stecflow.tasks import registry
 from stecflow.tasks.base import Problem, TaskType
 from tests.conftest import REPO

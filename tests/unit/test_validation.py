@@ -6,13 +6,10 @@ import pytest
 
 from stecflow.core.io import read_tsv
 from stecflow.data.corpus import read_items
-from stecflow.submissions.validation import (
-    format_report,
-    read_outputs,
-    summarise_validation,
-    validate_submission,
-    write_validation,
-)
+from stecflow.submissions.outputs import read_outputs
+from stecflow.submissions.report import format_report, write_validation
+from stecflow.submissions.summary import summarise_validation
+from stecflow.submissions.validation import validate_submission
 
 TASKS = ["end_to_end", "attribute_selection"]
 

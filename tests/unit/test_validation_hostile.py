@@ -19,12 +19,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from stecflow.data.corpus import read_items
-from stecflow.submissions.validation import (
-    Limits,
-    read_outputs,
-    validate_submission,
-    write_validation,
-)
+from stecflow.submissions.outputs import read_outputs
+from stecflow.submissions.report import write_validation
+from stecflow.submissions.validation import validate_submission
+from stecflow.tasks.base import Limits
 
 TASKS = ["end_to_end", "attribute_selection"]
 META = {
@@ -431,7 +429,7 @@ def test_second_output_in_a_trial_is_an_error_and_markup_in_strings_a_warning(
 def test_files_are_opened_without_following_a_last_minute_link(tmp_path):
     # Discovery resolved the path inside submissions/; if its last part has
     # become a link since, the open refuses it rather than reading the target.
-    from stecflow.submissions.validation import _open_regular
+    from stecflow.submissions.reading import _open_regular
 
     outside = tmp_path / "outside.txt"
     outside.write_text("CANARY")

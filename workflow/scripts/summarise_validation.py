@@ -1,7 +1,7 @@
 """Adapter for rule `summarise_validation` (workflow/rules/validation.smk)."""
 
 from stecflow.core.logs import job_log
-from stecflow.submissions.validation import summarise_validation
+from stecflow.submissions.summary import summarise_validation
 
 
 def main(smk) -> None:

@@ -37,7 +37,7 @@ def check_coverage(
     items
         The data's items.
     outputs, problems
-        What :func:`stecflow.submissions.validation.read_outputs` returned for the file.
+        What :func:`stecflow.submissions.outputs.read_outputs` returned for the file.
     data_label, outputs_label
         How to name the data and the outputs file in messages.
 
@@ -54,7 +54,7 @@ def check_coverage(
 
     Examples
     --------
-    >>> from stecflow.submissions.validation import Problem
+    >>> from stecflow.tasks.base import Problem
     >>> from types import SimpleNamespace as Item
     >>> items = [Item(id=f"t{n}") for n in range(1, 5)]
     >>> unknown = [Problem("unknown_item", "", "o.xml", 3, f"TRIAL d{n}")

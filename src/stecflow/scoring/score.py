@@ -270,8 +270,9 @@ def score_submission(
     *tasks* are the campaign's task-type names (None: the built-in REG tasks).
     """
     from stecflow.data.corpus import read_items
+    from stecflow.submissions.outputs import outputs_file, read_outputs
     from stecflow.submissions.safepath import read_submission_file
-    from stecflow.submissions.validation import Limits, outputs_file, read_outputs
+    from stecflow.tasks.base import Limits
 
     record = read_json(validation_path)
     identity = {

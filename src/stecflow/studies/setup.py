@@ -365,8 +365,8 @@ def build_stimuli(
     """
     from stecflow.data.corpus import read_items
     from stecflow.studies.stimuli import build_study
+    from stecflow.submissions.outputs import outputs_file, read_outputs
     from stecflow.submissions.safepath import read_submission_file
-    from stecflow.submissions.validation import outputs_file, read_outputs
 
     design = make_design(spec, testset_path, practice_path)
     if Path(design_path).read_text(encoding="utf-8") != _design_text(design):

@@ -1,0 +1,271 @@
+"""A submission's ``system.yaml``: its schema, its timestamps, lateness.
+
+:func:`_read_metadata` reads the file with the hardened YAML reader and checks it
+against ``schemas/submission.schema.yaml`` (its ``tasks`` limited to the registered
+task types), turning every schema error into a :class:`Problem` with the line of
+its key and a message in plain words.
+
+May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`,
+:mod:`stecflow.submissions`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from stecflow.core.errors import StecflowError
+from stecflow.submissions.files import METADATA_FILE
+from stecflow.submissions.reading import _read_regular, _unreadable
+from stecflow.tasks.base import Problem
+
+__all__ = ["is_late", "parse_timestamp", "timestamp_text"]
+
+
+def parse_timestamp(value: str) -> dt.datetime:
+    """Parse an ISO 8601 timestamp with a time zone (``Z`` allowed).
+
+    >>> parse_timestamp("2026-06-01T23:59:59Z").isoformat()
+    '2026-06-01T23:59:59+00:00'
+    """
+    parsed = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    if parsed.tzinfo is None:
+        raise ValueError(f"timestamp {value!r} has no time zone (add Z for UTC)")
+    return parsed
+
+
+def timestamp_text(value: Any) -> Any:
+    """An unquoted YAML timestamp as ISO 8601 text (UTC if it has no zone).
+
+    >>> timestamp_text(dt.datetime(2026, 6, 1, 12, 0))
+    '2026-06-01T12:00:00Z'
+    >>> timestamp_text("2026-06-01T12:00:00+02:00")
+    '2026-06-01T12:00:00+02:00'
+    """
+    if not isinstance(value, dt.datetime):
+        return value
+    if value.tzinfo is None:
+        value = value.replace(tzinfo=dt.UTC)
+    return value.isoformat().replace("+00:00", "Z")
+
+
+def is_late(metadata: Mapping[str, Any], deadline: str | None) -> bool:
+    """Return True if the submission is marked late or arrived after *deadline*.
+
+    >>> is_late({"submitted": "2026-06-02T00:00:00Z"}, "2026-06-01T23:59:59Z")
+    True
+    >>> is_late({"submitted": "2026-06-01T10:00:00+02:00", "late": False}, None)
+    False
+    """
+    if metadata.get("late") is not None:
+        return bool(metadata["late"])
+    if deadline is None or not isinstance(metadata.get("submitted"), str):
+        return False
+    try:
+        return parse_timestamp(metadata["submitted"]) > parse_timestamp(deadline)
+    except ValueError:
+        return False
+
+
+def _submission_schema() -> dict:
+    """The metadata schema, ``tasks`` limited to the registered task types."""
+    import yaml
+
+    from stecflow.tasks.registry import names
+
+    text = (
+        resources.files("stecflow.submissions")
+        .joinpath("schemas/submission.schema.yaml")
+        .read_text()
+    )
+    schema = yaml.safe_load(text)
+    schema["properties"]["tasks"]["items"]["enum"] = list(names())
+    return schema
+
+
+def _key_lines(text: str) -> dict[str, int]:
+    """Map each top-level YAML key to its line number (1-based).
+
+    Only called on text that :func:`~stecflow.data.yamlsafe.load_yaml` has accepted
+    (bounded in size and nesting).
+    """
+    import yaml
+
+    try:
+        node = yaml.compose(text)
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(node, yaml.MappingNode):
+        return {}
+    return {
+        str(k.value): k.start_mark.line + 1
+        for k, _ in node.value
+        if isinstance(k, yaml.ScalarNode)
+    }
+
+
+#: How the types of the submission schema are named in messages.
+_TYPE_WORDS = {
+    "string": "text",
+    "boolean": "true or false",
+    "array": "a list",
+    "object": "a mapping",
+    "integer": "a whole number",
+    "number": "a number",
+    "null": "nothing (null)",
+}
+
+
+def _shown(value: Any, limit: int = 60) -> str:
+    """A value as a message shows it: its kind and a short form."""
+    if value is None:
+        return "nothing (null)"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        text = value if len(value) <= limit else value[: limit - 3] + "..."
+        more = f", {len(value):,} characters" if len(value) > limit else ""
+        return f"the text {text!r}{more}"
+    if isinstance(value, (int, float)):
+        return f"the number {value}"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    if isinstance(value, dict):
+        return f"a mapping of {len(value)} keys"
+    return type(value).__name__
+
+
+def _schema_message(error: Any) -> str:
+    """A jsonschema error in plain words, with the value cut to a readable size."""
+    expected = error.schema.get("description", "")
+    got = _shown(error.instance)
+    if error.validator == "type":
+        types = error.validator_value
+        types = [types] if isinstance(types, str) else types
+        return (
+            f"expected {' or '.join(_TYPE_WORDS.get(t, t) for t in types)}, got {got}"
+        )
+    if error.validator == "pattern":
+        return f"{got} does not have the expected form. {expected}".strip()
+    if error.validator == "enum":
+        allowed = ", ".join(str(v) for v in error.validator_value)
+        return f"expected one of {allowed}, got {got}"
+    if error.validator in ("minLength", "minItems"):
+        return f"{got} is too short"
+    if error.validator in ("maxLength", "maxItems"):
+        return f"{got} is too long (at most {error.validator_value:,})"
+    if error.validator == "uniqueItems":
+        return "the list has repeated entries; give each once"
+    message = error.message
+    return message if len(message) <= 200 else message[:197] + "..."
+
+
+def _read_metadata(
+    path: Path, label: str, team: str, system: str, max_bytes: int = 64 * 1024
+) -> tuple[dict[str, Any], list[Problem]]:
+    """Read ``system.yaml`` with the hardened reader and check it against its schema.
+
+    Never raises on bad content: every problem becomes a :class:`Problem` naming
+    the field and, where known, the line. Dates and timestamps come back as ISO
+    8601 text (a date alone means midnight UTC).
+    """
+    import jsonschema
+
+    from stecflow.core.errors import YAMLError
+    from stecflow.data.yamlsafe import load_yaml
+
+    if not path.is_file():
+        return {}, [
+            Problem(
+                "missing_metadata",
+                f"no {METADATA_FILE}; add one with team, system, description, contact,"
+                " primary, submitted and tasks (see the README)",
+                label,
+            )
+        ]
+    size = path.stat().st_size
+    if size > max_bytes:
+        return {}, [
+            Problem(
+                "metadata_too_large",
+                f"the file is {size:,} bytes; the limit is {max_bytes:,} bytes"
+                " (a system.yaml is a few hundred bytes)",
+                label,
+            )
+        ]
+    try:
+        raw = _read_regular(path, max_bytes + 1)
+    except (OSError, StecflowError) as exc:
+        return {}, [_unreadable(exc, label)]
+    try:
+        metadata = load_yaml(raw, label, max_bytes=max_bytes)
+    except YAMLError as exc:
+        code = "undecodable" if "UTF-8" in exc.message else "bad_yaml"
+        return {}, [Problem(code, exc.message, label, exc.line)]
+    if not isinstance(metadata, dict):
+        return {}, [
+            Problem(
+                "bad_yaml",
+                f"expected a mapping of fields to values, got {_shown(metadata)}",
+                label,
+                1,
+            )
+        ]
+    lines = _key_lines(raw.decode("utf-8-sig"))
+    problems = []
+    validator = jsonschema.Draft202012Validator(_submission_schema())
+    for error in sorted(validator.iter_errors(metadata), key=lambda e: list(e.path)):
+        key = str(error.path[0]) if error.path else None
+        field = key
+        if key is not None and len(error.path) > 1:
+            field = key + "".join(f"[{p}]" for p in list(error.path)[1:])
+        if error.validator == "required":
+            missing = error.message.split("'")[1]
+            problems.append(
+                Problem(
+                    "incomplete_metadata",
+                    "required field is missing",
+                    label,
+                    None,
+                    missing,
+                )
+            )
+        elif error.validator == "additionalProperties":
+            known = ", ".join(_submission_schema()["properties"])
+            for extra in sorted(set(metadata) - set(error.schema["properties"])):
+                problems.append(
+                    Problem(
+                        "unknown_metadata_key",
+                        f"unknown field (the fields are: {known})",
+                        label,
+                        lines.get(extra),
+                        extra if len(extra) <= 60 else extra[:57] + "...",
+                    )
+                )
+        else:
+            problems.append(
+                Problem(
+                    "bad_metadata",
+                    _schema_message(error),
+                    label,
+                    lines.get(key) if key else None,
+                    field,
+                )
+            )
+    for key, expected in (("team", team), ("system", system)):
+        value = metadata.get(key)
+        if isinstance(value, str) and value != expected:
+            problems.append(
+                Problem(
+                    "metadata_mismatch",
+                    f"says {_shown(value)} but the folder is named {expected!r};"
+                    " make them the same",
+                    label,
+                    lines.get(key),
+                    key,
+                )
+            )
+    return metadata, problems

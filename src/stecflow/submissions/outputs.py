@@ -1,0 +1,125 @@
+"""A submission's outputs file, read by the reader its task types declare.
+
+Which file a submission's tasks read (:func:`outputs_file`), the files a campaign
+reads in every submission folder (:func:`submission_file_names`), and
+:func:`read_outputs`, which checks the size limit and hands the bytes to the task
+type's reader (:attr:`stecflow.tasks.base.TaskType.read_outputs`).
+
+May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`,
+:mod:`stecflow.submissions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from stecflow.core.errors import StecflowError
+from stecflow.data.model import Item, Output
+from stecflow.submissions.files import METADATA_FILE
+from stecflow.submissions.reading import _read_regular, _unreadable
+from stecflow.tasks.base import Limits, Problem, TaskType
+from stecflow.tasks.registry import task_types
+
+__all__ = ["outputs_file", "read_outputs", "submission_file_names"]
+
+
+def _read_outputs_file(
+    path: Path,
+    label: str,
+    items: Sequence[Item],
+    tasks: Sequence[str],
+    limits: Limits,
+) -> tuple[list[Output], list[Problem]]:
+    """Check the size of the outputs file before reading it, then read it."""
+    size = path.stat().st_size
+    if size > limits.outputs_bytes:
+        return [], [
+            Problem(
+                "outputs_too_large",
+                f"the file is {size / 2**20:,.1f} MiB ({size:,} bytes); the limit is"
+                f" {limits.max_outputs_mib:g} MiB (submissions.limits.max_outputs_mib"
+                " in the campaign config)",
+                label,
+            )
+        ]
+    try:
+        data = _read_regular(path, limits.outputs_bytes + 1)
+    except (OSError, StecflowError) as exc:
+        return [], [_unreadable(exc, label)]
+    return read_outputs(data, label, items, tasks, limits)
+
+
+def _reader_of(types: Sequence[TaskType]) -> TaskType:
+    """The task type whose reader reads a submission of *types* (they share one)."""
+    first = types[0]
+    for other in types[1:]:
+        if (other.outputs_file, other.read_outputs) != (
+            first.outputs_file,
+            first.read_outputs,
+        ):
+            raise ValueError(
+                f"tasks {first.name} and {other.name} read different outputs files;"
+                " a system takes part in tasks of one kind"
+            )
+    return first
+
+
+def submission_file_names(campaign_tasks: Sequence[str]) -> tuple[str, ...]:
+    """The files of a submission folder a campaign reads: metadata, then outputs.
+
+    >>> submission_file_names(["end_to_end", "attribute_selection"])
+    ('system.yaml', 'outputs.xml')
+    """
+    files = sorted({t.outputs_file for t in task_types(campaign_tasks)})
+    return (METADATA_FILE, *files)
+
+
+def outputs_file(tasks: Sequence[str], campaign_tasks: Sequence[str] = ()) -> str:
+    """The name of the outputs file of a submission to *tasks*.
+
+    >>> outputs_file(["end_to_end"])
+    'outputs.xml'
+    """
+    if tasks:
+        return _reader_of(task_types(tasks)).outputs_file
+    return task_types(campaign_tasks or None)[0].outputs_file
+
+
+def read_outputs(
+    data: bytes,
+    label: str,
+    items: Sequence[Item],
+    tasks: Sequence[str],
+    limits: Limits | None = None,
+    *,
+    campaign_tasks: Sequence[str] = (),
+) -> tuple[list[Output], list[Problem]]:
+    """Read a submission's outputs file with the reader its task types declare.
+
+    Parameters
+    ----------
+    data
+        The bytes of the outputs file.
+    label
+        How to name the file in messages (a relative path).
+    items
+        The test-set items, in test-set order.
+    tasks
+        The tasks the submission claims: their task types' ``outputs`` must be
+        given for every item. None claimed: nothing is required, and the file is
+        read as the *campaign_tasks* (by default the built-in REG tasks) read it.
+    limits
+        Size limits (the defaults of :class:`Limits` if not given).
+
+    Returns
+    -------
+    (outputs, problems)
+        One :class:`Output` per item that could be read (test-set order), and every
+        problem found. Outputs are returned even when there are problems.
+    """
+    types = task_types(tasks) if tasks else task_types(campaign_tasks or None)[:1]
+    required = sorted({name for t in task_types(tasks) for name in t.outputs})
+    return _reader_of(types).read_outputs(
+        data, label, items, required, limits or Limits()
+    )

@@ -1,0 +1,82 @@
+"""The validation report a team reads (``validation/<team>/<system>.md``).
+
+May import: :mod:`stecflow.core`, :mod:`stecflow.submissions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from stecflow.core.io import write_json
+
+__all__ = ["format_report", "write_validation"]
+
+
+def format_report(record: Mapping[str, Any]) -> str:
+    """Render a validation record as Markdown for the team.
+
+    >>> print(format_report({"team": "t", "system": "s", "status": "accepted",
+    ...     "late": False, "n_items": 2, "n_outputs": 2, "errors": [],
+    ...     "warnings": []}).splitlines()[0])
+    # Validation report: t/s
+    """
+    status = record["status"].upper()
+    lines = [
+        f"# Validation report: {record['team']}/{record['system']}",
+        "",
+        f"**Status: {status}**" + (" (late submission)" if record.get("late") else ""),
+        "",
+        f"- outputs read: {record['n_outputs']} of {record['n_items']} test items",
+        *(
+            [f"- supersedes: {record['team']}/{record['supersedes']}"]
+            if record.get("supersedes")
+            else []
+        ),
+        f"- errors: {record.get('n_errors', len(record['errors']))}",
+        f"- warnings: {record.get('n_warnings', len(record['warnings']))}",
+        "",
+    ]
+    if record["status"] == "rejected":
+        lines += [
+            "This submission is not scored until every error below is fixed.",
+            "Fix them all, then run `stecflow validate` again to check.",
+            "",
+        ]
+    for title, problems in (
+        ("Errors", record["errors"]),
+        ("Warnings", record["warnings"]),
+    ):
+        if not problems:
+            continue
+        lines += [
+            f"## {title}",
+            "",
+            "| file | line | where | problem |",
+            "|---|---|---|---|",
+        ]
+        for p in problems:
+            cells = [
+                p["file"],
+                "" if p["line"] is None else str(p["line"]),
+                p["field"] or "",
+                p["message"],
+            ]
+            lines.append("| " + " | ".join(_md_cell(c) for c in cells) + " |")
+        lines.append("")
+    if not record["errors"] and not record["warnings"]:
+        lines += ["No problems found.", ""]
+    return "\n".join(lines)
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def write_validation(
+    record: Mapping[str, Any], json_path: str | Path, md_path: str | Path
+) -> None:
+    """Write the record as deterministic JSON and the Markdown report."""
+    write_json(record, json_path)
+    Path(md_path).write_text(format_report(record), encoding="utf-8")
