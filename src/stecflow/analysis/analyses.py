@@ -522,7 +522,7 @@ def run_analysis(
         Study ID -> ``judgments/<study>.tsv``, for analyses of human judgments and
         correlations with their system means.
     """
-    from stecflow.stats.formatting import format_result
+    from stecflow.analysis.formatting import format_result
 
     judgments = judgments or {}
     test = spec["test"]

@@ -21,6 +21,10 @@ Modules
     Simulated participants for the demo campaign.
 :mod:`~stecflow.judgments.study`
     :func:`merge_study`, the workflow's entry point.
+
+May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.metrics`,
+:mod:`stecflow.stats`, :mod:`stecflow.tasks`, :mod:`stecflow.studies` (the
+response columns the web experiment writes).
 """
 
 from __future__ import annotations

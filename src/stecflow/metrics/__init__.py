@@ -62,6 +62,10 @@ Examples
 Traceback (most recent call last):
 ...
 ValueError: unknown metric 'nope'; valid metric names are: bleu3, ...
+
+May import: :mod:`stecflow.core.errors` only: metrics know nothing of files or
+presentation (a value hierarchy arrives as an object, read by
+:mod:`stecflow.scoring.hierarchy`).
 """
 
 from stecflow.metrics.base import (

@@ -26,6 +26,11 @@ same bytes: no timestamps, host or user names, or absolute paths.
 
 Importing this package is cheap (no pandas or scipy); the statistics formatting
 helpers are imported when a report is built.
+
+May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.metrics`,
+and of the stages whose files it reads only their descriptions:
+:mod:`stecflow.scoring.specs`, :mod:`stecflow.analysis.formatting`,
+:mod:`stecflow.tasks.registry` (a test holds this).
 """
 
 from __future__ import annotations

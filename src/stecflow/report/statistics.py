@@ -124,7 +124,7 @@ def correlation_caveats(
 
 
 def _anova(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
-    from stecflow.stats.formatting import format_result
+    from stecflow.analysis.formatting import format_result
 
     spec = record.get("spec") or {}
     info = measure_info(ctx, spec.get("measure", ""), source=spec.get("source", ""))
@@ -234,7 +234,7 @@ def _tukey(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
         ]
     import pandas as pd
 
-    from stecflow.stats.formatting import letter_table
+    from stecflow.analysis.formatting import letter_table
 
     letters = letter_table(
         pd.DataFrame(
@@ -354,7 +354,7 @@ def _kruskal(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]
 def _correlations(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
     import pandas as pd
 
-    from stecflow.stats.formatting import correlation_table
+    from stecflow.analysis.formatting import correlation_table
 
     spec = record.get("spec") or {}
     measures = list(spec.get("measures") or [])

@@ -29,14 +29,16 @@ family                     functions
 :mod:`.multitest`          :func:`bonferroni`, :func:`adjust_p`
 :mod:`.resampling`         :func:`bootstrap_ci`, :func:`paired_bootstrap`
 :mod:`.mixed`              :func:`mixed_model`
-:mod:`.formatting`         :func:`format_result`, :func:`format_p`,
-                           :func:`format_f`, :func:`format_chi2`, :func:`format_t`,
-                           :func:`format_r`, :func:`correlation_table`,
-                           :func:`letter_table`
 ========================== ============================================
+
+The results are written as the seed papers write them by
+:mod:`stecflow.analysis.formatting`; this package knows nothing of files or
+presentation, and imports nothing of stecflow but :mod:`stecflow.core.errors`.
 
 Wrong arguments raise :class:`StatsInputError` (a
 :class:`~stecflow.core.errors.StecflowError` and a :class:`ValueError`).
+
+May import: :mod:`stecflow.core.errors` only.
 """
 
 from __future__ import annotations
@@ -51,17 +53,9 @@ __all__ = [
     "bonferroni",
     "bootstrap_ci",
     "compact_letter_display",
-    "correlation_table",
     "error_term",
-    "format_chi2",
-    "format_f",
-    "format_p",
-    "format_r",
-    "format_result",
-    "format_t",
     "homogeneous_subsets",
     "kruskal",
-    "letter_table",
     "manova",
     "manova_followups",
     "maximal_subsets",
@@ -82,7 +76,6 @@ __all__ = [
 _MODULES = (
     "anova",
     "correlation",
-    "formatting",
     "manova",
     "mixed",
     "multitest",
@@ -98,17 +91,9 @@ _SOURCES = {
     "bonferroni": "multitest",
     "bootstrap_ci": "resampling",
     "compact_letter_display": "posthoc",
-    "correlation_table": "formatting",
     "error_term": "anova",
-    "format_chi2": "formatting",
-    "format_f": "formatting",
-    "format_p": "formatting",
-    "format_r": "formatting",
-    "format_result": "formatting",
-    "format_t": "formatting",
     "homogeneous_subsets": "posthoc",
     "kruskal": "nonparametric",
-    "letter_table": "formatting",
     "manova_followups": "manova",
     "maximal_subsets": "posthoc",
     "mixed_model": "mixed",

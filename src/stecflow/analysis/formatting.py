@@ -8,6 +8,11 @@ compute. Conventions (APA 7th ed., section 6.36): no leading zero for p and r;
 ``p < .001`` below .001; two decimals by default (``digits``); integral degrees of
 freedom without decimals. A row that is not computable formats as
 ``"not computable (<reason>)"``.
+
+The analyses write these strings into their records and the report shows them;
+:mod:`stecflow.stats` itself knows nothing of presentation.
+
+May import: :mod:`stecflow.core`, :mod:`stecflow.stats`.
 """
 
 from __future__ import annotations

@@ -9,9 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from stecflow.stats.anova import anova
-from stecflow.stats.correlation import pairwise_corr, significance_mark
-from stecflow.stats.formatting import (
+from stecflow.analysis.formatting import (
     correlation_table,
     format_chi2,
     format_f,
@@ -21,6 +19,8 @@ from stecflow.stats.formatting import (
     format_t,
     letter_table,
 )
+from stecflow.stats.anova import anova
+from stecflow.stats.correlation import pairwise_corr, significance_mark
 from stecflow.stats.manova import manova
 from stecflow.stats.nonparametric import kruskal
 from stecflow.stats.posthoc import homogeneous_subsets, subset_letters
