@@ -160,3 +160,21 @@ def test_the_report_imports_descriptions_not_computations(path):
         if parts[1] in ("core", "data", "metrics", "report", "__version__"):
             continue
         assert name in REPORT_MAY_IMPORT, f"line {line}: the report imports {name}"
+
+
+def test_every_rule_names_the_library_function_it_runs():
+    """A newcomer finds a rule's code in one hop: ``# code: module.function``."""
+    import importlib
+    import re
+
+    rules = SRC.parents[1] / "workflow" / "rules"
+    seen = 0
+    for smk in sorted(rules.glob("*.smk")):
+        text = smk.read_text(encoding="utf-8")
+        for match in re.finditer(r"^(?:# code: (\S+) .*\n)?rule (\w+):", text, re.M):
+            code, rule = match.groups()
+            assert code, f"{smk.name}: rule {rule} has no '# code:' line above it"
+            module, function = code.rsplit(".", 1)
+            assert callable(getattr(importlib.import_module(module), function)), code
+            seen += 1
+    assert seen >= 13

@@ -1,3 +1,4 @@
+# code: stecflow.judgments.simulate.simulate_study (via workflow/scripts/simulate_responses.py)
 rule simulate_responses:
     """Answer a study with simulated participants (studies with simulate: true)."""
     input:
@@ -20,6 +21,7 @@ rule simulate_responses:
         "../scripts/simulate_responses.py"
 
 
+# code: stecflow.judgments.study.merge_study (via workflow/scripts/merge_judgments.py)
 rule merge_judgments:
     """Merge one study's responses with its design: judgments, checks, measures."""
     input:

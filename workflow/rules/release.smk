@@ -1,3 +1,4 @@
+# code: stecflow.release.archive.build_release (via workflow/scripts/build_release.py)
 rule build_release:
     """Pack the public-release archive (deterministic, consented outputs only)."""
     input:

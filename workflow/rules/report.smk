@@ -1,3 +1,4 @@
+# code: stecflow.report.render_report (via workflow/scripts/render_report.py)
 rule render_report:
     """Write the campaign report: one self-contained, deterministic HTML file."""
     input:

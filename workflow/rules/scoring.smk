@@ -1,5 +1,6 @@
 # {submission} is "<team>/<system>." (dot included), so "{submission}json" is
 # <team>/<system>.json: see wildcard_constraints in common.smk.
+# code: stecflow.scoring.score.score_submission (via workflow/scripts/score_submission.py)
 rule score_submission:
     """Score one submission with every configured metric (rejected ones pass through)."""
     input:
@@ -25,6 +26,7 @@ rule score_submission:
         "../scripts/score_submission.py"
 
 
+# code: stecflow.scoring.systems.aggregate_scores (via workflow/scripts/aggregate_scores.py)
 rule aggregate_scores:
     """Tabulate every system's scores per metric and subset."""
     input:

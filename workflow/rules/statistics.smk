@@ -1,3 +1,4 @@
+# code: stecflow.analysis.analyses.collect_item_scores (via workflow/scripts/collect_item_scores.py)
 rule collect_item_scores:
     """Gather the item scores of every system that enters the statistics."""
     input:
@@ -20,6 +21,7 @@ rule collect_item_scores:
         "../scripts/collect_item_scores.py"
 
 
+# code: stecflow.analysis.analyses.run_analysis (via workflow/scripts/run_analysis.py)
 rule run_analysis:
     """Run one configured statistical analysis (ANOVA, Tukey, Kruskal-Wallis, correlations)."""
     input:

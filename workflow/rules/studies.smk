@@ -1,3 +1,4 @@
+# code: stecflow.studies.setup.design_study (via workflow/scripts/design_study.py)
 rule design_study:
     """Build one human study's design (repeated Latin squares) and its balance table."""
     input:
@@ -20,6 +21,7 @@ rule design_study:
         "../scripts/design_study.py"
 
 
+# code: stecflow.studies.setup.build_stimuli (via workflow/scripts/build_stimuli.py)
 rule build_stimuli:
     """Build a study's self-contained web experiment and DMDX item files."""
     input:

@@ -1,3 +1,4 @@
+# code: stecflow.campaign.prepare_testset (via workflow/scripts/prepare_testset.py)
 rule prepare_testset:
     """Read the test set in its own format and write it as stecflow XML."""
     input:
@@ -19,6 +20,7 @@ rule prepare_testset:
 
 # {submission} is "<team>/<system>." (dot included), so "{submission}json" is
 # <team>/<system>.json: see wildcard_constraints in common.smk.
+# code: stecflow.submissions.validation.validate_to_files (via workflow/scripts/validate_submission.py)
 rule validate_submission:
     """Check one submission against the test set; broken ones are recorded as rejected."""
     input:
@@ -45,6 +47,7 @@ rule validate_submission:
         "../scripts/validate_submission.py"
 
 
+# code: stecflow.submissions.summary.summarise_validation (via workflow/scripts/summarise_validation.py)
 rule summarise_validation:
     """Tabulate every submission's validation status."""
     input:
