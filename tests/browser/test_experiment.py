@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from stecflow.studies.server import make_server, read_responses
-from stecflow.studies.stimuli import RESPONSE_COLUMNS, espeak_version
+from stecflow.studies.settings import RESPONSE_COLUMNS
+from stecflow.studies.speech import espeak_version
 from tests.browser.conftest import free_port
 from tests.browser.driver import Participant, load_document
 from tests.browser.studykit import FAST, build_demo_study

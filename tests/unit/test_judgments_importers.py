@@ -16,7 +16,7 @@ from stecflow.judgments.importers import (
     read_response_table,
     read_responses,
 )
-from stecflow.studies.stimuli import RESPONSE_COLUMNS
+from stecflow.studies.settings import RESPONSE_COLUMNS
 from tests.conftest import FIXTURES
 
 J = FIXTURES / "judgments"

@@ -23,7 +23,8 @@ from stecflow.judgments.simulate import (
 from stecflow.judgments.study import merge_study
 from stecflow.metrics.distinguishing import is_unique
 from stecflow.studies.designs import latin_square_design
-from stecflow.studies.stimuli import RESPONSE_COLUMNS, make_study_files
+from stecflow.studies.settings import RESPONSE_COLUMNS
+from stecflow.studies.stimuli import make_study_files
 from stecflow.tasks.reg.realiser import realise
 from tests.conftest import FIXTURES, REPO
 

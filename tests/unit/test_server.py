@@ -21,7 +21,7 @@ from stecflow.studies.server import (
     make_app,
     read_responses,
 )
-from stecflow.studies.stimuli import RESPONSE_COLUMNS
+from stecflow.studies.settings import RESPONSE_COLUMNS
 from tests.browser.studykit import build_demo_study
 
 

@@ -1,4 +1,6 @@
-"""Tests of stecflow.studies.stimuli: the web experiment's files and the DMDX item files."""
+"""Tests of stecflow.studies.stimuli and its parts: the web experiment's files, the
+REG scene of an item (stecflow.tasks.reg.scene), speech (stecflow.studies.speech) and
+the DMDX item files (stecflow.studies.dmdx)."""
 
 from __future__ import annotations
 
@@ -14,23 +16,21 @@ from pathlib import Path
 
 import pytest
 
-from stecflow.core.errors import ConfigError
+from stecflow.core.errors import ConfigError, StimuliError
 from stecflow.data.model import Domain, Entity, EntityAttribute, Item, Reference
-from stecflow.studies import stimuli
+from stecflow.studies import dmdx, speech
 from stecflow.studies.designs import latin_square_design, two_group_design
-from stecflow.studies.stimuli import (
+from stecflow.studies.dmdx import make_dmdx_files
+from stecflow.studies.settings import (
     ADEQUACY_QUESTION,
     FLUENCY_QUESTION,
     RESPONSE_COLUMNS,
-    StimuliError,
     StudySettings,
-    build_study,
-    espeak_version,
-    make_dmdx_files,
-    make_study_files,
-    study_sha256,
 )
+from stecflow.studies.speech import espeak_version
+from stecflow.studies.stimuli import build_study, make_study_files, study_sha256
 from stecflow.tasks.reg.pictures import image_name
+from stecflow.tasks.reg.scene import scene
 from tests.browser.studykit import IMAGES, demo_design, demo_items, demo_outputs
 
 SYSTEMS = ("full-brevity", "greedy", "HUMAN-1")
@@ -361,6 +361,71 @@ def test_missing_picture_file_is_an_error_naming_the_item(tmp_path):
         make_study_files(design, items, outputs, task="rating", images_dir=tmp_path)
 
 
+def test_scene_is_what_the_trials_show():
+    """The REG scene's grid, entities and pictures are the trials', images/ aside."""
+    bundle = _files()
+    test, dev = demo_items()
+    by_id = {i.id: i for i in test + dev}
+    design = demo_design(systems=SYSTEMS)
+    seen = set()
+    for lst in bundle.document["lists"]:
+        for trial in lst["trials"]:
+            grid, entities, pictures = scene(by_id[trial["item"]], IMAGES, design.seed)
+            assert trial["grid"] == grid
+            assert trial["entities"] == [
+                {**e, "image": f"images/{e['image']}"} for e in entities
+            ]
+            assert entities == sorted(entities, key=lambda e: (e["y"], e["x"]))
+            assert set(pictures) == {e["image"] for e in entities}
+            for name, data in pictures.items():
+                assert bundle.files[f"images/{name}"] == data
+            seen.add(trial["item"])
+    assert len(seen) > 5
+
+
+def test_scene_errors_name_the_item(tmp_path):
+    def chair(eid, x, y, image=None):
+        attrs = [
+            ("type", "chair"),
+            ("colour", "red"),
+            ("size", "large"),
+            ("orientation", "front"),
+            ("x-dimension", str(x)),
+            ("y-dimension", str(y)),
+        ]
+        return _entity(eid, eid == "e1", attrs, image=image)
+
+    shared = Item("t1", Domain((chair("e1", 1, 1), chair("e2", 1, 1))), "furniture")
+    with pytest.raises(StimuliError, match="share a grid cell") as error:
+        scene(shared, None, 1)
+    assert error.value.field == "item t1"
+    bad = Item("t2", Domain((chair("e1", 1, 1), chair("e2", 2, 1, "../x.svg"))), "f")
+    with pytest.raises(StimuliError, match="must be a plain file name") as error:
+        scene(bad, None, 1)
+    assert error.value.field == "item t2"
+    # a corpus file named like the demo drawing of another entity of the item
+    (tmp_path / "chair-red-large-front.svg").write_bytes(b"<svg/>")
+    named = chair("e1", 1, 1, "chair-red-large-front.svg")
+    clash = Item("t3", Domain((named, chair("e2", 2, 1))), "furniture")
+    with pytest.raises(StimuliError, match="two different pictures are both called"):
+        scene(clash, tmp_path, 1)
+
+
+def test_the_reg_scene_does_not_import_the_studies():
+    """tasks.reg may import core, data and metrics only: never stecflow.studies."""
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import stecflow.tasks.reg.scene, sys; print(' '.join(sys.modules))",
+        ],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    assert not [m for m in out if m.startswith("stecflow.studies")]
+
+
 def test_missing_output_is_an_error_listing_every_gap():
     design, items, outputs = _inputs()
     broken = {s: dict(o) for s, o in outputs.items()}
@@ -417,9 +482,28 @@ def test_settings_reach_the_page_and_custom_instructions_replace_the_default():
 
 
 def test_spoken_variant_refuses_without_espeak(monkeypatch):
-    monkeypatch.setattr(stimuli.shutil, "which", lambda name: None)
+    monkeypatch.setattr(speech.shutil, "which", lambda name: None)
     with pytest.raises(StimuliError, match="apt-get install espeak-ng"):
         _files(task="identification", variant="spoken")
+
+
+def test_spoken_variant_calls_the_speech_module(monkeypatch):
+    """The builder looks espeak-ng up through stecflow.studies.speech (patchable)."""
+    said = []
+
+    def fake_speak(text, voice, wpm):
+        said.append((text, voice, wpm))
+        return b"RIFF" + text.encode()
+
+    monkeypatch.setattr(speech, "espeak_version", lambda: "0.test")
+    monkeypatch.setattr(speech, "speak", fake_speak)
+    bundle = _files(task="identification", variant="spoken")
+    assert bundle.document["speech"]["version"] == "0.test"
+    assert said and all(v == "en-us" and w == 150 for _, v, w in said)
+    for lst in bundle.document["lists"]:
+        for trial in lst["trials"]:
+            wav = bundle.files[trial["audio"]]
+            assert wav == b"RIFF" + trial["description"].encode()
 
 
 @pytest.mark.skipif(espeak_version() is None, reason="espeak-ng is not installed")
@@ -486,7 +570,7 @@ def test_dmdx_item_file_per_list(variant):
 
 
 def test_dmdx_escapes_rtf_and_rating_studies_get_a_readme_only():
-    assert stimuli._rtf('o "homem" {sério} \\ ção') == (
+    assert dmdx._rtf('o "homem" {sério} \\ ção') == (
         "o 'homem' \\{s\\u233?rio\\} \\\\ \\u231?\\u227?o"
     )
     files = make_dmdx_files(_files(task="rating"))

@@ -10,6 +10,7 @@ __all__ = [
     "ConfigError",
     "CorpusError",
     "StecflowError",
+    "StimuliError",
     "SubmissionError",
     "XMLError",
     "YAMLError",
@@ -59,6 +60,15 @@ class YAMLError(StecflowError):
 
 class CorpusError(StecflowError):
     """A corpus or test-set file is well-formed XML but does not fit the data model."""
+
+
+class StimuliError(StecflowError, ValueError):
+    """A study's stimuli cannot be built from the inputs given (the field says why).
+
+    Raised by the study builder (:mod:`stecflow.studies.stimuli`) and by the task
+    types' scenes (e.g. :func:`stecflow.tasks.reg.scene.scene`), which may not import
+    :mod:`stecflow.studies`; hence it is defined here.
+    """
 
 
 class SubmissionError(StecflowError):

@@ -2,7 +2,7 @@
 
 The simulator answers every trial of a study design the way a participant of the
 web experiment would, and writes the answers in the collection server's export
-format (:data:`stecflow.studies.stimuli.RESPONSE_COLUMNS`) plus a ``simulated`` column
+format (:data:`stecflow.studies.settings.RESPONSE_COLUMNS`) plus a ``simulated`` column
 that is always ``true``. The file goes through the same importer and merge as real
 data (:func:`stecflow.judgments.importers.read_response_table` keeps the label),
 so every downstream table and the report can mark simulated judgments.
@@ -74,7 +74,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from stecflow.judgments._common import JudgmentsError, digest_seed, plain
-from stecflow.studies.stimuli import RESPONSE_COLUMNS
+from stecflow.studies.settings import RESPONSE_COLUMNS
 
 if TYPE_CHECKING:  # pragma: no cover
     from stecflow.data.model import Item
@@ -720,7 +720,7 @@ def simulate_responses(
         Study ID (default: the design's ``study`` column).
     presentation : mapping, optional
         The study's presentation settings
-        (:class:`stecflow.studies.stimuli.StudySettings`
+        (:class:`stecflow.studies.settings.StudySettings`
         keys ``timeout_ms``, ``cant_tell``, ``delay_ms``, ``speech_wpm``).
 
     Returns
@@ -918,7 +918,7 @@ def write_simulated_responses(
 ) -> None:
     """Write simulated answers as the server's export plus ``simulated``.
 
-    Columns: :data:`stecflow.studies.stimuli.RESPONSE_COLUMNS` then ``simulated``; rows
+    Columns: :data:`stecflow.studies.settings.RESPONSE_COLUMNS` then ``simulated``; rows
     sorted by list, session and order (deterministic bytes).
     """
     from stecflow.core.io import write_tsv

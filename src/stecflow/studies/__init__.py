@@ -2,8 +2,11 @@
 
 Owns :mod:`~stecflow.studies.setup` (the configured studies: which items and systems,
 the design and stimuli jobs of ``studies.smk``), :mod:`~stecflow.studies.designs`
-(Latin squares and list designs), :mod:`~stecflow.studies.stimuli` (the
-self-contained web experiment and the DMDX files, from ``web/``) and
+(Latin squares and list designs), :mod:`~stecflow.studies.settings` (tasks,
+questions, response columns and presentation settings),
+:mod:`~stecflow.studies.stimuli` (the self-contained web experiment, from ``web/``),
+:mod:`~stecflow.studies.speech` (espeak-ng and the warning beep),
+:mod:`~stecflow.studies.dmdx` (the DMDX item files) and
 :mod:`~stecflow.studies.server` (``stecflow serve``: collecting responses online).
 
 May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`,

@@ -367,6 +367,7 @@ def build_stimuli(
     from stecflow.studies.stimuli import build_study
     from stecflow.submissions.outputs import outputs_file, read_outputs
     from stecflow.submissions.safepath import read_submission_file
+    from stecflow.tasks.registry import task_types
 
     design = make_design(spec, testset_path, practice_path)
     if Path(design_path).read_text(encoding="utf-8") != _design_text(design):
@@ -401,6 +402,7 @@ def build_stimuli(
         dmdx_dir=dmdx_dir,
         settings=settings,
         overwrite=True,
+        task_type=task_types(tasks)[0],
     )
     pinned = spec.get("sha256")
     if pinned and pinned != summary["sha256"]:

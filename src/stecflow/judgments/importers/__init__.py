@@ -8,7 +8,7 @@ per answered trial):
     The collection server's export
     (:func:`stecflow.studies.server.export_responses`) and
     the file the web page saves in offline mode: the same TSV with the columns
-    :data:`stecflow.studies.stimuli.RESPONSE_COLUMNS`, optionally followed by
+    :data:`stecflow.studies.settings.RESPONSE_COLUMNS`, optionally followed by
     ``simulated`` (files written by :mod:`stecflow.judgments.simulate`). Rows whose
     ``session_status`` is ``offline`` are labelled ``offline``.
 ``generic``: :func:`read_generic_table`
@@ -21,7 +21,7 @@ per answered trial):
     negative when the response was wrong; a time-out is the negative time-out
     value; ``*** ABORTED ***`` after a time marks an aborted item; lines starting
     with ``!`` are comments). Item numbers are mapped to trials with the
-    ``<list>-items.tsv`` table that :func:`stecflow.studies.stimuli.make_dmdx_files`
+    ``<list>-items.tsv`` table that :func:`stecflow.studies.dmdx.make_dmdx_files`
     writes, or by its convention (item *n* = identification of trial *n*,
     ``10000 + n`` = reading of trial *n*).
 

@@ -98,6 +98,6 @@ FLOAT_COLUMNS = ("click_x", "click_y")
 
 def response_columns() -> tuple[str, ...]:
     """The server export's columns (imported on use: the studies package is big)."""
-    from stecflow.studies.stimuli import RESPONSE_COLUMNS
+    from stecflow.studies.settings import RESPONSE_COLUMNS
 
     return tuple(RESPONSE_COLUMNS)

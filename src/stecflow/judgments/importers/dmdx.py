@@ -6,7 +6,7 @@ line per item with the item number and the time in ms, negative when the
 response was wrong; a time-out is the negative time-out value; ``*** ABORTED
 ***`` after a time marks an aborted item; lines starting with ``!`` are
 comments). Item numbers are mapped to trials with the ``<list>-items.tsv`` table
-that :func:`stecflow.studies.stimuli.make_dmdx_files` writes, or by its
+that :func:`stecflow.studies.dmdx.make_dmdx_files` writes, or by its
 convention (item *n* = identification of trial *n*, ``10000 + n`` = reading of
 trial *n*).
 """
@@ -47,7 +47,7 @@ logger = logging.getLogger(__name__)
 
 
 #: DMDX item number of the reading phase of trial *n* is ``n + DMDX_READING_OFFSET``
-#: (the convention of :func:`stecflow.studies.stimuli.make_dmdx_files`).
+#: (the convention of :func:`stecflow.studies.dmdx.make_dmdx_files`).
 DMDX_READING_OFFSET = 10000
 
 
@@ -73,7 +73,7 @@ def looks_like_azk(head: str) -> bool:
 
 
 def read_dmdx_item_table(path: str | Path) -> dict[int, dict[str, Any]]:
-    """Read ``<list>-items.tsv`` of :func:`stecflow.studies.stimuli.make_dmdx_files`.
+    """Read ``<list>-items.tsv`` of :func:`stecflow.studies.dmdx.make_dmdx_files`.
 
     Parameters
     ----------

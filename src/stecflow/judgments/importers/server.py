@@ -1,7 +1,7 @@
 """Read the collection server's export and the web page's offline result files.
 
 Both are the same TSV with the columns
-:data:`stecflow.studies.stimuli.RESPONSE_COLUMNS`, optionally followed by
+:data:`stecflow.studies.settings.RESPONSE_COLUMNS`, optionally followed by
 ``simulated`` (files written by :mod:`stecflow.judgments.simulate`). Rows whose
 ``session_status`` is ``offline`` are labelled ``offline``.
 """
@@ -41,9 +41,10 @@ def read_response_table(
     Parameters
     ----------
     path : path
-        A TSV with the columns :data:`stecflow.studies.stimuli.RESPONSE_COLUMNS` (in any
-        order), optionally with ``simulated``. A comma- or semicolon-separated
-        copy (a spreadsheet's "save as CSV") is read too.
+        A TSV with the columns
+        :data:`stecflow.studies.settings.RESPONSE_COLUMNS` (in any order),
+        optionally with ``simulated``. A comma- or semicolon-separated copy (a
+        spreadsheet's "save as CSV") is read too.
     study : str, optional
         Only used to label problems; rows keep the file's own ``study``.
     encoding : str, optional

@@ -144,7 +144,7 @@ from stecflow.studies.server.study import (
     load_study,
     resolve_study,
 )
-from stecflow.studies.stimuli import RESPONSE_COLUMNS
+from stecflow.studies.settings import RESPONSE_COLUMNS
 
 __all__ = [
     "DEFAULT_ABANDON_AFTER_S",

@@ -1,7 +1,7 @@
 """Reading the stored responses back, and exporting them as TSV.
 
 Owns :func:`read_responses` (every stored trial as a row of
-:data:`~stecflow.studies.stimuli.RESPONSE_COLUMNS`, read-only, beside a running
+:data:`~stecflow.studies.settings.RESPONSE_COLUMNS`, read-only, beside a running
 server) and :func:`export_responses` (those rows as a TSV file). The columns are
 described in :mod:`stecflow.studies.server`.
 """
@@ -17,7 +17,7 @@ from typing import Any
 from stecflow.studies.server.defaults import DEFAULT_ABANDON_AFTER_S
 from stecflow.studies.server.store import BOOL_FIELDS, RESPONSE_FIELDS
 from stecflow.studies.server.study import CollectionError, default_db, load_study
-from stecflow.studies.stimuli import RESPONSE_COLUMNS
+from stecflow.studies.settings import RESPONSE_COLUMNS
 
 __all__ = ["export_responses", "read_responses"]
 

@@ -177,7 +177,8 @@ def check_study(study_dir: str | Path, db_path: str | Path | None = None) -> Stu
     CollectionError
         Naming the file or folder at fault and what to do.
     """
-    from stecflow.studies.stimuli import StimuliError, study_sha256
+    from stecflow.core.errors import StimuliError
+    from stecflow.studies.stimuli import study_sha256
 
     root = Path(study_dir)
     if not root.is_dir():
