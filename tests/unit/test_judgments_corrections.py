@@ -13,8 +13,10 @@ from stecflow.judgments.corrections import (
     apply_corrections,
     read_corrections,
 )
+from stecflow.judgments.design import read_design
+from stecflow.judgments.flags import analysis_flags
 from stecflow.judgments.importers import read_responses
-from stecflow.judgments.merge import analysis_flags, merge_with_design, read_design
+from stecflow.judgments.merge import merge_with_design
 from tests.conftest import FIXTURES
 
 J = FIXTURES / "judgments"

@@ -7,13 +7,10 @@ import pytest
 
 from stecflow.data.corpus import read_items
 from stecflow.judgments import JUDGMENT_COLUMNS, JudgmentsError
+from stecflow.judgments.design import design_frame, read_design
+from stecflow.judgments.flags import analysis_flags
 from stecflow.judgments.importers import read_responses
-from stecflow.judgments.merge import (
-    analysis_flags,
-    design_frame,
-    merge_with_design,
-    read_design,
-)
+from stecflow.judgments.merge import merge_with_design
 from stecflow.studies.designs import latin_square_design
 from tests.conftest import FIXTURES
 

@@ -9,8 +9,12 @@ Modules
     Server exports, offline files, generic CSVs and DMDX ``.azk`` files into one
     tidy table (:data:`IMPORT_COLUMNS`); a package with one module per format
     (``server``, ``generic``, ``dmdx``) and ``detect`` for telling them apart.
+:mod:`~stecflow.judgments.design`
+    Read and normalise the study design; look its trials up.
 :mod:`~stecflow.judgments.merge`
     Map trials to the design and check them (data-quality table).
+:mod:`~stecflow.judgments.flags`
+    The ``choice`` of a trial and which trials enter the analyses.
 :mod:`~stecflow.judgments.corrections`
     The organiser's corrections, applied with an audit trail.
 :mod:`~stecflow.judgments.outliers`
@@ -86,7 +90,7 @@ _HOME = {
     "read_response_table": "importers",
     "read_responses": "importers",
     "merge_with_design": "merge",
-    "read_design": "merge",
+    "read_design": "design",
     "Correction": "corrections",
     "apply_corrections": "corrections",
     "read_corrections": "corrections",

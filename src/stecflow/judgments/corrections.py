@@ -557,10 +557,10 @@ def _apply(row: dict[str, Any], c: Correction) -> None:
         row["chosen_entity"] = None
         row["correct"] = None
     if "choice" in row:
-        from stecflow.judgments.merge import _choice
+        from stecflow.judgments.flags import trial_choice
 
         if all(k in row for k in ("chosen_entity", "cant_tell", "timeout", "correct")):
-            row["choice"] = _choice(
+            row["choice"] = trial_choice(
                 {
                     k: (None if is_missing(row.get(k)) else row.get(k))
                     for k in (

@@ -5,6 +5,9 @@
 (:data:`stecflow.studies.designs.TRIAL_COLUMNS`, ``results/studies/<study>/design.tsv``)
 and returns one row per trial with the columns :data:`JUDGMENT_COLUMNS`, plus the
 rows of the data-quality table (:data:`QUALITY_COLUMNS`) for everything it found.
+The design is read and looked up by :mod:`stecflow.judgments.design`; which merged
+trials enter the analyses is decided afterwards by
+:func:`stecflow.judgments.flags.analysis_flags`.
 
 How a session is placed in the design
 -------------------------------------
@@ -58,139 +61,27 @@ import logging
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stecflow.judgments._common import (
     JUDGMENT_COLUMNS,
     JudgmentsError,
-    clean_str,
-    is_missing,
-    parse_bool,
-    parse_int,
     plain,
     problem,
 )
+from stecflow.judgments.design import DesignIndex, design_frame
+from stecflow.judgments.flags import trial_choice
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
     from stecflow.data.model import Item
 
-__all__ = [
-    "CANT_TELL",
-    "INCORRECT",
-    "TIMEOUT",
-    "MergeOutcome",
-    "analysis_flags",
-    "design_frame",
-    "merge_with_design",
-    "read_design",
-]
+__all__ = ["MergeOutcome", "merge_with_design"]
 
 logger = logging.getLogger(__name__)
 
-#: ``choice`` of a "can't tell" answer.
-CANT_TELL = "cant_tell"
-#: ``choice`` of a time-out.
-TIMEOUT = "timeout"
-#: ``choice`` of a wrong answer whose entity is unknown (DMDX records the sign only).
-INCORRECT = "incorrect"
-
-_DESIGN_NEEDED = ("list", "order", "item", "system")
 _PARTIAL_STATUS = ("in_progress", "abandoned", "aborted")
-
-
-# --------------------------------------------------------------------------- design
-
-
-def read_design(path: str | Path) -> pd.DataFrame:
-    """Read a design table written as TSV (``results/studies/<study>/design.tsv``).
-
-    Parameters
-    ----------
-    path : path
-        TSV with the columns of :data:`stecflow.studies.designs.TRIAL_COLUMNS` (at least
-        ``list``, ``order``, ``item`` and ``system``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        As :func:`design_frame` returns.
-
-    Raises
-    ------
-    JudgmentsError
-        A required column is missing or a value cannot be read.
-    """
-    import pandas as pd
-
-    source = str(path)
-    try:
-        frame = pd.read_csv(
-            path, sep="\t", dtype=str, keep_default_na=False, encoding="utf-8"
-        )
-    except (OSError, UnicodeDecodeError, pd.errors.ParserError) as exc:
-        raise JudgmentsError(f"cannot read the design ({exc})", file=source) from None
-    return design_frame(frame, source=source)
-
-
-def design_frame(design: Any, *, source: str = "design") -> pd.DataFrame:
-    """Normalise a design (a :class:`~stecflow.studies.designs.Design` or its table).
-
-    Returns a copy with ``order`` and ``subject_slot`` as int, ``practice`` and
-    ``filler`` as bool and every other column as str or None; rows with an
-    empty list or order raise.
-
-    >>> import pandas as pd
-    >>> d = design_frame(pd.DataFrame({"list": ["L01"], "order": ["1"],
-    ...                                "item": ["t1"], "system": ["A"]}))
-    >>> d.loc[0, "order"], d.loc[0, "practice"]
-    (1, False)
-    """
-    import pandas as pd
-
-    frame = design.trials if hasattr(design, "trials") else design
-    frame = pd.DataFrame(frame).copy()
-    missing = [c for c in _DESIGN_NEEDED if c not in frame.columns]
-    if missing:
-        raise JudgmentsError(
-            f"the design has no column {missing[0]}; expected the design table of "
-            "stecflow.studies.designs (list, order, item, system, ...)",
-            file=source,
-            line=1,
-            field=missing[0],
-        )
-    records = []
-    for index, raw in enumerate(frame.to_dict("records"), start=2):
-        row: dict[str, Any] = {}
-        for key, value in raw.items():
-            value = plain(value)
-            row[key] = None if value is None else str(value).strip() or None
-        try:
-            row["order"] = parse_int(row["order"] or "")
-            slot = row.get("subject_slot")
-            row["subject_slot"] = parse_int(slot) if slot else None
-            for flag in ("practice", "filler"):
-                row[flag] = bool(parse_bool(row.get(flag) or ""))
-        except ValueError as exc:
-            raise JudgmentsError(str(exc), file=source, line=index) from None
-        if row["list"] is None or row["order"] is None or row["item"] is None:
-            raise JudgmentsError(
-                "list, order and item must not be empty", file=source, line=index
-            )
-        records.append(row)
-    out = pd.DataFrame(records, dtype=object)
-    duplicated = out.duplicated(["list", "order"])
-    if duplicated.any():
-        first = int(duplicated.to_numpy().nonzero()[0][0]) + 2
-        raise JudgmentsError(
-            "two trials share list and order", file=source, line=first, field="order"
-        )
-    return out
-
-
-# --------------------------------------------------------------------------- merge
 
 
 @dataclass
@@ -201,7 +92,8 @@ class MergeOutcome:
     ----------
     trials : pandas.DataFrame
         One row per imported trial, columns :data:`JUDGMENT_COLUMNS` (outlier and
-        analysis flags still at their defaults; see :func:`analysis_flags`).
+        analysis flags still at their defaults; see
+        :func:`~stecflow.judgments.flags.analysis_flags`).
     problems : list of dict
         Rows of the data-quality table.
     task : str
@@ -214,109 +106,6 @@ class MergeOutcome:
     problems: list[dict[str, Any]]
     task: str
     sessions: dict[str, dict[str, Any]]
-
-
-class _Design:
-    def __init__(self, frame: pd.DataFrame) -> None:
-        self.trials: dict[str, dict[int, dict[str, Any]]] = defaultdict(dict)
-        for raw in frame.to_dict("records"):
-            row = {k: plain(v) for k, v in raw.items()}
-            self.trials[row["list"]][row["order"]] = row
-        self.lists = sorted(self.trials)
-
-    def candidates(self, row: Mapping[str, Any], list_id: str) -> list[int]:
-        """Orders of the trials of *list_id* an order-less row may answer.
-
-        The trials showing the row's item (and system, when the row has one),
-        narrowed by the row's ``practice`` and ``filler`` flags when it records
-        them and they leave at least one trial (the design decides in the end).
-        """
-        trials = self.trials.get(list_id, {})
-        item, system = row["item"], row["system"]
-        if item is None:
-            return []
-        found = sorted(
-            o
-            for o, t in trials.items()
-            if t["item"] == item and (system is None or t.get("system") == system)
-        )
-        for flag in ("practice", "filler"):
-            value = row.get(flag)
-            if value is None or len(found) < 2:
-                continue
-            narrowed = [o for o in found if bool(trials[o][flag]) == bool(value)]
-            found = narrowed or found
-        return found
-
-    def match(self, row: Mapping[str, Any], list_id: str) -> tuple[int | None, str]:
-        """Return (order, "ok" | "missing" | "mismatch" | "ambiguous").
-
-        ``ambiguous``: a row without an order whose item and system several trials
-        of the list show (a filler copy of a test trial, say); the session's
-        other rows decide (:meth:`resolve`).
-        """
-        trials = self.trials.get(list_id, {})
-        item, system, order = row["item"], row["system"], row["order"]
-        if order is not None:
-            trial = trials.get(order)
-            if trial is None:
-                return None, "missing"
-            if item is not None and item != trial["item"]:
-                return order, "mismatch"
-            if system is not None and trial.get("system") not in (None, system):
-                return order, "mismatch"
-            return order, "ok"
-        found = self.candidates(row, list_id)
-        if not found:
-            return None, "missing"
-        if len(found) == 1:
-            return found[0], "ok"
-        return None, "ambiguous"
-
-    def score(self, rows: Sequence[Mapping[str, Any]], list_id: str) -> int:
-        return sum(1 for r in rows if self.match(r, list_id)[1] in ("ok", "ambiguous"))
-
-    def resolve(
-        self, rows: Sequence[Mapping[str, Any]], list_id: str
-    ) -> dict[int, tuple[int | None, str, tuple[int, ...]]]:
-        """Match every row of one session: ``id(row)`` -> (order, status, candidates).
-
-        Rows whose item and system several trials of the list show (and that
-        have no order) are told apart by their occurrence: the trials not taken
-        by the session's other rows, in list order, go to the rows with the same
-        candidates, in file and line order (the order they were answered in), when
-        there are exactly as many rows as such trials. Otherwise a single test
-        trial among the candidates takes every row (the others then are
-        duplicates); failing that the rows stay ``ambiguous``.
-        """
-        out: dict[int, tuple[int | None, str, tuple[int, ...]]] = {}
-        pending: dict[tuple[int, ...], list[Mapping[str, Any]]] = {}
-        taken: set[int] = set()
-        for row in rows:
-            order, status = self.match(row, list_id)
-            if status == "ambiguous":
-                key = tuple(self.candidates(row, list_id))
-                pending.setdefault(key, []).append(row)
-                continue
-            out[id(row)] = (order, status, ())
-            if status == "ok" and order is not None:
-                taken.add(order)
-        trials = self.trials.get(list_id, {})
-        for key, group in pending.items():
-            free = [o for o in key if o not in taken]
-            tests = [o for o in key if not trials[o]["practice"]]
-            if len(free) == len(group):
-                assigned = list(free)
-            elif len(tests) == 1:
-                assigned = tests * len(group)
-            else:
-                for row in group:
-                    out[id(row)] = (None, "ambiguous", key)
-                continue
-            for row, order in zip(group, assigned, strict=True):
-                out[id(row)] = (order, "ok", key)
-            taken.update(assigned)
-        return out
 
 
 def _records(responses: Any) -> list[dict[str, Any]]:
@@ -334,7 +123,7 @@ def _records(responses: Any) -> list[dict[str, Any]]:
 def _place_session(
     session: str,
     rows: list[dict[str, Any]],
-    design: _Design,
+    design: DesignIndex,
     study: str,
     problems: list[dict[str, Any]],
 ) -> str | None:
@@ -490,7 +279,8 @@ def merge_with_design(
     responses : DataFrame or iterable of dict
         The import table (:data:`IMPORT_COLUMNS`), e.g. from several files.
     design : Design or DataFrame
-        The study design (:func:`design_frame` normalises it).
+        The study design (:func:`~stecflow.judgments.design.design_frame`
+        normalises it).
     study : str
         The study ID; rows recording another study are left out (``other_study``).
     items : mapping or iterable of Item, optional
@@ -521,7 +311,7 @@ def merge_with_design(
     import pandas as pd
 
     design_table = design_frame(design)
-    layout = _Design(design_table)
+    layout = DesignIndex(design_table)
     by_item: dict[str, Item] = {}
     if items is not None:
         values = items.values() if isinstance(items, Mapping) else items
@@ -971,88 +761,4 @@ def _identification_outcome(
         out["correct"] = False
     elif out["timeout"]:
         out["correct"] = None
-    out["choice"] = _choice(out)
-
-
-def _choice(out: Mapping[str, Any]) -> str | None:
-    if out["chosen_entity"] is not None:
-        return str(out["chosen_entity"])
-    if out["cant_tell"]:
-        return CANT_TELL
-    if out["timeout"]:
-        return TIMEOUT
-    if out["correct"] is True:
-        return str(out["target_entity"]) if out["target_entity"] else "target"
-    if out["correct"] is False:
-        return INCORRECT
-    return None
-
-
-# --------------------------------------------------------------------------- flags
-
-
-def analysis_flags(
-    trials: pd.DataFrame,
-    *,
-    task: str,
-    exclude_partial_sessions: bool = False,
-    timeouts: str = "error",
-    cant_tell: str = "error",
-    times_include_errors: bool = True,
-    corrected_in_times: bool = False,
-) -> pd.DataFrame:
-    """Set ``in_analysis`` and ``in_time_analysis`` (a copy is returned).
-
-    ``in_analysis``: not excluded, not practice, not filler, not in a partial
-    session when ``exclude_partial_sessions``, and, with ``timeouts="exclude"``
-    (``cant_tell="exclude"``), not a time-out ("can't tell"). By default
-    (``"error"``) they stay in and count as not identified.
-
-    ``in_time_analysis`` (identification): in the analysis, a response was given
-    in time (no time-out or "can't tell"), not corrected (seed 000 left manually
-    corrected trials out of the time analysis) unless ``corrected_in_times``,
-    and correct unless ``times_include_errors`` (seed 001 analysed all 896
-    identification times, so errors are included by default). Rating: in the
-    analysis and not corrected.
-
-    Examples
-    --------
-    >>> import pandas as pd
-    >>> t = pd.DataFrame({"excluded": [False, False, True], "practice": [False,
-    ...     True, False], "filler": [False] * 3, "partial_session": [False] * 3,
-    ...     "timeout": [False] * 3, "cant_tell": [False] * 3, "corrected":
-    ...     [False] * 3, "correct": [True, True, False]})
-    >>> analysis_flags(t, task="identification")["in_analysis"].tolist()
-    [True, False, False]
-    """
-    for name, value in (("timeouts", timeouts), ("cant_tell", cant_tell)):
-        if value not in ("error", "exclude"):
-            raise JudgmentsError(f"must be error or exclude, got {value!r}", field=name)
-    out = trials.copy()
-
-    def flag(column: str) -> Any:
-        return out[column].map(lambda v: bool(v) if not is_missing(v) else False)
-
-    keep = ~flag("excluded") & ~flag("practice") & ~flag("filler")
-    if exclude_partial_sessions:
-        keep &= ~flag("partial_session")
-    if task == "identification":
-        if timeouts == "exclude":
-            keep &= ~flag("timeout")
-        if cant_tell == "exclude":
-            keep &= ~flag("cant_tell")
-        timed = keep & ~flag("timeout") & ~flag("cant_tell")
-        if not times_include_errors:
-            timed &= flag("correct")
-    else:
-        timed = keep.copy()
-    if not corrected_in_times:
-        timed &= ~flag("corrected")
-    out["in_analysis"] = keep.astype(bool)
-    out["in_time_analysis"] = timed.astype(bool)
-    return out
-
-
-def clean_choice(value: Any) -> str | None:
-    """Normalise a choice cell for the measures (missing -> None)."""
-    return None if is_missing(value) else clean_str(str(value))
+    out["choice"] = trial_choice(out)

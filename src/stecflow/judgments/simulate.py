@@ -734,7 +734,7 @@ def simulate_responses(
     JudgmentsError
         Unknown task, or a test trial whose system has no output for its item.
     """
-    from stecflow.judgments.merge import design_frame
+    from stecflow.judgments.design import design_frame
     from stecflow.tasks.reg.realiser import realise
 
     if task not in ("rating", "identification"):

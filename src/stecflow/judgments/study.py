@@ -1,10 +1,11 @@
 """One study's judgments, from response files to the tables the workflow keeps.
 
 :func:`merge_study` is what the workflow's ``merge_judgments`` rule calls once per
-study: it reads every response file (:mod:`~stecflow.judgments.importers`), maps
-the trials to the design and checks them (:mod:`~stecflow.judgments.merge`),
-applies the organiser's corrections (:mod:`~stecflow.judgments.corrections`),
-sets the analysis flags, treats time outliers
+study: it reads every response file (:mod:`~stecflow.judgments.importers`) and
+the design (:mod:`~stecflow.judgments.design`), maps the trials to the design
+and checks them (:mod:`~stecflow.judgments.merge`), applies the organiser's
+corrections (:mod:`~stecflow.judgments.corrections`), sets the analysis flags
+(:mod:`~stecflow.judgments.flags`), treats time outliers
 (:mod:`~stecflow.judgments.outliers`), computes the per-system measures
 (:mod:`~stecflow.judgments.measures`) and writes
 
@@ -279,9 +280,11 @@ def merge_study(
 
     from stecflow.core.io import write_json, write_tsv
     from stecflow.judgments.corrections import apply_corrections, read_corrections
+    from stecflow.judgments.design import read_design
+    from stecflow.judgments.flags import analysis_flags
     from stecflow.judgments.importers import read_responses
     from stecflow.judgments.measures import MEASURE_COLUMNS, study_measures
-    from stecflow.judgments.merge import analysis_flags, merge_with_design, read_design
+    from stecflow.judgments.merge import merge_with_design
     from stecflow.judgments.outliers import (
         outlier_sentence,
         short_count,
