@@ -11,11 +11,10 @@ from stecflow.data.corpus import read_items
 from stecflow.data.model import Output
 from stecflow.judgments import JudgmentsError
 from stecflow.judgments.importers import read_response_table
+from stecflow.judgments.lexicon import Lexicon, description_content
+from stecflow.judgments.participant import SimulationSettings
 from stecflow.judgments.simulate import (
     SIMULATED_COLUMNS,
-    Lexicon,
-    SimulationSettings,
-    description_content,
     simulate_responses,
     simulate_study,
     write_simulated_responses,

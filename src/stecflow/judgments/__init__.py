@@ -22,7 +22,12 @@ Modules
 :mod:`~stecflow.judgments.measures`
     Accuracy, times, IR/MIR/agreement (REFERENCE.md §13), rating means.
 :mod:`~stecflow.judgments.simulate`
-    Simulated participants for the demo campaign.
+    Simulated participants for the demo campaign: the trials of a design or a
+    built study, answered and written as the server's export.
+:mod:`~stecflow.judgments.participant`
+    The model of a simulated participant (:class:`SimulationSettings`).
+:mod:`~stecflow.judgments.lexicon`
+    What a description says: the attributes read from its words.
 :mod:`~stecflow.judgments.study`
     :func:`merge_study`, the workflow's entry point.
 
@@ -98,7 +103,7 @@ _HOME = {
     "replace_outliers": "outliers",
     "treat_outliers": "outliers",
     "SIMULATED_COLUMNS": "simulate",
-    "SimulationSettings": "simulate",
+    "SimulationSettings": "participant",
     "simulate_responses": "simulate",
     "simulate_study": "simulate",
     "write_simulated_responses": "simulate",

@@ -129,7 +129,8 @@ class JudgmentSettings:
         """Build from the config's ``judgments`` mapping (unknown keys raise).
 
         ``outliers`` and ``ident`` are nested mappings; ``simulation`` is
-        accepted and ignored here (see :mod:`stecflow.judgments.simulate`).
+        accepted and ignored here (see
+        :class:`stecflow.judgments.participant.SimulationSettings`).
 
         >>> s = JudgmentSettings.from_mapping(
         ...     {"outliers": {"k": 3}, "ident": {"majority_tie": "identified"}})
