@@ -3,7 +3,7 @@
 :func:`simulate_trials` runs :attr:`SimulationSettings.sessions_per_list`
 sessions of every list, each a participant answering the list's trials
 (:class:`Trial`) in order, and returns rows of the server's export
-(:data:`stecflow.studies.stimuli.RESPONSE_COLUMNS`). The model is documented for
+(:data:`stecflow.studies.settings.RESPONSE_COLUMNS`). The model is documented for
 organisers in ``docs/judgments.md``.
 
 **What a description says.** Its *content* S, a set of (attribute, value)
@@ -67,7 +67,7 @@ from stecflow.judgments.lexicon import (
     entity_sets,
     word_tokens,
 )
-from stecflow.studies.stimuli import RESPONSE_COLUMNS
+from stecflow.studies.settings import RESPONSE_COLUMNS
 
 if TYPE_CHECKING:  # pragma: no cover
     from stecflow.data.model import Item
@@ -224,7 +224,7 @@ def simulate_trials(
     Returns
     -------
     list of dict
-        Rows of :data:`stecflow.studies.stimuli.RESPONSE_COLUMNS` and
+        Rows of :data:`stecflow.studies.settings.RESPONSE_COLUMNS` and
         ``simulated``, by list, session and order.
     """
     if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
