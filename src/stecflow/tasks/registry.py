@@ -29,15 +29,14 @@ BUILT_IN = (
 )
 
 _REGISTERED: dict[str, TaskType] = {}
-_loaded = False
+_BUILT_IN_NAMES: list[str] = []  # filled on first use, in BUILT_IN order
 
 
 def _load_built_in() -> None:
-    global _loaded
-    if not _loaded:
-        _loaded = True
+    if not _BUILT_IN_NAMES:
         for module in BUILT_IN:
-            register(importlib.import_module(module).TASK)
+            task = register(importlib.import_module(module).TASK)
+            _BUILT_IN_NAMES.append(task.name)
 
 
 def register(task_type: TaskType) -> TaskType:
@@ -95,10 +94,4 @@ def get(name: str) -> TaskType:
 def task_types(task_names: Iterable[str] | None = None) -> list[TaskType]:
     """The task types of *task_names* (every built-in one when None), in order."""
     _load_built_in()
-    if task_names is None:
-        task_names = [n for n in _REGISTERED if n in _built_in_names()]
-    return [get(n) for n in task_names]
-
-
-def _built_in_names() -> set[str]:
-    return {m.rsplit(".", 1)[1] for m in BUILT_IN}
+    return [get(n) for n in (_BUILT_IN_NAMES if task_names is None else task_names)]
