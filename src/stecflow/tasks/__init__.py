@@ -1,10 +1,16 @@
 """Task types: what an item's input is, what an output holds, and how each is shown.
 
-One module (or package) per task type. The referring-expression tasks of the REG
-challenges live in :mod:`stecflow.tasks.reg`: its template realiser
-(:mod:`~stecflow.tasks.reg.realiser`), the pictures of its entities
-(:mod:`~stecflow.tasks.reg.pictures`) and how a study shows an item's input
-(:func:`stecflow.tasks.reg.scene.scene`).
+Every stage that needs to know what a task is asks the registry
+(:mod:`~stecflow.tasks.registry`: :func:`~stecflow.tasks.registry.get`,
+:func:`~stecflow.tasks.registry.task_types`) for a
+:class:`~stecflow.tasks.base.TaskType` (:mod:`~stecflow.tasks.base` also defines the
+:class:`~stecflow.tasks.base.Problem` and :class:`~stecflow.tasks.base.Limits` a
+reader of submission files speaks). One module per task type declares it:
+:mod:`~stecflow.tasks.attribute_selection`, :mod:`~stecflow.tasks.realisation` and
+:mod:`~stecflow.tasks.end_to_end`, the REG tasks, built from what they share in
+:mod:`stecflow.tasks.reg` (the ``outputs.xml`` reader, the template realiser, the
+entity pictures and the scene a study shows). Adding a task type is one new module
+(docs/architecture.md).
 
-May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.metrics`.
+May import: :mod:`stecflow.core`, :mod:`stecflow.data`.
 """
