@@ -40,7 +40,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from scoring import make_items, make_system  # noqa: E402
 
 from stecflow.data.corpus import write_items  # noqa: E402
-from stecflow.submissions.files import write_metadata, write_outputs  # noqa: E402
+from stecflow.submissions.files import write_metadata  # noqa: E402
+from stecflow.tasks.reg.outputs import write_outputs  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[1]
 

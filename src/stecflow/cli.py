@@ -222,12 +222,9 @@ def _cmd_score(args: argparse.Namespace) -> int:
 
 def _cmd_baseline(args: argparse.Namespace) -> int:
     from stecflow.baselines.systems import run_baseline
-    from stecflow.submissions.files import (
-        METADATA_FILE,
-        OUTPUTS_FILE,
-        write_metadata,
-        write_outputs,
-    )
+    from stecflow.submissions.files import METADATA_FILE, write_metadata
+    from stecflow.tasks.reg.outputs import write_outputs
+    from stecflow.tasks.reg.task import OUTPUTS_FILE
 
     items = _load_items(args.data, args.format)
     train = _load_items(args.train, args.format) if args.train else None

@@ -56,12 +56,9 @@ from stecflow.demo.submissions import (
     system_outputs,
     write_broken_submission,
 )
-from stecflow.submissions.files import (
-    METADATA_FILE,
-    OUTPUTS_FILE,
-    write_metadata,
-    write_outputs,
-)
+from stecflow.submissions.files import METADATA_FILE, write_metadata
+from stecflow.tasks.reg.outputs import write_outputs
+from stecflow.tasks.reg.task import OUTPUTS_FILE
 
 __all__ = [
     "DEADLINE",

@@ -19,8 +19,9 @@ from pathlib import Path
 from stecflow.baselines import systems as baselines
 from stecflow.data.model import Item, Output
 from stecflow.demo.seeding import DEFAULT_SEED, rng_for
-from stecflow.submissions.files import METADATA_FILE, OUTPUTS_FILE, write_metadata
+from stecflow.submissions.files import METADATA_FILE, write_metadata
 from stecflow.tasks.reg.realiser import realise
+from stecflow.tasks.reg.task import OUTPUTS_FILE
 
 __all__ = [
     "DEADLINE",

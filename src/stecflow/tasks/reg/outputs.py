@@ -12,7 +12,8 @@ May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from lxml import etree
@@ -21,7 +22,7 @@ from stecflow.data.model import Item, Output
 from stecflow.data.xmlsafe import parse_xml_lenient
 from stecflow.tasks.base import Limits, Problem
 
-__all__ = ["ELEMENTS", "KNOWN_XML_ATTRIBUTES", "read_outputs"]
+__all__ = ["ELEMENTS", "KNOWN_XML_ATTRIBUTES", "read_outputs", "write_outputs"]
 
 #: The element of a TRIAL that holds each :class:`Output` field.
 ELEMENTS = {"attribute_set": "ATTRIBUTE-SET", "word_string": "WORD-STRING"}
@@ -387,3 +388,22 @@ def _read_attribute_set(
             )
         )
     return frozenset(first_line)
+
+
+def write_outputs(outputs: Iterable[Output], path: str | Path) -> None:
+    """Write system outputs as a UTF-8 ``OUTPUTS`` file, deterministically."""
+    root = etree.Element("OUTPUTS")
+    for output in outputs:
+        trial = etree.SubElement(root, "TRIAL", ID=output.item_id)
+        if output.attribute_set is not None:
+            attribute_set = etree.SubElement(trial, "ATTRIBUTE-SET")
+            for name, value in sorted(output.attribute_set):
+                etree.SubElement(attribute_set, "ATTRIBUTE", NAME=name, VALUE=value)
+        if output.word_string is not None:
+            etree.SubElement(trial, "WORD-STRING").text = output.word_string
+    etree.indent(root, space="  ")
+    data = etree.tostring(
+        root, encoding="UTF-8", xml_declaration=True, pretty_print=True
+    )
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_bytes(data)

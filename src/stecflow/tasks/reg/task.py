@@ -21,6 +21,7 @@ from stecflow.tasks.base import Limits, Problem, TaskType
 from stecflow.tasks.reg.realiser import REALISER_ID, realise
 
 __all__ = [
+    "OUTPUTS_FILE",
     "REG_METRICS",
     "metric_input",
     "read_outputs",
@@ -28,6 +29,10 @@ __all__ = [
     "scene",
     "scoring_context",
 ]
+
+#: The file of a submission folder that holds a REG system's outputs
+#: (written by :func:`stecflow.tasks.reg.outputs.write_outputs`).
+OUTPUTS_FILE = "outputs.xml"
 
 #: The metrics of the REG challenges, computed when a campaign lists none: on
 #: attribute sets (against the references, then against the domain), then on word
@@ -112,7 +117,7 @@ def reg_task(name: str, summary: str, input: str, outputs: tuple[str, ...]) -> T
         summary=summary,
         input=input,
         outputs=outputs,
-        outputs_file="outputs.xml",
+        outputs_file=OUTPUTS_FILE,
         read_outputs=read_outputs,
         default_metrics=REG_METRICS,
         metric_input=metric_input,
