@@ -1,10 +1,12 @@
 """The task-type seam: a task type defined here, in the tests, runs through
-validation, scoring and the report without any change to the library.
+validation, scoring, a study's stimuli and the report without any change to the
+library.
 
 The task ("colour naming") is deliberately unlike the REG tasks: a system names
 the colour of one object, writes its outputs to a TSV file (``outputs.tsv``: item
 ID, tab, text) instead of ``outputs.xml``, is scored by default with string
-accuracy and BLEU only, and has a realiser of its own. Everything the stages need
+accuracy and BLEU only, shows a colour swatch instead of a grid of pictures, and
+has a realiser of its own. Everything the stages need
 to know comes from the :class:`~stecflow.tasks.base.TaskType` declared below.
 """
 
@@ -74,6 +76,14 @@ def realise_colour(attributes) -> str:
     return "the " + " ".join(v for _, v in sorted(attributes)) + " one"
 
 
+def swatch(item, images_dir, seed):
+    """The scene of a colour-naming item: one swatch of its colour."""
+    colour = item.domain.target.value_of("colour")
+    svg = f'<svg xmlns="http://www.w3.org/2000/svg"><rect fill="{colour}"/></svg>'
+    name = f"swatch-{colour}.svg"
+    return [1, 1], [{"id": "o1", "image": name, "x": 1, "y": 1}], {name: svg.encode()}
+
+
 COLOUR_NAMING = TaskType(
     name="colour_naming",
     summary="colour naming (one line of text per object)",
@@ -82,6 +92,7 @@ COLOUR_NAMING = TaskType(
     outputs_file="outputs.tsv",
     read_outputs=read_tsv_outputs,
     default_metrics=("string_accuracy", "bleu3"),
+    scene=swatch,
     realiser=realise_colour,
     realiser_id="colour-v1",
 )
@@ -214,6 +225,41 @@ def test_scoring_uses_the_task_types_metrics_and_realiser(colour_naming):
     assert overall["bleu3"]["value"] == pytest.approx(100.0)
     signatures = metric_signatures(scoring, ["colour_naming"])
     assert "realise:colour-v1" in signatures["bleu3"]
+
+
+def test_a_study_shows_the_task_types_scene_and_outputs(colour_naming):
+    from stecflow.studies.designs import latin_square_design
+    from stecflow.studies.setup import shown_descriptions
+    from stecflow.studies.stimuli import make_study_files
+
+    design = latin_square_design(
+        ["exact", "sloppy"], [i.id for i in ITEMS], subjects=2, seed=1, study="s"
+    )
+    realised = [Output(k, None, frozenset({("colour", v)})) for k, v in EXACT.items()]
+    shown = {
+        "exact": shown_descriptions(
+            {"id": "s", "realise": "template"}, "exact", realised, ["colour_naming"]
+        ),
+        "sloppy": shown_descriptions(
+            {"id": "s"},
+            "sloppy",
+            [Output(k, v) for k, v in SLOPPY.items()],
+            ["colour_naming"],
+        ),
+    }
+    assert shown["exact"]["c1"] == "the red one"  # the task type's realiser
+    bundle = make_study_files(
+        design, ITEMS, shown, task="rating", task_type=colour_naming
+    )
+    trials = [t for lst in bundle.document["lists"] for t in lst["trials"]]
+    assert {t["entities"][0]["image"] for t in trials} == {
+        f"images/swatch-{c}.svg" for c in EXACT.values()
+    }
+    assert all(t["grid"] == [1, 1] for t in trials)
+    assert "images/swatch-red.svg" in bundle.files
+    assert {t["description"] for t in trials if t["system"] == "sloppy"} == set(
+        SLOPPY.values()
+    )
 
 
 def test_the_report_presents_a_campaign_of_the_new_task_type(colour_naming, tmp_path):
