@@ -216,12 +216,18 @@ def test_correlation_constant_and_small_n() -> None:
             "y": [1.0, np.nan, np.nan, 2],
         }
     )
-    res = pairwise_corr(df, ["x", "c", "y"]).set_index(["measure_a", "measure_b"])
+    # pairwise deletion (an option since issue #18; listwise is the default)
+    res = pairwise_corr(df, ["x", "c", "y"], deletion="pairwise").set_index(
+        ["measure_a", "measure_b"]
+    )
     assert not res.at[("x", "c"), "computable"]
     assert "'c' is constant" in res.at[("x", "c"), "reason"]
     assert not res.at[("x", "y"), "computable"]
     assert "n = 2" in res.at[("x", "y"), "reason"]
     assert res.at[("x", "y"), "n"] == 2
+    # listwise: b and c lack y, so every cell has 2 systems
+    res = pairwise_corr(df, ["x", "c", "y"])
+    assert res["n"].tolist() == [2, 2, 2] and not res["computable"].any()
 
 
 def test_correlation_excluding_unknown_system_logs(

@@ -570,6 +570,8 @@ def run_analysis(
         record.update(
             {
                 "method": method,
+                # which systems every cell rests on; the rows give each cell's n
+                "deletion": str(result["deletion"].iloc[0]) if len(result) else "",
                 "excluded_systems": excluded,
                 "systems": sorted(frame["system"]) if len(frame) else [],
                 # r over too few systems, or undefined: said in plain words

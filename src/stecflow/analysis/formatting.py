@@ -179,11 +179,11 @@ def format_result(row: Mapping[str, Any] | pd.Series, *, digits: int = 2) -> str
         )
     if "h" in row:
         return format_chi2(row["h"], row["df"], row["p_val"], digits=digits)
-    if "t" in row:
-        return format_t(row["t"], row["df"], row["p_val"], digits=digits)
-    if "r" in row:
+    if "r" in row:  # before t: correlation rows carry their t as well
         text = format_r(row["r"], row["df"], row["p_val"], digits=digits)
         return "ρ" + text[1:] if get("method") == "spearman" else text
+    if "t" in row:
+        return format_t(row["t"], row["df"], row["p_val"], digits=digits)
     if "q" in row and "p_adj" in row:
         return f"q = {_num(row['q'], digits)}, {format_p(row['p_adj'])}"
     if "u" in row:
