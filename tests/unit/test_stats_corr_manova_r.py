@@ -25,6 +25,7 @@ import pandas as pd
 import pytest
 
 from stecflow.stats.correlation import TIES_NOTE, pairwise_corr, spearman_p
+from stecflow.stats.manova import manova, manova_followups
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "r_reference"
 REL = 1e-9
@@ -179,3 +180,117 @@ def test_bad_options_raise(kwargs: dict[str, Any]) -> None:
 
     with pytest.raises(StatsInputError):
         pairwise_corr(load("corr_systems"), ["a", "b"], **kwargs)
+
+
+# ---------------------------------------------------------------- MANOVA
+
+DVS = ["rt_ms", "score", "words"]
+FACTORS = ["system", "domain"]
+R_TESTS = {
+    "Wilks": "wilks",
+    "Pillai": "pillai",
+    "Hotelling-Lawley": "hotelling_lawley",
+    "Roy": "roy",
+}
+SCALINGS = sorted(reference()["manova_scale"])  # "original", "rt_ms*1e-3", ...
+STAT_COLUMNS = ["value", "f", "df1", "df2", "p_val", "p_adj"]
+
+
+def scaled(key: str) -> pd.DataFrame:
+    """manova_scale.csv with one DV multiplied as R did ("score*1e3")."""
+    data = load("manova_scale")
+    if key != "original":
+        column, factor = key.split("*")
+        data[column] = data[column] * float(factor)
+    return data
+
+
+def test_milliseconds_next_to_a_small_score_are_not_singular() -> None:
+    """The bug of issue #18: SD 250 ms next to SD 0.02 was called singular."""
+    data = load("manova_scale")
+    assert data["rt_ms"].std() > 200 and data["score"].std() < 0.03
+    res = manova(data, DVS, FACTORS)
+    assert res["computable"].all(), res["reason"].iloc[0]
+
+
+@pytest.mark.parametrize("key", SCALINGS)
+@pytest.mark.parametrize("r_test", sorted(R_TESTS))
+def test_manova_matches_summary_manova_at_every_scale(key: str, r_test: str) -> None:
+    ref = reference()["manova_scale"][key][r_test]
+    res = manova(scaled(key), DVS, FACTORS)
+    res = res[res["test"] == R_TESTS[r_test]].set_index("source")
+    assert list(res.index) == ref["term"]  # balanced: R's sequential = Type III
+    for i, term in enumerate(ref["term"]):
+        row = res.loc[term]
+        assert row["computable"], row["reason"]
+        assert row["value"] == pytest.approx(ref["value"][i], rel=REL)
+        assert row["f"] == pytest.approx(ref["f"][i], rel=REL)
+        assert (row["df1"], row["df2"]) == (ref["df1"][i], ref["df2"][i])
+        assert row["p_val"] == pytest.approx(ref["p"][i], rel=REL)
+
+
+@pytest.mark.parametrize("key", [k for k in SCALINGS if k != "original"])
+def test_manova_is_invariant_to_rescaling_a_dv(key: str) -> None:
+    original = manova(scaled("original"), DVS, FACTORS)
+    rescaled = manova(scaled(key), DVS, FACTORS)
+    assert rescaled[["source", "test"]].equals(original[["source", "test"]])
+    assert rescaled["computable"].all() and original["computable"].all()
+    for column in STAT_COLUMNS:
+        np.testing.assert_allclose(
+            rescaled[column].to_numpy(float),
+            original[column].to_numpy(float),
+            rtol=1e-10,
+            atol=0,
+            err_msg=column,
+        )
+
+
+@pytest.mark.parametrize("key", SCALINGS)
+def test_followups_match_summary_aov_with_bonferroni(key: str) -> None:
+    ref = reference()["manova_scale"][key]["followups"]
+    res = manova_followups(scaled(key), DVS, FACTORS).set_index(["dv", "source"])
+    assert len(res) == len(ref["dv"]) == 9
+    for i, (dv, term) in enumerate(zip(ref["dv"], ref["term"], strict=True)):
+        row = res.loc[(dv, term)]
+        assert row["computable"], row["reason"]
+        assert row["ss"] == pytest.approx(ref["ss"][i], rel=REL)
+        assert row["df"] == ref["df"][i]
+        assert row["df_resid"] == ref["df_resid"][i]
+        assert row["f"] == pytest.approx(ref["f"][i], rel=REL)
+        assert row["p_val"] == pytest.approx(ref["p"][i], rel=REL)
+        assert row["p_adj"] == pytest.approx(ref["p_adj"][i], rel=REL)
+        assert row["p_adj"] == pytest.approx(min(1.0, 3 * row["p_val"]), rel=1e-15)
+
+
+@pytest.mark.parametrize("factor", [1.0, 1e-3, 1e3, 1e-9, 1e9])
+def test_singular_verdicts_do_not_depend_on_units(factor: float) -> None:
+    data = load("manova_scale")
+    data["rt_ms"] = data["rt_ms"] * factor
+    collinear = data.assign(mix=data["rt_ms"] / factor * 1e-3 - 7 * data["score"])
+    res = manova(collinear, [*DVS, "mix"], FACTORS)
+    assert not res["computable"].any()
+    assert "collinear" in res.at[0, "reason"]
+    constant = data.assign(score=0.8 * factor)
+    res = manova(constant, DVS, FACTORS)
+    assert res.at[0, "reason"] == (
+        "the residual SSCP matrix is singular (dependent variable 'score' is constant)"
+    )
+    # a DV that is a function of the cells: the model fits it exactly
+    cell_mean = data.groupby(FACTORS)["rt_ms"].transform("mean")
+    res = manova(data.assign(fitted=cell_mean), ["score", "fitted"], FACTORS)
+    assert "fits dependent variable 'fitted' exactly" in res.at[0, "reason"]
+    # and the computable case stays computable at every scale
+    assert manova(data, DVS, FACTORS)["computable"].all()
+
+
+@pytest.mark.parametrize("factor", [1e-15, 1.0, 1e15])
+def test_followups_judge_constant_dvs_whatever_the_units(factor: float) -> None:
+    data = load("manova_scale")
+    data["score"] = data["score"] * factor
+    data["flat"] = 0.8 * factor
+    res = manova_followups(data, ["score", "flat"], FACTORS)
+    assert res.loc[res["dv"] == "score", "computable"].all()
+    assert (res.loc[res["dv"] == "flat", "reason"] == "dv 'flat' is constant").all()
+    f = res.loc[res["dv"] == "score", "f"].to_numpy(float)
+    base = manova_followups(load("manova_scale"), ["score"], FACTORS)["f"]
+    np.testing.assert_allclose(f, base.to_numpy(float), rtol=1e-10, atol=0)

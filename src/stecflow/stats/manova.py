@@ -31,13 +31,18 @@ from stecflow.stats._common import (
     as_list,
     drop_missing,
     finish_frame,
-    is_constant,
     not_computable,
     ok,
 )
 from stecflow.stats.multitest import adjust_p
 
-__all__ = ["FOLLOWUP_COLUMNS", "MANOVA_COLUMNS", "manova", "manova_followups"]
+__all__ = [
+    "FOLLOWUP_COLUMNS",
+    "MANOVA_COLUMNS",
+    "SINGULAR_TOL",
+    "manova",
+    "manova_followups",
+]
 
 #: Columns of :func:`manova`.
 MANOVA_COLUMNS = [
@@ -115,6 +120,63 @@ def _hotelling_lawley_f(
 def _clean_df(value: object) -> float:
     """Degrees of freedom without floating-point noise (42.99999999999997 -> 43)."""
     return round(float(value), 9)  # type: ignore[arg-type]
+
+
+#: Smallest eigenvalue of the residual correlation matrix (1 - R^2 of the most
+#: collinear DV on the others), and smallest share of a DV's variance left
+#: unexplained by the model, below which the residual SSCP matrix counts as
+#: singular. Both are unit-free.
+SINGULAR_TOL = 1e-10
+
+
+def _is_constant(values: np.ndarray) -> bool:
+    """True when the spread is below 1e-12 of the magnitude (whatever the units)."""
+    return bool(np.ptp(values) <= 1e-12 * np.abs(values).max())
+
+
+def _standardise(
+    y: np.ndarray, x: np.ndarray, dvs: Sequence[str]
+) -> tuple[np.ndarray, str]:
+    """Scale each DV to unit total sum of squares about its mean; judge singularity.
+
+    Returns the standardised DVs and an empty reason, or a reason why the
+    residual SSCP matrix is singular. Every test is unit-free: a DV is constant
+    when its spread is below 1e-12 of its magnitude, the model fits a DV exactly
+    when less than :data:`SINGULAR_TOL` of its variance is left in the
+    residuals, and the DVs are collinear when the smallest eigenvalue of the
+    residual correlation matrix is below :data:`SINGULAR_TOL`. Rescaling a DV
+    (milliseconds to seconds) changes none of them, nor the standardised data
+    beyond rounding.
+    """
+    centred = y - y.mean(axis=0)
+    total = np.sqrt((centred**2).sum(axis=0))
+    size = np.abs(y).max(axis=0)
+    for j, dv in enumerate(dvs):
+        if not total[j] > 1e-12 * size[j] * np.sqrt(len(y)):
+            return y, (
+                "the residual SSCP matrix is singular (dependent variable"
+                f" {dv!r} is constant)"
+            )
+    # scaled, not centred: statsmodels drops the intercept hypothesis of centred
+    # data (all its eigenvalues zero) and then fails
+    z = y / total
+    resid = z - x @ np.linalg.lstsq(x, z, rcond=None)[0]
+    sscp = resid.T @ resid
+    unexplained = np.diag(sscp)  # 1 - R^2 of each DV on the model
+    for j, dv in enumerate(dvs):
+        if unexplained[j] <= SINGULAR_TOL:
+            return z, (
+                "the residual SSCP matrix is singular (the model fits dependent"
+                f" variable {dv!r} exactly: no residual variance)"
+            )
+    scale = 1 / np.sqrt(unexplained)
+    corr = sscp * np.outer(scale, scale)
+    if float(np.linalg.eigvalsh(corr).min()) <= SINGULAR_TOL:
+        return z, (
+            "the residual SSCP matrix is singular (the dependent variables are"
+            " collinear: one is a linear combination of the others)"
+        )
+    return z, ""
 
 
 def _exog(frame: pd.DataFrame, dv_col: str, rhs: str) -> np.ndarray:
@@ -239,11 +301,23 @@ def manova(
     -----
     Not computable when a factor has one level, the design is rank deficient
     (e.g. an interaction with an empty cell), there are fewer residual df than
-    dependent variables, or the residual SSCP matrix is singular (a constant or
-    collinear dependent variable). All four statistics, their F approximations
-    and df agree with SPSS GLM and R (``summary.manova``, ``car::Manova``). For
-    Hotelling-Lawley statsmodels applies McKeon's (1974) F approximation (as SAS
-    does); we replace it by the Pillai-Samson approximation that SPSS and R use.
+    dependent variables, or the residual SSCP matrix is singular (a constant
+    dependent variable, one the model fits exactly, or collinear ones). All four
+    statistics, their F approximations and df agree with SPSS GLM and R
+    (``summary.manova``, ``car::Manova``). For Hotelling-Lawley statsmodels
+    applies McKeon's (1974) F approximation (as SAS does); we replace it by the
+    Pillai-Samson approximation that SPSS and R use.
+
+    Units do not matter. The verdict "singular" is reached on unit-free
+    quantities (each DV's spread relative to its size, the share of its variance
+    left in the residuals, the eigenvalues of the residual correlation matrix,
+    with tolerance :data:`SINGULAR_TOL`), and the statistics are computed on the
+    DVs scaled to unit sum of squares, so times in milliseconds next to a score
+    with SD 0.02 give the same result as times in seconds (to about 1e-12
+    relative). R's ``summary.manova`` standardises the residual SSCP matrix the
+    same way before its rank test (QR with tolerance 1e-7, a looser cut: R
+    declares singular only when 1 - R^2 of a DV on the others is below about
+    1e-14).
 
     References
     ----------
@@ -287,27 +361,21 @@ def manova(
         else:
             y = design.frame[design.dv_cols].to_numpy(dtype=float)
             x = _exog(design.frame, design.dv_cols[0], design.rhs)
-            resid = y - x @ np.linalg.lstsq(x, y, rcond=None)[0]
-            sscp = resid.T @ resid
-            eig = np.linalg.eigvalsh(sscp)
-            scale = max(1.0, float(np.abs(np.diag(y.T @ y)).max()))
-            if eig.min() <= 1e-10 * scale:
-                reason = (
-                    "the residual SSCP matrix is singular "
-                    "(a dependent variable is constant or collinear)"
-                )
+            z, reason = _standardise(y, x, dvs)
     rows: list[dict[str, Any]] = []
     if reason:
         for t in design.terms:
             for test in _TESTS.values():
                 rows.append(not_computable(reason, source=t, test=test, **base))
         return finish_frame(rows, MANOVA_COLUMNS)
+    # the statistics are invariant to rescaling a DV: compute them on the
+    # standardised DVs, so that they are also numerically the same whatever the units
+    frame = design.frame.copy()
+    frame[design.dv_cols] = z
     lhs = " + ".join(design.dv_cols)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = MANOVA.from_formula(
-            f"{lhs} ~ {design.rhs}", data=design.frame
-        ).mv_test()
+        result = MANOVA.from_formula(f"{lhs} ~ {design.rhs}", data=frame).mv_test()
     df_resid = int(design.extra["df_resid"])  # type: ignore[call-overload]
     for t in design.terms:
         table = result.results[design.internal[t]]["stat"]
@@ -402,7 +470,7 @@ def manova_followups(
     for dv, col in zip(dvs, design.dv_cols, strict=True):
         base = {"dv": dv, "n": n, "n_missing": design.n_missing}
         reason = design.reason
-        if not reason and is_constant(design.frame[col].to_numpy()):
+        if not reason and _is_constant(design.frame[col].to_numpy(dtype=float)):
             reason = f"dv {dv!r} is constant"
         model = None
         if not reason:
