@@ -25,8 +25,9 @@ listwise before a test (SPSS's default, and pingouin's) and logged. The test tab
 (ANOVA, Kruskal-Wallis, t tests, MANOVA, mixed model) report how many rows were
 used (``n``) and removed (``n_missing``), so the removal is never silent;
 ``nan_policy="not_computable"`` turns any missing value into a not-computable row
-instead. Correlations of system means use pairwise deletion and report ``n`` per
-pair.
+instead. Correlations of system means use listwise deletion by default (a system
+missing any measure leaves every cell; ``deletion="pairwise"`` keeps it where it
+has both values) and report ``n`` and ``n_missing`` per pair and the deletion used.
 """
 
 from __future__ import annotations
