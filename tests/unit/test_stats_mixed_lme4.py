@@ -201,6 +201,33 @@ def test_zero_residual_variance_is_not_computable() -> None:
     assert mixed_model(df, "y")["computable"].all()
 
 
+def test_identical_subject_and_item_grouping_is_not_computable() -> None:
+    df = pd.DataFrame(
+        {"subject": np.repeat(np.arange(8), 3), "system": list("ABC") * 8}
+    )
+    df["item"] = "item" + df["subject"].astype(str)
+    df["y"] = np.sin(np.arange(24.0)) + np.repeat(np.cos(np.arange(8.0)), 3)
+    res = mixed_model(df, "y")
+    assert not res["computable"].any()
+    assert res["reason"].str.contains("cannot be separated").all()
+
+
+def test_both_variances_at_zero_gives_the_ordinary_least_squares_t_test() -> None:
+    """Singular in both components: lmerTest's df are those of OLS, n - p."""
+    rows = [(s, i, "AB"[(s + i) % 2]) for s in range(6) for i in range(8)]
+    df = pd.DataFrame(rows, columns=["subject", "item", "system"])
+    df["y"] = np.sin(1.7 * np.arange(48.0))
+    res = mixed_model(df, "y")
+    fixed = res[res["effect"] == "fixed"].set_index("term")
+    assert res["singular"].all() and res["computable"].all()
+    assert "subject variance is estimated at 0 and the item" in res.at[0, "note"]
+    groups = df.groupby("system")["y"]
+    s2 = float(((df["y"] - groups.transform("mean")) ** 2).sum()) / (48 - 2)
+    np.testing.assert_allclose(fixed["estimate"], groups.mean(), rtol=1e-12)
+    np.testing.assert_allclose(fixed["se"], np.sqrt(s2 / groups.size()), rtol=1e-10)
+    np.testing.assert_allclose(fixed["df"], 46.0, rtol=1e-10)
+
+
 def test_no_satterthwaite_df_is_not_computable_without_nan_results(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:

@@ -425,6 +425,12 @@ def _precheck(frame: pd.DataFrame, levels: list[str], transform: str, dv: str) -
     for col, name in (("_s", "subjects"), ("_i", "items")):
         if frame[col].nunique() < 2:
             return f"fewer than 2 {name}: a variance component needs at least 2"
+    pairs = frame[["_s", "_i"]].drop_duplicates()
+    if pairs["_s"].is_unique and pairs["_i"].is_unique:
+        return (
+            "subjects and items form the same grouping (each subject with one item "
+            "and each item with one subject): their variances cannot be separated"
+        )
     if transform == "log" and (frame["_y"] <= 0).any():
         k = int((frame["_y"] <= 0).sum())
         return f"log transform needs positive values; {k} value(s) of {dv!r} are <= 0"
