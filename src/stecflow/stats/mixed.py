@@ -410,7 +410,17 @@ def _result_frame(
                 "response_ci_low": float(back(low)),
                 "response_ci_high": float(back(high)),
             }
-        rows.append(status(effect="fixed", term=term, **row, **model))
+            rows.append(status(effect="fixed", term=term, **row, **model))
+        else:
+            rows.append(
+                not_computable(
+                    why or f"no Satterthwaite df for {term!r}",
+                    effect="fixed",
+                    term=term,
+                    **row,
+                    **model,
+                )
+            )
     variances = [*(fitted.sigma2 * fitted.theta**2), fitted.sigma2]
     for term, value in zip((*_COMPONENTS, "residual"), variances, strict=True):
         rows.append(status(effect="random", term=term, estimate=float(value), **model))
