@@ -98,6 +98,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     deadline = args.deadline
     testset, data_format = args.testset, args.format
     limits = None
+    properties = None
     folder = Path(args.submission)
     if args.config:
         config = _load_yaml(args.config)
@@ -111,6 +112,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         data_format = args.format or data.get("format")
         submissions = config.get("submissions") or {}
         limits = Limits.from_config(submissions.get("limits"))
+        properties = submissions.get("properties")
         inside = Path(_from_config(base, submissions.get("root") or "submissions"))
         if not folder.is_dir() and (inside / args.submission).is_dir():
             folder = inside / args.submission  # team/system in the campaign
@@ -129,6 +131,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         campaign_tasks=list(tasks),
         deadline=deadline,
         limits=limits,
+        properties=properties,
     )
     print(format_report(record))
     if args.json:

@@ -43,6 +43,7 @@ rule validate_submission:
         tasks=config["campaign"]["tasks"],
         deadline=config["campaign"]["deadline"],
         limits=config["submissions"]["limits"],
+        properties=config["submissions"]["properties"],
     script:
         "../scripts/validate_submission.py"
 

@@ -15,6 +15,7 @@ def main(smk) -> None:
             campaign_tasks=smk.params.tasks,
             deadline=smk.params.deadline,
             limits=smk.params.limits,
+            properties=getattr(smk.params, "properties", None),
             json_path=smk.output.record,
             md_path=smk.output.report,
         )

@@ -3,7 +3,9 @@
 :func:`_read_metadata` reads the file with the hardened YAML reader and checks it
 against ``schemas/submission.schema.yaml`` (its ``tasks`` limited to the registered
 task types), turning every schema error into a :class:`Problem` with the line of
-its key and a message in plain words.
+its key and a message in plain words. :func:`check_properties` checks the
+``properties`` a system declares against the names and types the campaign declares
+(``submissions.properties`` in its config).
 
 May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`,
 :mod:`stecflow.submissions`.
@@ -22,7 +24,13 @@ from stecflow.submissions.files import METADATA_FILE
 from stecflow.submissions.reading import _read_regular, _unreadable
 from stecflow.tasks.base import Problem
 
-__all__ = ["is_late", "parse_timestamp", "timestamp_text"]
+__all__ = [
+    "PROPERTY_TYPES",
+    "check_properties",
+    "is_late",
+    "parse_timestamp",
+    "timestamp_text",
+]
 
 
 def parse_timestamp(value: str) -> dt.datetime:
@@ -163,14 +171,166 @@ def _schema_message(error: Any) -> str:
     return message if len(message) <= 200 else message[:197] + "..."
 
 
+def _nested_key_lines(text: str, key: str) -> dict[str, int]:
+    """Map each key of the mapping under top-level *key* to its line (1-based)."""
+    import yaml
+
+    try:
+        node = yaml.compose(text)
+    except yaml.YAMLError:
+        return {}
+    if not isinstance(node, yaml.MappingNode):
+        return {}
+    for k, value in node.value:
+        if (
+            isinstance(k, yaml.ScalarNode)
+            and k.value == key
+            and isinstance(value, yaml.MappingNode)
+        ):
+            return {
+                str(n.value): n.start_mark.line + 1
+                for n, _ in value.value
+                if isinstance(n, yaml.ScalarNode)
+            }
+    return {}
+
+
+#: Types a campaign may declare for a system property, with the Python types of
+#: their values (a list of allowed values declares a string property).
+PROPERTY_TYPES: dict[str, tuple[type, ...]] = {
+    "boolean": (bool,),
+    "integer": (int,),
+    "number": (int, float),
+    "string": (str,),
+}
+
+
+def _property_ok(value: Any, declared: Any) -> bool:
+    if isinstance(declared, list):
+        return isinstance(value, str) and value in declared
+    if isinstance(value, bool) and declared != "boolean":
+        return False  # YAML true is no number
+    return isinstance(value, PROPERTY_TYPES.get(str(declared), ()))
+
+
+def _declared_text(declared: Any) -> str:
+    if isinstance(declared, list):
+        return "one of " + ", ".join(str(v) for v in declared)
+    return _TYPE_WORDS.get(str(declared), str(declared))
+
+
+def check_properties(
+    properties: Any,
+    declared: Mapping[str, Any] | None,
+    label: str,
+    lines: Mapping[str, int] | None = None,
+    line: int | None = None,
+) -> tuple[dict[str, Any], list[Problem]]:
+    """Check a system's ``properties`` against the campaign's declared ones.
+
+    Parameters
+    ----------
+    properties
+        The ``properties`` of ``system.yaml`` (a mapping; anything else is left
+        to the schema check).
+    declared
+        The config's ``submissions.properties``: name -> ``boolean``,
+        ``integer``, ``number``, ``string`` or a list of allowed values.
+    label
+        The file, for the problems.
+    lines
+        Property name -> its line in the file.
+    line
+        The line of the ``properties`` key (for properties that are missing).
+
+    Returns
+    -------
+    (dict, list)
+        The properties that passed (name -> value, in declared order), and the
+        problems: an undeclared name or a value of the wrong type is an error
+        (``unknown_property``, ``bad_property``); a declared property the
+        system does not give is a warning (``missing_property``: the system
+        stays out of the analyses by that property).
+
+    Examples
+    --------
+    >>> ok, problems = check_properties(
+    ...     {"incremental": True, "uses_type": "often", "colour": "red"},
+    ...     {"incremental": "boolean", "trainable": "boolean",
+    ...      "uses_type": ["always", "never"]},
+    ...     "t/s/system.yaml", {"incremental": 9, "uses_type": 10, "colour": 11})
+    >>> ok
+    {'incremental': True}
+    >>> [(p.code, p.line, p.field, p.severity) for p in problems]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('bad_property', 10, 'properties.uses_type', 'error'),
+     ('unknown_property', 11, 'properties.colour', 'error'),
+     ('missing_property', None, 'properties.trainable', 'warning')]
+    """
+    declared = dict(declared or {})
+    given = properties if isinstance(properties, dict) else {}
+    lines = lines or {}
+    problems: list[Problem] = []
+    accepted: dict[str, Any] = {}
+    for name, value in given.items():
+        where = lines.get(str(name))
+        field = f"properties.{name}"
+        if name not in declared:
+            known = ", ".join(declared) or "none are declared"
+            problems.append(
+                Problem(
+                    "unknown_property",
+                    f"this campaign does not ask for property {name!r} (it asks"
+                    f" for: {known})",
+                    label,
+                    where,
+                    field,
+                )
+            )
+        elif not _property_ok(value, declared[name]):
+            problems.append(
+                Problem(
+                    "bad_property",
+                    f"expected {_declared_text(declared[name])}, got {_shown(value)}",
+                    label,
+                    where,
+                    field,
+                )
+            )
+    for name, kind in declared.items():
+        if name in given and _property_ok(given[name], kind):
+            accepted[name] = given[name]
+        elif name not in given:
+            problems.append(
+                Problem(
+                    "missing_property",
+                    f"the campaign asks for this property"
+                    f" ({_declared_text(kind)}); without it the system stays out of"
+                    " the analyses by it",
+                    label,
+                    line,
+                    f"properties.{name}",
+                    severity="warning",
+                )
+            )
+    return accepted, problems
+
+
 def _read_metadata(
-    path: Path, label: str, team: str, system: str, max_bytes: int = 64 * 1024
+    path: Path,
+    label: str,
+    team: str,
+    system: str,
+    max_bytes: int = 64 * 1024,
+    properties: Mapping[str, Any] | None = None,
 ) -> tuple[dict[str, Any], list[Problem]]:
     """Read ``system.yaml`` with the hardened reader and check it against its schema.
 
     Never raises on bad content: every problem becomes a :class:`Problem` naming
     the field and, where known, the line. Dates and timestamps come back as ISO
-    8601 text (a date alone means midnight UTC).
+    8601 text (a date alone means midnight UTC). *properties* are the campaign's
+    declared system properties (:func:`check_properties`); the metadata returned
+    keeps under ``properties`` only those that passed.
     """
     import jsonschema
 
@@ -219,6 +379,8 @@ def _read_metadata(
     validator = jsonschema.Draft202012Validator(_submission_schema())
     for error in sorted(validator.iter_errors(metadata), key=lambda e: list(e.path)):
         key = str(error.path[0]) if error.path else None
+        if key == "properties" and len(error.path) > 1:
+            continue  # a property's value: check_properties names it, with its line
         field = key
         if key is not None and len(error.path) > 1:
             field = key + "".join(f"[{p}]" for p in list(error.path)[1:])
@@ -268,4 +430,14 @@ def _read_metadata(
                     key,
                 )
             )
+    if properties or metadata.get("properties"):
+        accepted, found = check_properties(
+            metadata.get("properties"),
+            properties,
+            label,
+            _nested_key_lines(raw.decode("utf-8-sig"), "properties"),
+            lines.get("properties"),
+        )
+        problems.extend(found)
+        metadata = {**metadata, "properties": accepted}
     return metadata, problems

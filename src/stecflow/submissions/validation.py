@@ -76,6 +76,7 @@ def validate_submission(
     campaign_tasks: Sequence[str],
     deadline: str | None = None,
     limits: Limits | None = None,
+    properties: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Check one submission and return its validation record.
 
@@ -93,14 +94,18 @@ def validate_submission(
         ISO 8601 timestamp after which a submission counts as late.
     limits
         Size limits (the defaults of :class:`Limits` if not given).
+    properties
+        The system properties the campaign declares (config
+        ``submissions.properties``), checked by
+        :func:`~stecflow.submissions.metadata.check_properties`.
 
     Returns
     -------
     dict
         ``status`` (``"accepted"`` or ``"rejected"``), ``errors`` and ``warnings``
         (lists of problem dicts), ``late``, ``reference``, ``primary``, ``tasks``,
-        the metadata, counts and sha256 checksums of the files read. Never raises on
-        bad submission content.
+        ``properties`` (those that passed the check), the metadata, counts and
+        sha256 checksums of the files read. Never raises on bad submission content.
     """
     try:
         return _check_submission(
@@ -111,6 +116,7 @@ def validate_submission(
             campaign_tasks=campaign_tasks,
             deadline=deadline,
             limits=limits or Limits(),
+            properties=properties,
         )
     except Exception as exc:  # a bug of ours must never stop the campaign
         import logging
@@ -131,6 +137,7 @@ def validate_submission(
             "primary": False,
             "supersedes": None,
             "tasks": [],
+            "properties": {},
             "metadata": {},
             "n_items": len(items),
             "n_outputs": 0,
@@ -152,6 +159,7 @@ def _check_submission(
     campaign_tasks: Sequence[str],
     deadline: str | None,
     limits: Limits,
+    properties: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     prefix = f"{team}/{system}"
     problems: list[Problem] = []
@@ -179,6 +187,7 @@ def _check_submission(
             team,
             system,
             limits.metadata_bytes,
+            properties,
         )
         problems.extend(meta_problems)
     supersedes = metadata.get("supersedes")
@@ -237,6 +246,7 @@ def _check_submission(
         "primary": bool(metadata.get("primary", False)),
         "supersedes": supersedes,
         "tasks": tasks,
+        "properties": dict(metadata.get("properties") or {}),
         "metadata": {k: metadata[k] for k in sorted(metadata)},
         "n_items": len(items),
         "n_outputs": len(outputs),
@@ -294,11 +304,12 @@ def validate_to_files(
     json_path: str | Path,
     md_path: str | Path,
     limits: Mapping[str, Any] | None = None,
+    properties: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Validate a submission against a test-set file and write both reports.
 
     *limits* is the config's ``submissions.limits`` (defaults of :class:`Limits`
-    where a key is absent).
+    where a key is absent), *properties* its ``submissions.properties``.
     """
     import logging
 
@@ -312,6 +323,7 @@ def validate_to_files(
         campaign_tasks=campaign_tasks,
         deadline=deadline,
         limits=Limits.from_config(limits),
+        properties=properties,
     )
     write_validation(record, json_path, md_path)
     logging.getLogger(__name__).info(
