@@ -231,8 +231,18 @@ def test_default_analyses_and_config_errors():
     with pytest.raises(ConfigError) as info:
         analysis_specs(config)
     assert info.value.field == "statistics.analyses[0].measure"
+    # factors may be any column (issue #18): an ANOVA on subdomain alone is fine,
+    # a Tukey test still compares systems
     config["statistics"]["analyses"] = [
         {"id": "x", "test": "anova", "measure": "se", "factors": ["subdomain"]}
     ]
+    assert analysis_specs(config)[0]["factors"] == ["subdomain"]
+    config["statistics"]["analyses"][0]["test"] = "tukey"
     with pytest.raises(ConfigError, match="start with system"):
         analysis_specs(config)
+    config["statistics"]["analyses"] = [
+        {"id": "x", "test": "anova", "measure": "se", "factors": ["system", "colour"]}
+    ]
+    with pytest.raises(ConfigError, match="unknown factor 'colour'") as info:
+        analysis_specs(config)
+    assert info.value.field == "statistics.analyses[0].factors"

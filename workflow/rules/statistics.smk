@@ -4,6 +4,7 @@ rule collect_item_scores:
     input:
         summaries=get_analysed_summaries,
         item_scores=get_analysed_item_scores,
+        validation=get_analysed_validation_records,
     output:
         table=f"{RESULTS}/scores/items.tsv",
         systems=f"{RESULTS}/scores/analysed.tsv",
@@ -23,7 +24,7 @@ rule collect_item_scores:
 
 # code: stecflow.analysis.analyses.run_analysis (via workflow/scripts/run_analysis.py)
 rule run_analysis:
-    """Run one configured statistical analysis (ANOVA, Tukey, Kruskal-Wallis, correlations)."""
+    """Run one configured statistical analysis (ANOVA, Tukey, Kruskal-Wallis, correlations, t-tests, MANOVA, mixed model, means by property)."""
     input:
         item_scores=f"{RESULTS}/scores/items.tsv",
         systems=f"{RESULTS}/scores/analysed.tsv",
@@ -44,5 +45,8 @@ rule run_analysis:
         higher_is_better=HIGHER_IS_BETTER,
         exclude_references=config["statistics"]["exclude_references_from_correlations"],
         judgments=get_analysis_judgment_paths,
+        ss_type=config["statistics"]["ss_type"],
+        digits=config["statistics"]["digits"],
+        posthoc=config["statistics"]["posthoc"],
     script:
         "../scripts/run_analysis.py"

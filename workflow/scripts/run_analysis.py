@@ -17,6 +17,9 @@ def main(smk) -> None:
             higher_is_better=smk.params.higher_is_better,
             exclude_references_from_correlations=smk.params.exclude_references,
             judgments=smk.params.judgments,
+            ss_type=getattr(smk.params, "ss_type", 3),
+            digits=getattr(smk.params, "digits", 2),
+            posthoc=getattr(smk.params, "posthoc", None),
         )
 
 

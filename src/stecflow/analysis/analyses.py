@@ -9,7 +9,19 @@ covered and the result written as the seed papers write it, e.g.
 An analysis reads either the automatic scores (``source: scores``; the measure is a
 metric ID) or one human study (``source: <study ID>``; the measure is one of
 :data:`JUDGMENT_MEASURES`). Correlations take measures of both kinds, human ones
-written ``<study>:<measure>``, on per-system means.
+written ``<study>:<measure>``, on per-system means. The kinds (``test``, see
+:data:`TESTS`): ``anova`` (sums of squares of ``statistics.ss_type``), ``tukey``
+(shown as ``statistics.posthoc.display``: SPSS homogeneous subsets or a compact
+letter display), ``kruskal``, ``correlations``, and the kinds of
+:mod:`stecflow.analysis.kinds`: ``ttest`` (paired t-tests, seed 000), ``manova``
+(with Bonferroni-corrected follow-ups, seed 003 Table 4), ``mixed`` (crossed random
+intercepts for subjects and items) and ``property_means`` (seed 003 Table 3).
+
+Factors are columns of the data (:data:`SCORE_FACTORS` for scores,
+:data:`STUDY_FACTORS` for a study's trials) or system properties the campaign
+declares (``submissions.properties``); a system's properties come from its
+validation record, through ``scores/analysed.tsv`` (:func:`collect_item_scores`).
+Texts give statistics with ``statistics.digits`` decimals.
 
 Without an explicit list, the analyses TUNA-REG'09 reported run (seed 001 §5): a
 one-way ANOVA of string-edit distance on SYSTEM with Tukey homogeneous subsets and a
@@ -44,17 +56,51 @@ __all__ = [
     "ANALYSED_COLUMNS",
     "ITEM_TABLE_COLUMNS",
     "JUDGMENT_MEASURES",
+    "SCORE_FACTORS",
+    "STUDY_FACTORS",
     "TESTS",
     "analysis_specs",
     "collect_item_scores",
     "correlation_exclusions",
     "run_analysis",
+    "system_properties",
 ]
 
 log = logging.getLogger(__name__)
 
 #: The tests an analysis can run.
-TESTS = ("anova", "tukey", "kruskal", "correlations")
+TESTS = (
+    "anova",
+    "tukey",
+    "kruskal",
+    "correlations",
+    "ttest",
+    "manova",
+    "mixed",
+    "property_means",
+)
+
+#: Tests of several measures at once (``measures``; the others take ``measure``).
+MULTI_MEASURE_TESTS = ("manova", "property_means")
+
+#: Columns of the item scores an analysis may use as factors.
+SCORE_FACTORS = ("system", "item", "subdomain", "condition")
+
+#: Columns of a study's trials (``judgments/<study>.tsv``) usable as factors.
+STUDY_FACTORS = (
+    "system",
+    "item",
+    "subdomain",
+    "condition",
+    "subject",
+    "participant",
+    "session",
+    "list",
+    "subject_slot",
+    "group",
+    "item_set",
+    "variant",
+)
 
 #: Measures of human studies: the column of ``judgments/<study>.tsv``, the flag
 #: selecting the trials analysed, whether higher is better, and the tasks having it.
@@ -176,7 +222,8 @@ def analysis_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     ------
     ConfigError
         For an unknown measure or source, a test on a corpus-level metric (which
-        has no item scores), bad factors or a repeated ID, naming the key path.
+        has no item scores), bad factors (neither a column of the source nor a
+        declared system property) or a repeated ID, naming the key path.
     """
     from stecflow.scoring.specs import build_metrics, metric_specs
 
@@ -191,6 +238,13 @@ def analysis_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
         )
     }
     studies = {s["id"]: s for s in config.get("studies") or []}
+    declared = dict((config.get("submissions") or {}).get("properties") or {})
+    clash = sorted(set(declared) & set(STUDY_FACTORS))
+    if clash:
+        raise ConfigError(
+            f"system property {clash[0]!r} has the name of a data column; rename it",
+            field=f"submissions.properties.{clash[0]}",
+        )
     available = dict.fromkeys(metrics, "scores")
     for sid, study in studies.items():
         available.update(
@@ -202,56 +256,137 @@ def analysis_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     specs, seen = [], set()
     for n, entry in enumerate(entries):
         where = f"statistics.analyses[{n}]"
-        spec = {"factors": ["system"], "source": "scores", **entry}
-        if spec["id"] in seen:
-            raise ConfigError(f"analysis ID {spec['id']!r} is used twice", field=where)
-        seen.add(spec["id"])
-        if spec["test"] == "correlations":
-            spec.setdefault("measures", list(available))
-            valid, chosen = list(available), spec["measures"]
-        elif spec["source"] == "scores":
-            valid, chosen = list(metrics), [spec.get("measure")]
-        elif spec["source"] in studies:
-            valid, chosen = (
-                _study_measures(studies[spec["source"]]),
-                [spec.get("measure")],
-            )
-        else:
-            raise ConfigError(
-                f"unknown source {spec['source']!r}; use scores or a study ID"
-                f" ({', '.join(studies) or 'no studies are configured'})",
-                field=f"{where}.source",
-            )
-        unknown = [m for m in chosen if m not in valid]
-        if unknown:
-            raise ConfigError(
-                f"unknown measure {unknown[0]!r}; measures here: {', '.join(valid)}",
-                field=f"{where}.measure",
-            )
-        if (
-            spec["test"] != "correlations"
-            and spec["source"] == "scores"
-            and metrics[spec["measure"]].level == "corpus"
-        ):
-            raise ConfigError(
-                f"{spec['measure']} is a corpus-level metric: it has no per-item scores"
-                f" for a {spec['test']} test (use it in correlations)",
-                field=f"{where}.measure",
-            )
-        if spec.get("exclude_systems") and spec["test"] != "correlations":
-            raise ConfigError(
-                "exclude_systems applies to correlations only (an analysis of"
-                " item scores takes every system analysed)",
-                field=f"{where}.exclude_systems",
-            )
-        allowed = {"system", "subdomain", "condition"}
-        if spec["factors"][0] != "system" or not set(spec["factors"]) <= allowed:
-            raise ConfigError(
-                "factors must start with system and may add subdomain and condition",
-                field=f"{where}.factors",
-            )
+        spec = _checked_spec(entry, where, metrics, studies, available, declared, seen)
         specs.append(spec)
     return specs
+
+
+def _checked_spec(
+    entry: Mapping[str, Any],
+    where: str,
+    metrics: Mapping[str, Any],
+    studies: Mapping[str, Mapping[str, Any]],
+    available: Mapping[str, str],
+    declared: Mapping[str, Any],
+    seen: set[str],
+) -> dict[str, Any]:
+    """One entry of ``statistics.analyses`` with its defaults, or a ConfigError."""
+    test = entry["test"]
+    default_factors: list[str] = [] if test == "ttest" else ["system"]
+    if test == "property_means":
+        default_factors = list(declared)
+    spec = {"factors": default_factors, "source": "scores", **entry}
+    if spec["id"] in seen:
+        raise ConfigError(f"analysis ID {spec['id']!r} is used twice", field=where)
+    seen.add(spec["id"])
+    if test == "correlations":
+        spec.setdefault("measures", list(available))
+        valid, chosen = list(available), spec["measures"]
+    elif spec["source"] == "scores":
+        valid = list(metrics)
+        chosen = (
+            list(spec.get("measures") or [])
+            if test in MULTI_MEASURE_TESTS
+            else [spec.get("measure")]
+        )
+    elif spec["source"] in studies:
+        valid = _study_measures(studies[spec["source"]])
+        if test in MULTI_MEASURE_TESTS:  # a study's measures and metrics joined
+            valid += [m for m, metric in metrics.items() if metric.level != "corpus"]
+            chosen = spec.get("measures") or []
+        else:
+            chosen = [spec.get("measure")]
+    else:
+        raise ConfigError(
+            f"unknown source {spec['source']!r}; use scores or a study ID"
+            f" ({', '.join(studies) or 'no studies are configured'})",
+            field=f"{where}.source",
+        )
+    key = "measures" if test in MULTI_MEASURE_TESTS else "measure"
+    if test in MULTI_MEASURE_TESTS:
+        least = 2 if test == "manova" else 1
+        if len(chosen) < least:
+            raise ConfigError(
+                f"{test} needs measures: at least {least}",
+                field=f"{where}.measures",
+            )
+    unknown = [m for m in chosen if m not in valid]
+    if unknown:
+        raise ConfigError(
+            f"unknown measure {unknown[0]!r}; measures here: {', '.join(valid)}",
+            field=f"{where}.{key}",
+        )
+    corpus = [
+        m
+        for m in chosen
+        if test != "correlations" and m in metrics and metrics[m].level == "corpus"
+    ]
+    if corpus:
+        raise ConfigError(
+            f"{corpus[0]} is a corpus-level metric: it has no per-item scores"
+            f" for a {test} test (use it in correlations)",
+            field=f"{where}.{key}",
+        )
+    if spec.get("exclude_systems") and test != "correlations":
+        raise ConfigError(
+            "exclude_systems applies to correlations only (an analysis of"
+            " item scores takes every system analysed)",
+            field=f"{where}.exclude_systems",
+        )
+    columns = SCORE_FACTORS if spec["source"] == "scores" else STUDY_FACTORS
+    allowed = [*columns, *declared]
+    named = [*spec["factors"]]
+    named += [spec[k] for k in ("within", "pair_by") if spec.get(k)]
+    bad = [f for f in named if f not in allowed]
+    if bad:
+        raise ConfigError(
+            f"unknown factor {bad[0]!r}: factors here are the columns"
+            f" {', '.join(columns)} and the system properties declared in"
+            f" submissions.properties ({', '.join(declared) or 'none'})",
+            field=f"{where}.factors",
+        )
+    if test == "tukey" and spec["factors"][0] != "system":
+        raise ConfigError(
+            "a Tukey test compares systems: its factors must start with system",
+            field=f"{where}.factors",
+        )
+    if test == "ttest":
+        spec.setdefault("within", "system")
+        spec.setdefault("pair_by", "item" if spec["source"] == "scores" else "subject")
+        if spec["within"] == spec["pair_by"] or spec["within"] in spec["factors"]:
+            raise ConfigError(
+                "within, pair_by and the factors must be different columns",
+                field=f"{where}.within",
+            )
+    if test == "mixed":
+        if spec["source"] == "scores":
+            raise ConfigError(
+                "a mixed model needs subjects: give a study as source",
+                field=f"{where}.source",
+            )
+        if spec["factors"][0] in ("subject", "item"):
+            raise ConfigError(
+                "the fixed factor of a mixed model cannot be subject or item (they"
+                " are its random effects)",
+                field=f"{where}.factors",
+            )
+    if test == "property_means" and not spec["factors"]:
+        raise ConfigError(
+            "property_means needs factors: declare system properties"
+            " (submissions.properties) or name the factors",
+            field=f"{where}.factors",
+        )
+    if spec.get("terms") and test != "manova":
+        raise ConfigError("terms applies to manova only", field=f"{where}.terms")
+    for term in spec.get("terms") or []:
+        missing = [f for f in term.split(":") if f not in spec["factors"]]
+        if missing:
+            raise ConfigError(
+                f"term {term!r} names {missing[0]!r}, which is not among the"
+                f" factors ({', '.join(spec['factors'])})",
+                field=f"{where}.terms",
+            )
+    return spec
 
 
 def _labels(identities: Sequence[tuple[str, str]]) -> dict[tuple[str, str], str]:
@@ -322,8 +457,9 @@ def correlation_exclusions(
     return dict(sorted(out.items())), absent
 
 
-#: Columns of ``scores/analysed.tsv`` (see :func:`collect_item_scores`).
-ANALYSED_COLUMNS = ("label", *SYSTEM_COLUMNS)
+#: Columns of ``scores/analysed.tsv`` (see :func:`collect_item_scores`):
+#: ``properties`` holds the system's declared properties as JSON.
+ANALYSED_COLUMNS = ("label", *SYSTEM_COLUMNS, "properties")
 
 
 def collect_item_scores(
@@ -333,6 +469,7 @@ def collect_item_scores(
     systems_out: str | Path | None = None,
     *,
     include_late: bool = False,
+    validation_paths: Sequence[str | Path] | None = None,
 ) -> int:
     """Gather the item-level scores of every system that enters the statistics.
 
@@ -353,18 +490,34 @@ def collect_item_scores(
         changes ``systems.tsv``, does not re-run them.
     include_late
         Include late submissions (default: they stay out of the official analyses).
+    validation_paths
+        Each submission's validation record (``validation/…json``), in the same
+        order: the ``properties`` that passed validation go into
+        ``scores/analysed.tsv`` (column ``properties``, JSON), where analyses by
+        system property read them (:func:`system_properties`).
 
     Returns
     -------
     int
         The number of systems included.
     """
+    import json
+
     chosen = []
-    for summary_path, item_path in zip(summary_paths, item_paths, strict=True):
+    properties: dict[tuple[str, str], str] = {}
+    records = list(validation_paths) if validation_paths else [None] * len(item_paths)
+    for summary_path, item_path, record_path in zip(
+        summary_paths, item_paths, records, strict=True
+    ):
         summary = read_json(summary_path)
         if summary["status"] != "scored" or (summary["late"] and not include_late):
             continue
         chosen.append((summary, item_path))
+        if record_path is not None:
+            record = read_json(record_path)
+            properties[(summary["team"], summary["system"])] = json.dumps(
+                record.get("properties") or {}, sort_keys=True
+            )
     labels = _labels([(s["team"], s["system"]) for s, _ in chosen])
     keep = ("item", "subdomain", "condition", "metric", "value")
 
@@ -385,12 +538,115 @@ def collect_item_scores(
     write_tsv(rows(), ITEM_TABLE_COLUMNS, out_path)
     if systems_out is not None:
         overall = (
-            {"label": labels[(row["team"], row["system"])], **row}
+            {
+                "label": labels[(row["team"], row["system"])],
+                **row,
+                "properties": properties.get((row["team"], row["system"]), "{}"),
+            }
             for row in system_rows(s for s, _ in chosen)
             if row.get("subset") == "all"
         )
         write_tsv(overall, ANALYSED_COLUMNS, systems_out)
     return len(chosen)
+
+
+def system_properties(systems_path: str | Path) -> dict[str, dict[str, Any]]:
+    """Label -> declared properties of each system in ``scores/analysed.tsv``.
+
+    Examples
+    --------
+    >>> import tempfile
+    >>> from stecflow.core.io import write_tsv
+    >>> path = Path(tempfile.mkdtemp()) / "analysed.tsv"
+    >>> write_tsv([{"label": "A", "properties": '{"trainable": true}'},
+    ...            {"label": "B", "properties": ""}], ["label", "properties"], path)
+    >>> system_properties(path)
+    {'A': {'trainable': True}, 'B': {}}
+    """
+    import json
+
+    out: dict[str, dict[str, Any]] = {}
+    for row in read_tsv(systems_path):
+        out.setdefault(row["label"], json.loads(row.get("properties") or "{}"))
+    return out
+
+
+def _level(value: Any) -> Any:
+    """A property value as a factor level (YAML's spelling of booleans)."""
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _add_properties(
+    frame: Any, names: Sequence[str], properties: Mapping[str, Mapping[str, Any]]
+) -> dict[str, list[str]]:
+    """Add the system properties *names* as columns; return who lacks each."""
+    lacking = {}
+    for name in names:
+        by_label = {
+            label: _level(props.get(name)) for label, props in properties.items()
+        }
+        frame[name] = frame["label"].map(by_label)
+        lacking[name] = sorted(
+            frame.loc[frame[name].isna(), "label"].astype(str).unique().tolist()
+        )
+    return {k: v for k, v in lacking.items() if v}
+
+
+def _trial_frame(
+    judgments_path: str | Path,
+    measures: Sequence[str],
+    labels: Mapping[tuple[str, str], str],
+    items_path: str | Path,
+) -> Any:
+    """A study's analysed trials, one column per measure (NaN where not analysed).
+
+    A study measure is its value where the trial enters that measure's analysis
+    (its flag, :data:`JUDGMENT_MEASURES`); a metric is the item score of the
+    system shown, joined by system and item (seed 003's MANOVA of Dice, MASI,
+    IT and RT on the trials).
+    """
+    import pandas as pd
+
+    frame = pd.read_csv(judgments_path, sep="\t", dtype=str, keep_default_na=False)
+    frame = frame[frame["system"] != ""].copy()
+    pairs = [tuple(s.split("/", 1)) for s in frame["system"]]
+    frame["label"] = [labels.get(p, f"{p[0]}/{p[1]}") for p in pairs]
+    study = [m for m in measures if m in JUDGMENT_MEASURES]
+    flags = {JUDGMENT_MEASURES[m][1] for m in study}
+    if flags:
+        frame = frame[frame[list(flags)].eq("true").any(axis=1)].copy()
+    for name in study:
+        column, flag, _, _ = JUDGMENT_MEASURES[name]
+        values = pd.to_numeric(
+            frame[column].replace({"true": "1", "false": "0", "": "nan"})
+        )
+        frame[name] = values.where(frame[flag] == "true")
+    for name in measures:
+        if name in JUDGMENT_MEASURES:
+            continue
+        scores = _item_frame(items_path, name)
+        lookup = scores.set_index(["label", "item"])["value"]
+        index = pd.MultiIndex.from_arrays([frame["label"], frame["item"]])
+        frame[name] = lookup.reindex(index).to_numpy()
+    return frame
+
+
+def _score_frame(items_path: str | Path, measures: Sequence[str]) -> Any:
+    """Item scores, one column per metric (rows: system x item)."""
+    frame = None
+    for name in measures:
+        part = _item_frame(items_path, name).rename(columns={"value": name})
+        part = part[["label", "item", "subdomain", "condition", name]]
+        frame = (
+            part
+            if frame is None
+            else frame.merge(part, on=["label", "item", "subdomain", "condition"])
+        )
+    return frame
 
 
 def _item_frame(items_path: str | Path, measure: str) -> Any:
@@ -497,6 +753,9 @@ def run_analysis(
     higher_is_better: Mapping[str, bool] | None = None,
     exclude_references_from_correlations: bool = True,
     judgments: Mapping[str, str | Path] | None = None,
+    ss_type: int = 3,
+    digits: int = 2,
+    posthoc: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Run one configured analysis and write its table and its JSON record.
 
@@ -508,10 +767,11 @@ def run_analysis(
         ``scores/items.tsv`` from :func:`collect_item_scores`.
     systems_path
         ``scores/analysed.tsv`` from :func:`collect_item_scores`: which systems
-        enter, their labels, and their system-level scores (for correlations:
-        BLEU and NIST enter with their corpus-level values).
+        enter, their labels, their system-level scores (for correlations: BLEU
+        and NIST enter with their corpus-level values) and their properties.
     alpha
-        Significance level of post hoc tests.
+        Significance level (``statistics.alpha``) of post hoc tests; 1 - alpha
+        is the confidence level of t-test and mixed-model intervals.
     higher_is_better
         Metric ID -> direction, so that letter ``A`` goes to the best systems.
     exclude_references_from_correlations
@@ -521,94 +781,48 @@ def run_analysis(
     judgments
         Study ID -> ``judgments/<study>.tsv``, for analyses of human judgments and
         correlations with their system means.
+    ss_type
+        Sums of squares of ANOVAs (``statistics.ss_type``).
+    digits
+        Decimals of the statistics in the texts (``statistics.digits``).
+    posthoc
+        ``statistics.posthoc``: ``display`` (``spss_subsets`` or ``cld``) and
+        ``subset_sig``.
     """
-    from stecflow.analysis.formatting import format_result
-
     judgments = judgments or {}
+    posthoc = dict(posthoc or {})
     test = spec["test"]
-    factors = [("label" if f == "system" else f) for f in spec["factors"]]
     labels = {(r["team"], r["system"]): r["label"] for r in read_tsv(systems_path)}
     record: dict[str, Any] = {
         "id": spec["id"],
         "test": test,
         "alpha": alpha,
         "spec": dict(spec),
+        "settings": {"ss_type": ss_type, "digits": digits, "posthoc": posthoc},
     }
     if test == "correlations":
-        from stecflow.stats.correlation import (
-            MIN_SYSTEMS,
-            correlation_caveats,
-            pairwise_corr,
-        )
-
-        frame = _system_frame(systems_path, labels, spec["measures"], judgments)
-        references = (
-            frame.loc[frame["reference_set"].astype(bool), "system"]
-            if len(frame)
-            else []
-        )
-        exclusions, absent = correlation_exclusions(
+        result, frame = _run_correlations(
+            spec,
+            systems_path,
             labels,
-            references,
-            spec.get("exclude_systems") or (),
-            exclude_references=exclude_references_from_correlations,
-        )
-        record["exclusions"] = exclusions
-        record["exclude_systems_not_analysed"] = absent
-        for name in absent:
-            log.warning(
-                "%s: exclude_systems names %r, which is not among the systems"
-                " analysed (write team/system)",
-                spec["id"],
-                name,
-            )
-        excluded = sorted(exclusions)
-        method = spec.get("method", "pearson")
-        result = pairwise_corr(
-            frame, spec["measures"], method=method, exclude_systems=excluded
-        )
-        record.update(
-            {
-                "method": method,
-                # which systems every cell rests on; the rows give each cell's n
-                "deletion": str(result["deletion"].iloc[0]) if len(result) else "",
-                "excluded_systems": excluded,
-                "systems": sorted(frame["system"]) if len(frame) else [],
-                # r over too few systems, or undefined: said in plain words
-                "min_systems": MIN_SYSTEMS,
-                "caveats": correlation_caveats(result),
-            }
+            judgments,
+            record,
+            exclude_references_from_correlations,
         )
     else:
-        source = spec.get("source", "scores")
-        if source == "scores":
-            frame = _item_frame(items_path, spec["measure"])
-            best_high = (higher_is_better or {}).get(spec["measure"], True)
-        else:
-            frame = _judgment_frame(judgments[source], spec["measure"], labels)
-            best_high = JUDGMENT_MEASURES[spec["measure"]][2]
-        record["systems"] = sorted(frame["label"].unique().tolist())
-        record["n_observations"] = int(frame["value"].notna().sum())
-        if test == "anova":
-            from stecflow.stats.anova import anova
-
-            result = anova(frame, "value", factors)
-        elif test == "kruskal":
-            from stecflow.stats.nonparametric import kruskal
-
-            result = kruskal(frame, "value", "label")
-        else:
-            from stecflow.stats.posthoc import homogeneous_subsets, subset_letters
-
-            subsets = homogeneous_subsets(
-                frame, "value", "label", model=factors, alpha=alpha
-            )
-            result = subset_letters(subsets, descending=best_high)
-            record["subsets"] = subsets.to_dict(orient="records")
-        # tables speak of "system", whatever the column was called internally
-        result = result.rename(columns={"group": "system"})
-        if "source" in result:
-            result["source"] = result["source"].str.replace("label", "system")
+        result, frame = _run_item_analysis(
+            spec,
+            items_path,
+            systems_path,
+            labels,
+            judgments,
+            record,
+            alpha=alpha,
+            higher_is_better=higher_is_better,
+            ss_type=ss_type,
+            digits=digits,
+            posthoc=posthoc,
+        )
     used = {spec.get("source", "scores")} | {
         m.split(":", 1)[0] for m in spec.get("measures", []) if ":" in m
     }
@@ -623,29 +837,272 @@ def run_analysis(
         for study, info in record["judgments"].items()
         if info["awaiting_responses"]
     )
-    if test != "correlations":  # missing lists, empty or unequal cells
+    design_factors = _design_factors(spec)
+    if test != "correlations" and design_factors:  # missing lists, empty cells
         from stecflow.stats.balance import design_completeness
 
         counts = (record["judgments"].get(spec.get("source", "")) or {}).get(
             "counts"
         ) or {}
+        dv = "value" if "value" in frame else spec["measures"][0]
+        columns = [("label" if f == "system" else f) for f in design_factors]
         record["design"] = design_completeness(
-            frame,
-            "value",
-            factors,
-            names=spec["factors"],
+            frame.dropna(subset=columns),  # systems without a property are out
+            dv,
+            columns,
+            names=design_factors,
             lists_in_design=counts.get("lists_in_design"),
             lists_run=counts.get("lists_run"),
             unit="items" if spec.get("source", "scores") == "scores" else "judgments",
         )
-    record["text"] = []
-    if test != "tukey":  # letters tables have no test statistic of their own
-        record["text"] = [
-            {"about": _about(row), "text": text}
-            for _, row in result.iterrows()
-            if (text := format_result(row))
-        ]
+    if "text" not in record:
+        record["text"] = []
+        if test != "tukey":  # letters tables have no test statistic of their own
+            from stecflow.analysis.formatting import format_result
+
+            record["text"] = [
+                {"about": _about(row), "text": text}
+                for _, row in result.iterrows()
+                if (text := format_result(row, digits=digits))
+            ]
     write_tsv(result.to_dict(orient="records"), list(result.columns), out_tsv)
     write_json(record, out_json)
     log.info("%s: %d result rows", spec["id"], len(result))
     return record
+
+
+def _design_factors(spec: Mapping[str, Any]) -> list[str]:
+    """The factors whose cells the design check counts."""
+    if spec["test"] == "ttest":
+        return [*spec.get("factors", []), spec.get("within", "system")]
+    if spec["test"] == "mixed":
+        return list(spec["factors"][:1])
+    if spec["test"] == "property_means":  # one table per factor, no model
+        return []
+    return list(spec.get("factors") or [])
+
+
+def _run_correlations(
+    spec: Mapping[str, Any],
+    systems_path: str | Path,
+    labels: Mapping[tuple[str, str], str],
+    judgments: Mapping[str, str | Path],
+    record: dict[str, Any],
+    exclude_references: bool,
+) -> tuple[Any, Any]:
+    from stecflow.stats.correlation import (
+        MIN_SYSTEMS,
+        correlation_caveats,
+        pairwise_corr,
+    )
+
+    frame = _system_frame(systems_path, labels, spec["measures"], judgments)
+    references = (
+        frame.loc[frame["reference_set"].astype(bool), "system"] if len(frame) else []
+    )
+    exclusions, absent = correlation_exclusions(
+        labels,
+        references,
+        spec.get("exclude_systems") or (),
+        exclude_references=exclude_references,
+    )
+    record["exclusions"] = exclusions
+    record["exclude_systems_not_analysed"] = absent
+    for name in absent:
+        log.warning(
+            "%s: exclude_systems names %r, which is not among the systems"
+            " analysed (write team/system)",
+            spec["id"],
+            name,
+        )
+    excluded = sorted(exclusions)
+    method = spec.get("method", "pearson")
+    result = pairwise_corr(
+        frame, spec["measures"], method=method, exclude_systems=excluded
+    )
+    record.update(
+        {
+            "method": method,
+            # which systems every cell rests on; the rows give each cell's n
+            "deletion": str(result["deletion"].iloc[0]) if len(result) else "",
+            "excluded_systems": excluded,
+            "systems": sorted(frame["system"]) if len(frame) else [],
+            # r over too few systems, or undefined: said in plain words
+            "min_systems": MIN_SYSTEMS,
+            "caveats": correlation_caveats(result),
+        }
+    )
+    return result, frame
+
+
+def _run_item_analysis(
+    spec: Mapping[str, Any],
+    items_path: str | Path,
+    systems_path: str | Path,
+    labels: Mapping[tuple[str, str], str],
+    judgments: Mapping[str, str | Path],
+    record: dict[str, Any],
+    *,
+    alpha: float,
+    higher_is_better: Mapping[str, bool] | None,
+    ss_type: int,
+    digits: int,
+    posthoc: Mapping[str, Any],
+) -> tuple[Any, Any]:
+    """Every analysis but correlations: on item scores or a study's trials."""
+    test = spec["test"]
+    source = spec.get("source", "scores")
+    if test in MULTI_MEASURE_TESTS:
+        measures = list(spec["measures"])
+        if source == "scores":
+            frame = _score_frame(items_path, measures)
+        else:
+            frame = _trial_frame(judgments[source], measures, labels, items_path)
+        best_high = True
+    else:
+        if source == "scores":
+            frame = _item_frame(items_path, spec["measure"])
+            best_high = (higher_is_better or {}).get(spec["measure"], True)
+        else:
+            frame = _judgment_frame(judgments[source], spec["measure"], labels)
+            best_high = JUDGMENT_MEASURES[spec["measure"]][2]
+        measures = ["value"]
+    properties = system_properties(systems_path)
+    named = [*spec.get("factors", [])]
+    named += [spec[k] for k in ("within", "pair_by") if spec.get(k)]
+    wanted = [f for f in dict.fromkeys(named) if f not in frame and f != "system"]
+    lacking = _add_properties(frame, wanted, properties)
+    if wanted:
+        record["properties"] = wanted
+        record["systems_without_property"] = lacking
+        for name, who in lacking.items():
+            log.warning(
+                "%s: %s did not declare %s; left out of this analysis",
+                spec["id"],
+                ", ".join(who),
+                name,
+            )
+    factors = [("label" if f == "system" else f) for f in spec.get("factors", [])]
+    record["systems"] = sorted(frame["label"].unique().tolist())
+    record["n_observations"] = int(frame[measures].notna().all(axis=1).sum())
+    if test == "anova":
+        from stecflow.stats.anova import anova
+
+        result = anova(frame, "value", factors, ss_type=ss_type)
+    elif test == "kruskal":
+        from stecflow.stats.nonparametric import kruskal
+
+        result = kruskal(frame, "value", factors[0])
+    elif test == "tukey":
+        result = _tukey(frame, factors, alpha, best_high, posthoc, record)
+    else:
+        from stecflow.analysis import kinds
+
+        confidence = 1 - alpha
+        if test == "ttest":
+            within = "label" if spec["within"] == "system" else spec["within"]
+            pair_by = "label" if spec["pair_by"] == "system" else spec["pair_by"]
+            result, extra = kinds.run_ttests(
+                frame,
+                "value",
+                within,
+                pair_by,
+                by=factors,
+                levels=spec.get("levels"),
+                alternative=spec.get("alternative", "two-sided"),
+                correction=spec.get("correction", "bonferroni"),
+                confidence=confidence,
+                digits=digits,
+            )
+        elif test == "manova":
+            terms = spec.get("terms")
+            if terms:
+                terms = [
+                    ":".join("label" if f == "system" else f for f in t.split(":"))
+                    for t in terms
+                ]
+            result, extra = kinds.run_manova(
+                frame,
+                measures,
+                factors,
+                terms=terms,
+                correction=spec.get("correction", "bonferroni"),
+                digits=digits,
+            )
+        elif test == "mixed":
+            result, extra = kinds.run_mixed(
+                frame,
+                "value",
+                factors[0],
+                transform=spec.get("transform", "none"),
+                coding=spec.get("coding", "means"),
+                confidence=confidence,
+                digits=digits,
+            )
+        else:
+            result, extra = kinds.property_means(
+                frame, measures, factors, digits=digits
+            )
+        record.update(_system_words(extra))
+    # tables speak of "system", whatever the column was called internally
+    result = _system_words(result.rename(columns={"group": "system"}))
+    return result, frame
+
+
+def _system_words(value: Any) -> Any:
+    """Say ``system`` where the tables called the system column ``label``."""
+    import re
+
+    import pandas as pd
+
+    pattern = re.compile(r"\blabel\b")
+    if isinstance(value, pd.DataFrame):
+        value = value.rename(columns={"label": "system"})
+        for column in ("source", "factor", "about"):
+            if column in value:
+                value[column] = value[column].map(
+                    lambda v: pattern.sub("system", v) if isinstance(v, str) else v
+                )
+        return value
+    if isinstance(value, dict):
+        return {k: _system_words(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_system_words(v) for v in value]
+    if isinstance(value, str):
+        return pattern.sub("system", value)
+    return value
+
+
+def _tukey(
+    frame: Any,
+    factors: Sequence[str],
+    alpha: float,
+    best_high: bool,
+    posthoc: Mapping[str, Any],
+    record: dict[str, Any],
+) -> Any:
+    """Tukey HSD letters, as SPSS homogeneous subsets or a compact letter display."""
+    from stecflow.stats.posthoc import homogeneous_subsets, subset_letters, tukey_cld
+
+    display = posthoc.get("display", "spss_subsets")
+    record["display"] = display
+    if display == "cld":
+        return tukey_cld(
+            frame,
+            "value",
+            "label",
+            model=list(factors),
+            alpha=alpha,
+            descending=best_high,
+            case="upper",
+        )
+    subsets = homogeneous_subsets(
+        frame,
+        "value",
+        "label",
+        model=list(factors),
+        alpha=alpha,
+        sig_method=posthoc.get("subset_sig", "studentized_range"),
+    )
+    record["subsets"] = subsets.to_dict(orient="records")
+    return subset_letters(subsets, descending=best_high)
