@@ -109,3 +109,7 @@ def test_ttest_manova_and_means_by_property(tiny_campaign):
     report = (results / "report" / "index.html").read_text()
     for analysis in ANALYSES:
         assert f"stats-{analysis['id']}-section" in report
+    assert "Paired t-tests of Adequacy between the levels of SYSTEM" in report
+    assert stats["text"][0]["text"] in report
+    assert "Multivariate tests of" in report and "Univariate follow-up" in report
+    assert "incremental: true" in report and "Means by system property" in report

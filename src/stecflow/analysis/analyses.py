@@ -984,6 +984,10 @@ def _run_item_analysis(
             )
     factors = [("label" if f == "system" else f) for f in spec.get("factors", [])]
     record["systems"] = sorted(frame["label"].unique().tolist())
+    record["levels"] = {
+        name: int(frame["label" if name == "system" else name].dropna().nunique())
+        for name in dict.fromkeys(named)
+    }
     record["n_observations"] = int(frame[measures].notna().all(axis=1).sum())
     if test == "anova":
         from stecflow.stats.anova import anova

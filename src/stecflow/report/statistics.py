@@ -30,6 +30,8 @@ def _factor(name: str) -> str:
 
 
 def _levels(ctx: Context, factor: str, record: Mapping[str, Any]) -> int:
+    if factor in (record.get("levels") or {}):  # counted on the data analysed
+        return int(record["levels"][factor])
     if factor == "system":
         return len(record.get("systems") or [])
     if factor == "subdomain":
@@ -61,6 +63,12 @@ def _systems_line(ctx: Context, record: Mapping[str, Any]) -> str:
     if record.get("n_observations") is not None:
         text += f"; N = {record['n_observations']} observations"
     return text + f"; α = {no_zero(float(record.get('alpha', 0.05)), 2)}."
+
+
+def _ss_type(record: Mapping[str, Any]) -> str:
+    """The sums of squares of an ANOVA, in Roman numerals (statistics.ss_type)."""
+    kind = int((record.get("settings") or {}).get("ss_type", 3))
+    return {1: "I", 2: "II", 3: "III"}.get(kind, str(kind))
 
 
 def _texts(record: Mapping[str, Any]) -> dict[str, str]:
@@ -136,7 +144,7 @@ def _anova(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
     else:
         design = (
             " × ".join(f"{_levels(ctx, f, record)} ({f.upper()})" for f in factors)
-            + f" ANOVA of {info.label} (Type III sums of squares)"
+            + f" ANOVA of {info.label} (Type {_ss_type(record)} sums of squares)"
         )
     sentences = [f"We ran a {design} on the item-level data."]
     table_rows = []
@@ -269,19 +277,23 @@ def _tukey(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
         else ""
     )
     count = len(names)
+    cld = record.get("display") == "cld"
+    groups = "letters" if cld else "homogeneous subsets"
     summary = (
-        "all systems fall into one homogeneous subset: no pair differs significantly"
+        "all systems share one letter: no pair differs significantly"
         if count == 1
-        else f"the systems fall into {count} homogeneous subsets"
+        else f"the systems fall into {count} {groups}"
     )
+    how = " (compact letter display of the Tukey-Kramer pairwise tests)" if cld else ""
     text = (
         f"A post hoc Tukey HSD test on {info.label} with α = {no_zero(alpha, 2)}"
-        f"{detail}: {summary}. Systems which do not share a letter are"
+        f"{detail}{how}: {summary}. Systems which do not share a letter are"
         f" significantly different at α = {no_zero(alpha, 2)}."
     )
+    caption = "Compact letter display" if cld else "Homogeneous subsets"
     table = Table(
         f"stats-{stem}",
-        f"Homogeneous subsets for {info.label} (Tukey HSD). Systems which do not"
+        f"{caption} for {info.label} (Tukey HSD). Systems which do not"
         f" share a letter are significantly different at α = {no_zero(alpha, 2)}.",
         [
             Column("system", "System", align="l"),
@@ -551,17 +563,382 @@ def _generic(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]
     return blocks
 
 
+def _not_computable(rows: Rows, what: str) -> list[Block]:
+    reasons = sorted(
+        {r.get("reason", "") for r in rows if r.get("computable") != "true"}
+    )
+    if not reasons:
+        return []
+    return [
+        notice(
+            f"{what} could not be computed: {'; '.join(r for r in reasons if r)}.",
+            "warning",
+        )
+    ]
+
+
+def _without_property(record: Mapping[str, Any]) -> list[Block]:
+    lacking = record.get("systems_without_property") or {}
+    return [
+        notice(
+            f"{', '.join(who)} did not declare {name} and are left out of this"
+            " analysis.",
+            "warning",
+            "Systems without the property",
+        )
+        for name, who in sorted(lacking.items())
+    ]
+
+
+def _ttest(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
+    """Paired t-tests (seed 000): one sentence and one table row per pair."""
+    spec = record.get("spec") or {}
+    info = measure_info(ctx, spec.get("measure", ""), source=spec.get("source", ""))
+    alpha = float(record.get("alpha", 0.05))
+    within, pair_by = spec.get("within", "system"), spec.get("pair_by", "item")
+    by = list(spec.get("factors") or [])
+    texts = [t.get("text", "") for t in record.get("text") or []]
+    usable = [r for r in rows if r.get("computable") == "true"]
+    sentences = [
+        f"Paired t-tests of {info.label} between the levels of {within.upper()},"
+        f" paired by {pair_by} (means per {pair_by} and level first)"
+        + (f", separately for each {' × '.join(f.upper() for f in by)}" if by else "")
+        + (
+            f"; p-values {str(rows[0].get('correction')).capitalize()}-corrected"
+            " over the pairs"
+            if rows and rows[0].get("correction") not in (None, "", "none")
+            else ""
+        )
+        + "."
+    ]
+    for row, text in zip(usable, texts, strict=False):
+        p = parse_float(row.get("p_adj") or row.get("p_val"))
+        verdict = (
+            "differed significantly"
+            if p is not None and p < alpha
+            else ("did not differ significantly")
+        )
+        where = ", ".join(f"{f} {row.get(f, '')}" for f in by)
+        sentences.append(
+            f"{where + ': ' if where else ''}{row['level_a']} and {row['level_b']}"
+            f" {verdict} ({text})."
+        )
+    shown = lambda v: ctx.display(v) if within == "system" else v  # noqa: E731
+    table = Table(
+        f"stats-{stem}",
+        f"Paired t-tests of {info.label} between levels of {within.upper()},"
+        f" paired by {pair_by}.",
+        [
+            *(Column(f, f.upper(), align="l") for f in by),
+            Column("a", "Level a", align="l"),
+            Column("b", "Level b", align="l"),
+            Column("mean_a", "Mean a"),
+            Column("mean_b", "Mean b"),
+            Column("delta", "Difference"),
+            Column("ci", f"{100 * (1 - alpha):g}% CI", align="c"),
+            Column("t", "t"),
+            Column("df", "df"),
+            Column("p", "p"),
+            Column("p_adj", "p (corrected)"),
+            Column("dz", "d_z"),
+        ],
+        [
+            Row(
+                (
+                    *(Cell(r.get(f, "")) for f in by),
+                    Cell(shown(r.get("level_a", ""))),
+                    Cell(shown(r.get("level_b", ""))),
+                    Cell(fixed(info.show(parse_float(r.get("mean_a"))), info.digits)),
+                    Cell(fixed(info.show(parse_float(r.get("mean_b"))), info.digits)),
+                    Cell(fixed(parse_float(r.get("delta")))),
+                    Cell(
+                        f"[{fixed(parse_float(r.get('ci_low')))},"
+                        f" {fixed(parse_float(r.get('ci_high')))}]"
+                    ),
+                    Cell(fixed(parse_float(r.get("t")))),
+                    Cell(fixed(parse_float(r.get("df")), 0)),
+                    Cell(p_cell(parse_float(r.get("p_val")))),
+                    Cell(p_cell(parse_float(r.get("p_adj"))) if "p_adj" in r else ""),
+                    Cell(fixed(parse_float(r.get("dz")))),
+                )
+            )
+            for r in rows
+        ],
+        [_systems_line(ctx, record)],
+    )
+    return [
+        paragraph(" ".join(sentences)),
+        *_not_computable(rows, "Some t-tests"),
+        *_without_property(record),
+        *_design_blocks(record),
+        ctx.table(table),
+    ]
+
+
+def _manova(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
+    """MANOVA (seed 003 Table 4) with its univariate follow-ups."""
+    spec = record.get("spec") or {}
+    source = spec.get("source", "")
+    labels = [measure_info(ctx, m, source=source).label for m in spec["measures"]]
+    alpha = float(record.get("alpha", 0.05))
+    texts = {t.get("about", ""): t.get("text", "") for t in record.get("text") or []}
+    pillai = [r for r in rows if r.get("test") == "pillai"]
+    sentences = [
+        f"A multivariate analysis of variance of {', '.join(labels)} on"
+        f" {' × '.join(f.upper() for f in spec.get('factors') or [])}"
+        " (Type III, sum-to-zero coding); p-values Bonferroni-corrected over the"
+        " model's terms, as seed 003 did."
+    ]
+    for row in pillai:
+        p = parse_float(row.get("p_adj"))
+        if row.get("computable") != "true":
+            continue
+        verdict = "significant" if p is not None and p < alpha else "not significant"
+        sentences.append(
+            f"{_factor(row['source'])}: {texts.get(row['source'] + ', pillai', '')}"
+            f" (corrected {p_text(p)}), {verdict}."
+        )
+    table = Table(
+        f"stats-{stem}",
+        f"Multivariate tests of {', '.join(labels)}.",
+        [
+            Column("source", "Effect", align="l"),
+            Column("test", "Statistic", align="l"),
+            Column("value", "Value"),
+            Column("f", "F"),
+            Column("df1", "df1"),
+            Column("df2", "df2"),
+            Column("p", "p"),
+            Column("p_adj", "p (corrected)"),
+        ],
+        [
+            Row(
+                (
+                    Cell(_factor(r.get("source", ""))),
+                    Cell(_STATISTICS.get(r.get("test", ""), r.get("test", ""))),
+                    Cell(fixed(parse_float(r.get("value")), 3)),
+                    Cell(fixed(parse_float(r.get("f")))),
+                    Cell(fixed(parse_float(r.get("df1")), 0)),
+                    Cell(fixed(parse_float(r.get("df2")), 0)),
+                    Cell(p_cell(parse_float(r.get("p_val")))),
+                    Cell(p_cell(parse_float(r.get("p_adj")))),
+                )
+            )
+            for r in rows
+        ],
+        [_systems_line(ctx, record)],
+    )
+    follow = record.get("followups") or []
+    follow_table = Table(
+        f"stats-{stem}-followups",
+        "Univariate follow-up ANOVAs (Type III), p-values Bonferroni-corrected over"
+        " the measures.",
+        [
+            Column("dv", "Measure", align="l"),
+            Column("source", "Effect", align="l"),
+            Column("f", "F"),
+            Column("df", "df"),
+            Column("df_resid", "Error df"),
+            Column("p", "p"),
+            Column("p_adj", "p (corrected)"),
+            Column("np2", "ηp²"),
+        ],
+        [
+            Row(
+                (
+                    Cell(measure_info(ctx, str(f.get("dv")), source=source).label),
+                    Cell(_factor(str(f.get("source", "")))),
+                    Cell(fixed(_float(f.get("f")))),
+                    Cell(fixed(_float(f.get("df")), 0)),
+                    Cell(fixed(_float(f.get("df_resid")), 0)),
+                    Cell(p_cell(_float(f.get("p_val")))),
+                    Cell(p_cell(_float(f.get("p_adj")))),
+                    Cell(
+                        no_zero(_float(f.get("np2")), 3)
+                        if _float(f.get("np2")) is not None
+                        else ""
+                    ),
+                )
+            )
+            for f in follow
+        ],
+        [],
+    )
+    return [
+        paragraph(" ".join(sentences)),
+        *_not_computable(rows, "The MANOVA"),
+        *_without_property(record),
+        *_design_blocks(record),
+        ctx.table(table),
+        *([ctx.table(follow_table)] if follow else []),
+    ]
+
+
+_STATISTICS = {
+    "wilks": "Wilks' Λ",
+    "pillai": "Pillai's V",
+    "hotelling_lawley": "Hotelling-Lawley T",
+    "roy": "Roy's Θ",
+}
+
+
+def _float(value: Any) -> float | None:
+    """A number of a JSON record (None, NaN and text become None)."""
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return None
+    return None if number != number else number
+
+
+def _mixed(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
+    """Mixed model: fixed effects with Wald intervals, then the variances."""
+    spec = record.get("spec") or {}
+    info = measure_info(ctx, spec.get("measure", ""), source=spec.get("source", ""))
+    fixed_factor = (spec.get("factors") or ["system"])[0]
+    log_scale = spec.get("transform") == "log"
+    alpha = float(record.get("alpha", 0.05))
+    sentences = [
+        f"A linear mixed model of {'log ' if log_scale else ''}{info.label} on"
+        f" {fixed_factor.upper()} with crossed random intercepts for subjects and"
+        f" items (REML; Wald z tests and {100 * (1 - alpha):g}% intervals, which"
+        " are anticonservative with few subjects or items)."
+    ]
+    if rows and rows[0].get("converged") == "false":
+        sentences.append("The fit did not converge; its estimates are not reliable.")
+    table = Table(
+        f"stats-{stem}",
+        f"Mixed model of {info.label}: fixed effects and variance components"
+        + (
+            " (estimates on the log scale; back-transformed in the last column)."
+            if log_scale
+            else "."
+        ),
+        [
+            Column("effect", "Effect", align="l"),
+            Column("term", "Term", align="l"),
+            Column("estimate", "Estimate"),
+            Column("se", "SE"),
+            Column("z", "z"),
+            Column("p", "p"),
+            Column("ci", "CI", align="c"),
+            Column("response", "Response scale"),
+        ],
+        [
+            Row(
+                (
+                    Cell(r.get("effect", "")),
+                    Cell(
+                        ctx.display(r.get("term", ""))
+                        if fixed_factor == "system" and r.get("effect") == "fixed"
+                        else r.get("term", "")
+                    ),
+                    Cell(fixed(parse_float(r.get("estimate")), 3)),
+                    Cell(fixed(parse_float(r.get("se")), 3)),
+                    Cell(fixed(parse_float(r.get("z")))),
+                    Cell(p_cell(parse_float(r.get("p_val")))),
+                    Cell(
+                        f"[{fixed(parse_float(r.get('ci_low')), 3)},"
+                        f" {fixed(parse_float(r.get('ci_high')), 3)}]"
+                        if r.get("effect") == "fixed"
+                        else ""
+                    ),
+                    Cell(fixed(parse_float(r.get("response_estimate")), 3)),
+                )
+            )
+            for r in rows
+        ],
+        [_systems_line(ctx, record)],
+    )
+    return [
+        paragraph(" ".join(sentences)),
+        *_not_computable(rows, "The mixed model"),
+        *_without_property(record),
+        *_design_blocks(record),
+        ctx.table(table),
+    ]
+
+
+def _property_means(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
+    """Means by system property, one column per level (seed 003 Table 3)."""
+    spec = record.get("spec") or {}
+    source = spec.get("source", "")
+    factors = list(dict.fromkeys(r["factor"] for r in rows))
+    columns = [
+        (f, level)
+        for f in factors
+        for level in dict.fromkeys(r["level"] for r in rows if r["factor"] == f)
+        if level
+    ]
+    cells = {(r["factor"], r["level"], r["measure"]): r for r in rows}
+    table_rows = []
+    for measure in spec.get("measures") or []:
+        info = measure_info(ctx, measure, source=source)
+        table_rows.append(
+            Row(
+                (
+                    Cell(info.label),
+                    *(
+                        Cell(
+                            fixed(
+                                info.show(parse_float(cells[(f, lv, measure)]["mean"])),
+                                info.digits,
+                            )
+                            if (f, lv, measure) in cells
+                            else DASH
+                        )
+                        for f, lv in columns
+                    ),
+                )
+            )
+        )
+    counts = "; ".join(
+        f"{f} {lv}: {cells[(f, lv, m)]['n_systems']}"
+        f" system{'' if cells[(f, lv, m)]['n_systems'] == '1' else 's'}"
+        f" ({cells[(f, lv, m)]['systems']})"
+        for f, lv in columns
+        for m in (spec.get("measures") or [])[:1]
+        if (f, lv, m) in cells
+    )
+    table = Table(
+        f"stats-{stem}",
+        "Means by system property (over the "
+        + ("items" if source in ("", "scores") else "trials")
+        + " of the systems having each level; unequal-sized samples, as in seed"
+        " 003 Table 3).",
+        [
+            Column("measure", "Measure", align="l"),
+            *(Column(f"{f}_{lv}", f"{f}: {lv}") for f, lv in columns),
+        ],
+        table_rows,
+        [*([counts + "."] if counts else []), _systems_line(ctx, record)],
+    )
+    return [
+        *_not_computable(rows, "Some means"),
+        *_without_property(record),
+        ctx.table(table),
+    ]
+
+
 _ANALYSIS_BUILDERS = {
     "anova": _anova,
     "tukey": _tukey,
     "kruskal": _kruskal,
     "correlations": _correlations,
+    "ttest": _ttest,
+    "manova": _manova,
+    "mixed": _mixed,
+    "property_means": _property_means,
 }
 _ANALYSIS_TITLES = {
     "anova": "ANOVA",
     "tukey": "Tukey HSD homogeneous subsets",
     "kruskal": "Kruskal–Wallis test",
     "correlations": "Correlations",
+    "ttest": "Paired t-tests",
+    "manova": "MANOVA",
+    "mixed": "Mixed-effects model",
+    "property_means": "Means by system property",
 }
 
 
@@ -581,10 +958,12 @@ def statistics_section(ctx: Context) -> list[Block]:
         source = spec.get("source", "")
         if source and source != "scores":
             what += f", study {source}"
+        title = _ANALYSIS_TITLES.get(test, test)
+        if test == "tukey" and record.get("display") == "cld":
+            title = "Tukey HSD compact letter display"
         blocks.append(
             heading(
-                f"{_ANALYSIS_TITLES.get(test, test)}: {what}"
-                f" ({record.get('id', stem)})",
+                f"{title}: {what} ({record.get('id', stem)})",
                 f"stats-{stem}-section",
             )
         )
