@@ -131,7 +131,8 @@ def format_result(row: Mapping[str, Any] | pd.Series, *, digits: int = 2) -> str
     The kind of result is recognised from the row's columns: MANOVA (``test`` and
     ``value``), ANOVA (``f`` and ``df_resid``), Kruskal-Wallis (``h``), t test
     (``t``), correlation (``r``; ``ρ`` for Spearman), Tukey (``q``), Mann-Whitney
-    (``u``), mixed-model fixed effect (``z``), bootstrap interval (``estimate``
+    (``u``), mixed-model fixed effect (``estimate`` with ``t`` and its
+    Satterthwaite ``df``, or ``z`` from older results), bootstrap interval (``estimate``
     with ``ci_low``/``ci_high``). Rows without a test of their own (the ANOVA
     ``Residual`` row, variance components) give ``""``.
 
@@ -182,6 +183,9 @@ def format_result(row: Mapping[str, Any] | pd.Series, *, digits: int = 2) -> str
     if "r" in row:  # before t: correlation rows carry their t as well
         text = format_r(row["r"], row["df"], row["p_val"], digits=digits)
         return "ρ" + text[1:] if get("method") == "spearman" else text
+    if "t" in row and "effect" in row and "estimate" in row:  # mixed: fixed effect
+        test = format_t(row["t"], row["df"], row["p_val"], digits=digits)
+        return f"b = {_num(row['estimate'], digits)}, {test}"
     if "t" in row:
         return format_t(row["t"], row["df"], row["p_val"], digits=digits)
     if "q" in row and "p_adj" in row:
