@@ -175,6 +175,81 @@ def test_correlations_use_system_level_scores_and_can_drop_references(campaign):
     assert read_tsv(folder / "c.tsv")[0]["n"] == "3"
 
 
+def test_correlations_take_deletion_and_the_confidence_level_from_the_config(
+    campaign,
+):
+    from stecflow.stats.correlation import pairwise_corr
+
+    folder, summaries, items = campaign
+    collect_item_scores(summaries, items, folder / "items.tsv", folder / "systems.tsv")
+    spec = {
+        "id": "c",
+        "test": "correlations",
+        "measures": ["se", "bleu3", "nist5"],
+        "factors": ["system"],
+        "deletion": "pairwise",
+    }
+    record = run_analysis(
+        spec,
+        folder / "items.tsv",
+        folder / "systems.tsv",
+        folder / "c.tsv",
+        folder / "c.json",
+        alpha=0.1,
+        exclude_references_from_correlations=False,
+    )
+    rows = read_tsv(folder / "c.tsv")
+    assert record["deletion"] == "pairwise"
+    assert {r["deletion"] for r in rows} == {"pairwise"}
+    assert {r["confidence"] for r in rows} == {"0.9"}
+    # the same interval as the library gives at 90% on the system means
+    means = _system_means(folder / "systems.tsv", ["se", "bleu3", "nist5"])
+    expected = pairwise_corr(
+        means, ["se", "bleu3", "nist5"], confidence=0.9, deletion="pairwise"
+    )
+    got = {(r["measure_a"], r["measure_b"]): r for r in rows}
+    compared = 0
+    for _, row in expected.iterrows():
+        mine = got[row["measure_a"], row["measure_b"]]
+        if row["ci_low"] == row["ci_low"]:  # not NaN (|r| = 1 has no interval)
+            assert float(mine["ci_low"]) == pytest.approx(row["ci_low"], rel=1e-9)
+            assert float(mine["ci_high"]) == pytest.approx(row["ci_high"], rel=1e-9)
+            compared += 1
+    assert compared >= 1
+    with pytest.raises(ConfigError, match="deletion applies to correlations only"):
+        analysis_specs(
+            {
+                "scoring": {},
+                "statistics": {
+                    "analyses": [
+                        {
+                            "id": "x",
+                            "test": "anova",
+                            "measure": "se",
+                            "factors": ["system"],
+                            "deletion": "pairwise",
+                        }
+                    ]
+                },
+            }
+        )
+
+
+def _system_means(systems_tsv, measures):
+    import pandas as pd
+
+    rows = [
+        r
+        for r in read_tsv(systems_tsv)
+        if r["metric"] in measures and r["subset"] == "all" and r["status"] == "scored"
+    ]
+    frame = pd.DataFrame(
+        {"system": r["system"], "measure": r["metric"], "value": float(r["value"])}
+        for r in rows
+    )
+    return frame.pivot(index="system", columns="measure", values="value").reset_index()
+
+
 def test_default_analyses_and_config_errors():
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     config["statistics"]["analyses"] = []

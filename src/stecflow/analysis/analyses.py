@@ -327,6 +327,10 @@ def _checked_spec(
             f" for a {test} test (use it in correlations)",
             field=f"{where}.{key}",
         )
+    if spec.get("deletion") and test != "correlations":
+        raise ConfigError(
+            "deletion applies to correlations only", field=f"{where}.deletion"
+        )
     if spec.get("exclude_systems") and test != "correlations":
         raise ConfigError(
             "exclude_systems applies to correlations only (an analysis of"
@@ -808,6 +812,7 @@ def run_analysis(
             judgments,
             record,
             exclude_references_from_correlations,
+            confidence=1 - alpha,
         )
     else:
         result, frame = _run_item_analysis(
@@ -889,6 +894,7 @@ def _run_correlations(
     judgments: Mapping[str, str | Path],
     record: dict[str, Any],
     exclude_references: bool,
+    confidence: float = 0.95,
 ) -> tuple[Any, Any]:
     from stecflow.stats.correlation import (
         MIN_SYSTEMS,
@@ -918,7 +924,12 @@ def _run_correlations(
     excluded = sorted(exclusions)
     method = spec.get("method", "pearson")
     result = pairwise_corr(
-        frame, spec["measures"], method=method, exclude_systems=excluded
+        frame,
+        spec["measures"],
+        method=method,
+        exclude_systems=excluded,
+        confidence=confidence,
+        deletion=spec.get("deletion", "listwise"),
     )
     record.update(
         {
