@@ -41,6 +41,13 @@ ANALYSES = [
         "source": "ratings",
         "measures": ["adequacy", "dice"],
     },
+    {
+        "id": "adequacy-mixed",
+        "test": "mixed",
+        "source": "ratings",
+        "measure": "adequacy",
+        "factors": ["system"],
+    },
 ]
 
 
@@ -113,3 +120,19 @@ def test_ttest_manova_and_means_by_property(tiny_campaign):
     assert stats["text"][0]["text"] in report
     assert "Multivariate tests of" in report and "Univariate follow-up" in report
     assert "incremental: true" in report and "Means by system property" in report
+
+    # the mixed model equals the library's on the analysed trials
+    from stecflow.stats.mixed import mixed_model
+
+    fit = mixed_model(trials, "adequacy", "label", "subject", "item")
+    fit = fit[fit["effect"] == "fixed"].set_index("term")
+    compared = 0
+    for row in read_tsv(results / "stats" / "adequacy-mixed.tsv"):
+        if row["effect"] == "fixed":
+            term = row["term"].split("/")[-1]
+            assert float(row["estimate"]) == pytest.approx(
+                float(fit.loc[term, "estimate"]), rel=1e-9
+            )
+            compared += 1
+    assert compared == 2
+    assert "on Satterthwaite&#39;s degrees of freedom (as lmerTest)" in report

@@ -792,7 +792,7 @@ def _float(value: Any) -> float | None:
 
 
 def _mixed(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
-    """Mixed model: fixed effects with Wald intervals, then the variances."""
+    """Mixed model: fixed effects with Satterthwaite t-tests, then the variances."""
     spec = record.get("spec") or {}
     info = measure_info(ctx, spec.get("measure", ""), source=spec.get("source", ""))
     fixed_factor = (spec.get("factors") or ["system"])[0]
@@ -801,11 +801,25 @@ def _mixed(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
     sentences = [
         f"A linear mixed model of {'log ' if log_scale else ''}{info.label} on"
         f" {fixed_factor.upper()} with crossed random intercepts for subjects and"
-        f" items (REML; Wald z tests and {100 * (1 - alpha):g}% intervals, which"
-        " are anticonservative with few subjects or items)."
+        f" items, fitted by REML as lme4 does, with t-tests and"
+        f" {100 * (1 - alpha):g}% intervals on Satterthwaite's degrees of freedom"
+        " (as lmerTest)."
     ]
-    if rows and rows[0].get("converged") == "false":
+    first = rows[0] if rows else {}
+    if first.get("reml_crit"):
+        sentences.append(
+            f"REML criterion {fixed(parse_float(first.get('reml_crit')), 2)};"
+            f" log-likelihood {fixed(parse_float(first.get('loglik')), 2)}."
+        )
+    if first.get("converged") == "false":
         sentences.append("The fit did not converge; its estimates are not reliable.")
+    notes = sorted({r.get("note", "") for r in rows if r.get("note")})
+    if any(r.get("singular") == "true" for r in rows):
+        sentences.append(
+            "The fit is singular (a variance component is estimated at zero):"
+            " the model is simpler than it looks, and its tests should be read"
+            " with care" + (f" ({'; '.join(notes)})." if notes else ".")
+        )
     table = Table(
         f"stats-{stem}",
         f"Mixed model of {info.label}: fixed effects and variance components"
@@ -819,7 +833,8 @@ def _mixed(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
             Column("term", "Term", align="l"),
             Column("estimate", "Estimate"),
             Column("se", "SE"),
-            Column("z", "z"),
+            Column("df", "df"),
+            Column("t", "t"),
             Column("p", "p"),
             Column("ci", "CI", align="c"),
             Column("response", "Response scale"),
@@ -835,7 +850,8 @@ def _mixed(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
                     ),
                     Cell(fixed(parse_float(r.get("estimate")), 3)),
                     Cell(fixed(parse_float(r.get("se")), 3)),
-                    Cell(fixed(parse_float(r.get("z")))),
+                    Cell(fixed(parse_float(r.get("df")), 1)),
+                    Cell(fixed(parse_float(r.get("t") or r.get("z")))),
                     Cell(p_cell(parse_float(r.get("p_val")))),
                     Cell(
                         f"[{fixed(parse_float(r.get('ci_low')), 3)},"
