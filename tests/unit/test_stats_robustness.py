@@ -80,10 +80,6 @@ NOT_COMPUTABLE: dict[str, tuple[Callable[[], pd.DataFrame], str]] = {
         lambda: anova(constant(), "y", ["system", "domain"]),
         "constant",
     ),
-    "anova empty cell": (
-        lambda: anova(empty_cell(), "y", ["system", "domain"]),
-        "empty cell",
-    ),
     "anova no df": (
         lambda: anova(one_per_cell(), "y", ["system", "domain"]),
         "residual",
@@ -92,10 +88,6 @@ NOT_COMPUTABLE: dict[str, tuple[Callable[[], pd.DataFrame], str]] = {
     "tukey one group": (
         lambda: pairwise_tukey(one_group(), "y", "system"),
         "fewer than 2",
-    ),
-    "tukey empty cell model": (
-        lambda: pairwise_tukey(empty_cell(), "y", "system", model=["system", "domain"]),
-        "empty cell",
     ),
     "tukey constant": (lambda: pairwise_tukey(constant(), "y", "system"), "constant"),
     "subsets one group": (
@@ -196,9 +188,34 @@ def test_missing_factor_value_is_dropped_listwise() -> None:
     assert res.at[0, "n_missing"] == 1
 
 
-def test_error_term_reason() -> None:
-    mse, dfe, reason = error_term(empty_cell(), "y", ["system", "domain"])
-    assert np.isnan(mse) and dfe == 0 and "empty cell" in reason
+def test_anova_empty_cell_refuses_only_type3() -> None:
+    # Type III is undefined with an empty cell (its hypotheses depend on the
+    # contrasts); the error term and Types I and II are defined (issue #18)
+    res = anova(empty_cell(), "y", ["system", "domain"]).set_index("source")
+    effects = res.drop(index="Residual")
+    assert not effects["computable"].any()
+    assert all("empty cell(s) (B x ppl)" in r for r in effects["reason"])
+    assert all("contrast" in r for r in effects["reason"])
+    assert res.at["Residual", "computable"]
+    for ss_type in (1, 2):
+        ok = anova(empty_cell(), "y", ["system", "domain"], ss_type=ss_type)
+        assert ok["computable"].all()
+        assert ok.set_index("source").at["system:domain", "df"] == 1  # 2 - 1 empty
+
+
+def test_error_term_with_empty_cell_is_the_within_cell_term() -> None:
+    df = empty_cell()
+    mse, dfe, reason = error_term(df, "y", ["system", "domain"])
+    within = df.groupby(["system", "domain"])["y"].transform(lambda v: v - v.mean())
+    assert reason == "" and dfe == len(df) - 5
+    assert mse == pytest.approx(float((within**2).sum()) / dfe, rel=1e-12)
+
+
+def test_error_term_with_empty_cell_and_no_residual_df() -> None:
+    df = one_per_cell()
+    df = df[~((df["system"] == "B") & (df["domain"] == "ppl"))]
+    mse, dfe, reason = error_term(df, "y", ["system", "domain"])
+    assert np.isnan(mse) and dfe == 0 and "no residual degrees of freedom" in reason
 
 
 def test_cld_missing_p_counts_as_not_significant() -> None:
