@@ -17,7 +17,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from stecflow.stats import posthoc
 from stecflow.stats.anova import anova, error_term
+from stecflow.stats.posthoc import (
+    homogeneous_subsets,
+    pairwise_tukey,
+    ptukey_isf,
+    ptukey_sf,
+)
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "r_reference"
 EMPTY = ["anova_empty_one", "anova_empty_two"]
@@ -124,3 +131,93 @@ def test_term_without_df_is_not_computable() -> None:
         4 * 3 / 7 * (np.mean([1, 2, 4, 4.5]) - np.mean([3, 3.5, 5])) ** 2, rel=1e-12
     )
     assert res.at["b", "ss"] == pytest.approx(2 * 2 / 4 * (4.25 - 1.5) ** 2, rel=1e-12)
+
+
+# ---------------------------------------------------------------- Tukey HSD
+
+
+def _check_tukey(res: pd.DataFrame, ref: dict[str, Any]) -> None:
+    """Oriented and ordered as R's TukeyHSD; p equal to R's ptukey to rounding."""
+    assert res["computable"].all()
+    assert (res["group_a"] + "-" + res["group_b"]).tolist() == list(ref["pair"])
+    np.testing.assert_allclose(res["delta"], ref["diff"], rtol=1e-10, atol=1e-12)
+    # R's qtukey stops its secant search at 1e-4; ours solves to 1e-12
+    np.testing.assert_allclose(res["ci_low"], ref["lwr"], rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(res["ci_high"], ref["upr"], rtol=1e-6, atol=1e-9)
+    np.testing.assert_allclose(res["p_adj"], ref["p"], rtol=1e-9, atol=1e-12)
+    assert (res["mean_a"] - res["mean_b"]).to_numpy() == pytest.approx(
+        res["delta"].to_numpy(), abs=1e-12
+    )
+
+
+@pytest.mark.parametrize("name", EMPTY)
+def test_tukey_with_two_way_error_term_and_empty_cells_matches_r(name: str) -> None:
+    res = pairwise_tukey(load(name), "y", "system", model=["system", "domain"])
+    _check_tukey(res, reference()[name]["tukey_system_twoway"])
+    assert res.at[0, "df_error"] == reference()[name]["df_resid"]
+
+
+@pytest.mark.parametrize("which", ["twoway", "oneway"])
+def test_tukey_300_pairs_match_r(which: str) -> None:
+    ref = reference()["tukey_many"][f"tukey_system_{which}"]
+    model = ["system", "domain"] if which == "twoway" else None
+    res = pairwise_tukey(load("tukey_many"), "y", "system", model=model)
+    assert len(res) == 300
+    _check_tukey(res, ref)
+    # R's first row is "sys02-sys01": mean(sys02) - mean(sys01)
+    assert (res.at[0, "group_a"], res.at[0, "group_b"]) == ("sys02", "sys01")
+
+
+def test_tukey_reject_agrees_with_the_interval() -> None:
+    res = pairwise_tukey(load("tukey_many"), "y", "system", model=["system", "domain"])
+    excludes_zero = (res["ci_low"] > 0) | (res["ci_high"] < 0)
+    assert res["reject"].any() and not res["reject"].all()
+    assert (res["reject"] == excludes_zero).all()
+
+
+def test_subsets_sig_is_ptukey_of_the_range() -> None:
+    df = load("tukey_many")
+    sub = homogeneous_subsets(df, "y", "system", model=["system", "domain"])
+    mse, dfe, _ = error_term(df, "y", ["system", "domain"])
+    scale = np.sqrt(mse / sub.at[0, "n_harmonic"])
+    assert sub["q_crit"].iloc[0] == pytest.approx(ptukey_isf(0.05, 25, dfe), rel=1e-12)
+    assert float(ptukey_sf(sub["q_crit"].iloc[0], 25, dfe)[()]) == pytest.approx(
+        0.05, rel=1e-9
+    )
+    for _, members in sub.groupby("subset"):
+        rng = members["mean"].max() - members["mean"].min()
+        expected = 1.0 if len(members) == 1 else ptukey_sf(rng / scale, 25, dfe)[()]
+        assert members["sig"].iloc[0] == pytest.approx(expected, rel=1e-12)
+        assert rng <= sub.at[0, "hsd"] + 1e-9
+
+
+# ---------------------------------------------------------------- ptukey
+
+
+def test_ptukey_matches_r_on_its_whole_grid() -> None:
+    # every branch of R's algorithm: df <= 100, 800, 5000, 25000 and > 25000;
+    # k = 2 to 1000; p from 1 down to 0 (absolute 1e-12: R computes 1 - P, so
+    # below ~1e-13 its p-values are rounding noise; measured max 1.3e-13)
+    ref = pd.DataFrame(reference()["ptukey"])
+    assert len(ref) == 1680
+    for (k, df), part in ref.groupby(["k", "df"]):
+        ours = ptukey_sf(part["q"].to_numpy(), int(k), float(df))
+        np.testing.assert_allclose(ours, part["p"], rtol=0, atol=1e-12)
+        big = part["p"].to_numpy() > 1e-4  # relative too, where 1e-13 is small
+        np.testing.assert_allclose(ours[big], part["p"][big], rtol=1e-9)
+
+
+def test_ptukey_blocks_and_special_values(monkeypatch: pytest.MonkeyPatch) -> None:
+    q = np.linspace(0.05, 9, 41)
+    whole = ptukey_sf(q, 7, 30)
+    monkeypatch.setattr(posthoc, "_CHUNK", 4)  # many blocks give the same values
+    np.testing.assert_array_equal(ptukey_sf(q, 7, 30), whole)
+    special = ptukey_sf([0.0, -1.0, np.inf, np.nan], 7, 30)
+    assert special[:3].tolist() == [1.0, 1.0, 0.0] and np.isnan(special[3])
+    assert np.isnan(ptukey_sf(2.0, 1, 30)[()])
+    # R gives NaN for df < 2; SciPy's quadrature is used there
+    from scipy.stats import studentized_range
+
+    assert ptukey_sf(3.0, 4, 1.5)[()] == pytest.approx(
+        studentized_range.sf(3.0, 4, 1.5), rel=1e-12
+    )

@@ -148,11 +148,11 @@ def test_tukey_example_a_spss_subsets() -> None:
 
 def test_tukey_example_a_pairwise_p_match_scipy() -> None:
     res = pairwise_tukey(example_a(), "y", "group").set_index(["group_a", "group_b"])
-    expected = {
-        ("A", "B"): 0.059076,
-        ("B", "C"): 0.059076,
-        ("A", "C"): 0.000234,
-        ("C", "D"): 0.006503,
+    expected = {  # oriented as R's TukeyHSD: (later, earlier)
+        ("B", "A"): 0.059076,
+        ("C", "B"): 0.059076,
+        ("C", "A"): 0.000234,
+        ("D", "C"): 0.006503,
     }
     for pair, p in expected.items():
         assert round(res.at[pair, "p_adj"], 6) == p
@@ -161,6 +161,7 @@ def test_tukey_example_a_pairwise_p_match_scipy() -> None:
     labels = list(EXAMPLE_A)
     for (a, b), row in res.iterrows():
         i, j = labels.index(a), labels.index(b)
+        assert i > j  # group_a is the later level, as in R
         assert row["p_adj"] == pytest.approx(ref.pvalue[i, j], abs=1e-6)
         assert row["delta"] == pytest.approx(ref.statistic[i, j])
         assert row["ci_low"] == pytest.approx(ci.low[i, j], abs=1e-6)
@@ -212,9 +213,9 @@ def test_tukey_example_b_spss_subsets() -> None:
 def test_tukey_example_b_tukey_kramer() -> None:
     res = pairwise_tukey(example_b(), "y", "group").set_index(["group_a", "group_b"])
     expected = {
-        ("A", "B"): (1.9365, 0.3634, False),
-        ("A", "C"): (3.2920, 0.0597, False),
-        ("B", "C"): (3.8341, 0.0235, True),
+        ("B", "A"): (1.9365, 0.3634, False),
+        ("C", "A"): (3.2920, 0.0597, False),
+        ("C", "B"): (3.8341, 0.0235, True),
     }
     for pair, (q, p, reject) in expected.items():
         assert round(res.at[pair, "q"], 4) == q

@@ -21,14 +21,15 @@ they can disagree (REFERENCE.md section 16, example B).
 
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 import string
 from collections.abc import Sequence
 from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
-from scipy.stats import studentized_range
 
 from stecflow.stats._common import (
     NanPolicy,
@@ -36,7 +37,6 @@ from stecflow.stats._common import (
     as_list,
     check_columns,
     drop_missing,
-    fill_column,
     finish_frame,
     level_label,
     not_computable,
@@ -51,6 +51,8 @@ __all__ = [
     "homogeneous_subsets",
     "maximal_subsets",
     "pairwise_tukey",
+    "ptukey_isf",
+    "ptukey_sf",
     "subset_letters",
     "tukey_cld",
 ]
@@ -99,6 +101,254 @@ SUBSET_COLUMNS = [
 LETTER_COLUMNS = ["group", "mean", "n", "letters", "computable", "reason"]
 
 _SUBSET_SIG_METHODS = ("studentized_range",)
+
+
+# ---------------------------------------------------------------------------
+# The studentized range distribution, vectorised, as R's ptukey.
+#
+# Copenhaver & Holland (1988): P(Q < q; k, df) = integral over the scaled chi
+# distribution of the error df of W(q s; k), where W is the distribution of the
+# range of k standard normals in Hartley's form, each integral by Gauss-Legendre
+# quadrature on fixed intervals with fixed cut-offs. R's ptukey implements this
+# algorithm; this is an independent, vectorised implementation of the same
+# quadrature (same nodes, intervals and cut-offs), so its p-values equal R's
+# (within 1.3e-13 absolute on tests/r/make_reference_anova.R's grid).
+# scipy.stats.studentized_range (adaptive quadrature, 1-15 ms per value) is too
+# slow for 500,000 pairs and differs from R where R's quadrature is coarse.
+
+_SQRT_2PI = math.sqrt(2.0 * math.pi)
+_CHUNK = 1 << 15  # values per block: bounds the temporaries to a few MB
+
+
+@functools.cache
+def _legendre(order: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes (ascending) and weights on [-1, 1]."""
+    nodes, weights = np.polynomial.legendre.leggauss(order)
+    return nodes, weights
+
+
+def _range_cdf(w: np.ndarray, k: int) -> np.ndarray:
+    """P(range of *k* iid standard normals < w), for an array *w* >= 0.
+
+    Hartley's form: ``(2 Phi(w/2) - 1)^k`` plus ``k`` times the integral from w/2
+    to 8 of ``phi(x) (Phi(x) - Phi(x - w))^(k - 1)``, by 12-point Gauss-Legendre on
+    two (w > 3) or three equal intervals; terms below exp(-30) are skipped, the
+    result is 1 for w >= 16 and 0 below exp(-30) (R's wprob with rr = 1).
+    """
+    from scipy.special import ndtr
+
+    out = np.ones_like(w)
+    todo = 0.5 * w < 8.0
+    if not todo.any():
+        return out
+    wt = w[todo]
+    half = 0.5 * wt
+    first = 2.0 * ndtr(half) - 1.0
+    first = np.where(first >= math.exp(-50.0 / k), first**k, 0.0)
+    n_int = np.where(wt > 3.0, 2, 3)
+    width = (8.0 - half) / n_int
+    nodes, weights = _legendre(12)
+    floor = math.exp(-30.0 / (k - 1))
+    total = np.zeros_like(wt)
+    for m in range(3):
+        centre = half + (m + 0.5) * width
+        x = centre[:, None] + (0.5 * width)[:, None] * nodes[None, :]
+        x2 = x * x
+        inner = ndtr(x) - ndtr(x - wt[:, None])
+        use = (x2 <= 60.0) & (inner >= floor)
+        terms = np.where(
+            use,
+            weights * np.exp(-0.5 * x2) * np.power(np.where(use, inner, 1.0), k - 1),
+            0.0,
+        )
+        part = terms.sum(axis=1) * (width * k / _SQRT_2PI)
+        total += np.where(m < n_int, part, 0.0)
+    res = total + first
+    res = np.where(res <= math.exp(-30.0), 0.0, res)
+    out[todo] = np.minimum(res, 1.0)
+    return out
+
+
+#: Panels of the interpolant of :func:`_range_cdf`: width and Chebyshev degree.
+_PANEL = 0.125
+_DEGREE = 15
+
+
+@functools.cache
+def _range_cdf_panels(k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Chebyshev interpolants of :func:`_range_cdf` for *k* on panels of [0, 16).
+
+    The quadrature switches from three intervals (w <= 3) to two (w > 3), a jump
+    of up to ~3e-7 in R's values, so no panel crosses 3. Returns the panels' left
+    edges and their coefficients (one row per panel). Interpolating R's
+    quadrature (not the exact W) keeps R's values:
+    the interpolant differs from it by about 1e-13 (R's cut-offs make jumps of
+    that size), and evaluating a degree-15 polynomial per value is about 50
+    times cheaper than the quadrature.
+    """
+    edges = np.arange(0.0, 16.0, _PANEL)
+    cheb = np.polynomial.chebyshev
+    t = np.cos(np.pi * (np.arange(_DEGREE + 1) + 0.5) / (_DEGREE + 1))  # nodes
+    w = edges[:, None] + 0.5 * _PANEL * (t[None, :] + 1.0)
+    values = _range_cdf(w.reshape(-1), k).reshape(w.shape)
+    coef = np.stack([cheb.chebfit(t, row, _DEGREE) for row in values])
+    return edges, coef
+
+
+def _range_cdf_fast(w: np.ndarray, k: int) -> np.ndarray:
+    """:func:`_range_cdf` through its piecewise Chebyshev interpolant."""
+    edges, coef = _range_cdf_panels(k)
+    out = np.ones_like(w)
+    todo = np.flatnonzero(w < 16.0)
+    if len(todo) == 0:
+        return out
+    x = w[todo]
+    # panels are closed on the right: w = 3 belongs to the three-interval rule
+    panel = np.clip(np.ceil(x / _PANEL).astype(np.int64) - 1, 0, len(edges) - 1)
+    t = 2.0 * (x - edges[panel]) / _PANEL - 1.0
+    c = coef[panel]
+    # Clenshaw recurrence, all values at once
+    b1 = np.zeros_like(x)
+    b2 = np.zeros_like(x)
+    for j in range(_DEGREE, 0, -1):
+        b1, b2 = 2.0 * t * b1 - b2 + c[:, j], b1
+    res = t * b1 - b2 + c[:, 0]
+    out[todo] = np.clip(res, 0.0, 1.0)
+    return out
+
+
+def _ptukey_cdf(q: np.ndarray, k: int, df: float) -> np.ndarray:
+    """P(Q < q) of the studentized range (k means, df error df) for q > 0."""
+    if df > 25000:  # R: the error variance is taken as known
+        return _range_cdf_fast(q, k)
+    from scipy.special import gammaln
+
+    ulen = 1.0 if df <= 100 else 0.5 if df <= 800 else 0.25 if df <= 5000 else 0.125
+    f2 = 0.5 * df
+    log_const = f2 * math.log(df) - df * math.log(2.0) - gammaln(f2) + math.log(ulen)
+    nodes, weights = _legendre(16)
+    ans = np.zeros_like(q)
+    running = np.ones(q.shape, dtype=bool)
+    for i in range(1, 51):
+        u = (2 * i - 1) * ulen + ulen * nodes  # 2 chi^2 / df at the nodes
+        log_dens = log_const + (f2 - 1.0) * np.log(u) - u * (0.25 * df)
+        keep = log_dens >= -30.0
+        idx = np.flatnonzero(running)
+        qq = q[idx]
+        interval = np.zeros_like(qq)
+        for u_j, a_j, t_j in zip(u[keep], weights[keep], log_dens[keep], strict=True):
+            w = qq * math.sqrt(0.5 * u_j)
+            interval += _range_cdf_fast(w, k) * a_j * math.exp(t_j)
+        # R stops at the first interval (from 1 / ulen on) adding <= 1e-14
+        stop = (i * ulen >= 1.0) & (interval <= 1e-14)
+        ans[idx[~stop]] += interval[~stop]
+        running[idx[stop]] = False
+        if not running.any():
+            break
+    return np.minimum(ans, 1.0)
+
+
+def ptukey_sf(q: Any, k: int, df: float) -> np.ndarray:
+    """Upper tail ``P(Q >= q)`` of the studentized range distribution, vectorised.
+
+    Parameters
+    ----------
+    q : array_like
+        Values of the studentized range statistic.
+    k : int
+        Number of means (at least 2).
+    df : float
+        Error degrees of freedom (above 25,000 the error variance is taken as
+        known, as in R).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``P(Q >= q)``, shaped like *q*: 1 for ``q <= 0``, 0 for ``q = inf``, NaN
+        for NaN or when *k* < 2 or *df* <= 0. For 0 < *df* < 2, where R's
+        ``ptukey`` gives NaN, ``scipy.stats.studentized_range.sf`` (slow, one
+        call per value).
+
+    Notes
+    -----
+    The algorithm of Copenhaver & Holland (1988) with R's quadrature nodes,
+    intervals and cut-offs, evaluated on all values at once (the range
+    distribution through piecewise Chebyshev interpolants of R's quadrature):
+    equal to R's ``ptukey(q, k, df, lower.tail = FALSE)``, which ``TukeyHSD``
+    uses, within 1.3e-13 absolute on a grid of k = 2-1000, df = 2-1e5.
+
+    R parity is chosen over SciPy's: ``scipy.stats.studentized_range.sf``
+    integrates adaptively (1-15 ms per value) and agrees with R to about 1e-10
+    in general, but differs where R's fixed quadrature is coarse: up to ~2e-5
+    just above df = 25,000 (R then treats the error variance as known) and up to
+    ~1.5e-3 for df = 2 and large q. As in R, ``1 - P`` is computed, so p-values
+    below ~1e-13 are 0 or rounding noise.
+
+    References
+    ----------
+    Copenhaver, M. D. & Holland, B. S. (1988). Computation of the distribution of
+    the maximum studentized range statistic with application to multiple
+    significance testing of simple effects. Journal of Statistical Computation
+    and Simulation 30(1):1-15.
+
+    Examples
+    --------
+    >>> ptukey_sf([3.0, 4.046093, 6.0], 4, 16).round(6).tolist()  # R: the same
+    [0.188448, 0.05, 0.003127]
+    """
+    values = np.asarray(q, dtype=float)
+    flat = values.reshape(-1)
+    out = np.full(flat.shape, np.nan)
+    if not (k >= 2 and df > 0):
+        return out.reshape(values.shape)
+    if df < 2:  # R gives NaN; SciPy's adaptive quadrature is defined there
+        from scipy.stats import studentized_range
+
+        return np.asarray(studentized_range.sf(values, k, df), dtype=float)
+    out[flat <= 0] = 1.0
+    out[np.isposinf(flat)] = 0.0
+    todo = np.flatnonzero((flat > 0) & np.isfinite(flat))
+    for start in range(0, len(todo), _CHUNK):
+        idx = todo[start : start + _CHUNK]
+        out[idx] = 0.5 - _ptukey_cdf(flat[idx], int(k), float(df)) + 0.5
+    return out.reshape(values.shape)
+
+
+def ptukey_isf(p: float, k: int, df: float) -> float:
+    """The *q* with ``ptukey_sf(q, k, df) == p`` (the critical range for level p).
+
+    Parameters
+    ----------
+    p : float
+        Upper-tail probability, e.g. alpha.
+    k, df
+        As in :func:`ptukey_sf`.
+
+    Returns
+    -------
+    float
+        The critical value ``q(1 - p; k, df)``.
+
+    Notes
+    -----
+    Solved by Brent's method to 1e-12 on :func:`ptukey_sf`, so a critical range
+    and the p-values of the same analysis agree; R's ``qtukey`` (a secant search
+    stopping at 1e-4) and ``scipy.stats.studentized_range.ppf`` agree with it to
+    about 1e-6 relative.
+
+    Examples
+    --------
+    >>> round(ptukey_isf(0.05, 4, 16), 6)
+    4.046093
+    """
+    from scipy.optimize import brentq
+
+    hi = 2.0
+    while float(ptukey_sf(hi, k, df)[()]) > p:
+        hi *= 2.0
+    return float(
+        brentq(lambda x: float(ptukey_sf(x, k, df)[()]) - p, 0.0, hi, xtol=1e-12)
+    )
 
 
 def _check_alpha(alpha: float) -> None:
@@ -169,6 +419,12 @@ def pairwise_tukey(
     studentized range distribution with *k* (number of groups) and df_E degrees of
     freedom; the p-value is therefore already family-wise (Tukey) adjusted.
 
+    **Orientation as R's** ``TukeyHSD``: the groups are sorted by label; for each
+    pair of an earlier level ``A`` and a later level ``B``, the row has
+    ``group_a = B``, ``group_b = A`` (R's row name ``"B-A"``) and
+    ``delta = mean_B - mean_A`` (R's ``diff``), with the interval around it (R's
+    ``lwr``, ``upr``). Rows come in R's order: ``B-A, C-A, ..., C-B, ...``.
+
     Parameters
     ----------
     data : pandas.DataFrame
@@ -180,7 +436,7 @@ def pairwise_tukey(
     model : sequence of str, optional
         Factors of the ANOVA model whose error term is used, e.g.
         ``["system", "domain"]`` for the two-way SYSTEM x DOMAIN model as in SPSS.
-        Default: the one-way model on *between*.
+        Default: the one-way model on *between*. Empty cells are allowed.
     ms_error, df_error : float, optional
         An explicit error mean square and its df (override *model*).
     alpha : float
@@ -191,21 +447,31 @@ def pairwise_tukey(
     Returns
     -------
     pandas.DataFrame
-        One row per pair (groups sorted by label, ``group_a`` before ``group_b``):
-        ``group_a``, ``group_b``, ``mean_a``, ``mean_b``, ``n_a``, ``n_b``,
-        ``delta`` (``mean_a - mean_b``), ``se`` (standard error of ``delta``),
-        ``q`` (studentized range statistic, ``|delta| / sqrt(MS_E/2 (1/n_a+1/n_b))``),
-        ``p_adj`` (Tukey p), ``ci_low``, ``ci_high`` (simultaneous 1 - alpha
-        interval for ``delta``), ``reject`` (``p_adj < alpha``), ``ms_error``,
-        ``df_error``, ``alpha``, ``computable``, ``reason``.
+        One row per pair, in R's order: ``group_a`` (the later level),
+        ``group_b`` (the earlier level), ``mean_a``, ``mean_b``, ``n_a``, ``n_b``,
+        ``delta`` (``mean_a - mean_b``, R's ``diff``), ``se`` (standard error of
+        ``delta``), ``q`` (studentized range statistic,
+        ``|delta| / sqrt(MS_E/2 (1/n_a+1/n_b))``), ``p_adj`` (Tukey p, R's
+        ``p adj``), ``ci_low``, ``ci_high`` (simultaneous 1 - alpha interval for
+        ``delta``, R's ``lwr`` and ``upr``), ``reject`` (``p_adj < alpha``),
+        ``ms_error``, ``df_error``, ``alpha``, ``computable``, ``reason``.
 
     Notes
     -----
-    With the one-way error term this equals ``scipy.stats.tukey_hsd`` and R's
-    ``TukeyHSD``; with a factorial error term it equals R's
-    ``TukeyHSD(aov(y ~ a * b), "a")`` for the first factor of the model (R adjusts
-    the means of later factors for earlier ones; SPSS and this function use the
-    observed marginal means).
+    With the one-way error term this equals R's ``TukeyHSD`` and
+    ``scipy.stats.tukey_hsd`` (whose ``statistic[i, j]`` is ``mean_i - mean_j``:
+    our ``delta`` for levels ``i < j`` is ``statistic[j, i]``); with a factorial
+    error term it equals R's ``TukeyHSD(aov(y ~ a * b), "a")`` for the first
+    factor of the model (R adjusts the means of later factors for earlier ones;
+    SPSS and this function use the observed marginal means). Levels sort as
+    Python sorts strings; R's ``factor()`` sorts by the locale's collation, which
+    can order mixed-case labels differently (R in the C locale agrees).
+
+    The p-values are R's ``ptukey`` (:func:`ptukey_sf`, equal to R's to about
+    1e-13), computed for all pairs at once: 1,000 groups (499,500 pairs) take
+    seconds (``benchmarks/README.md``). The critical range is :func:`ptukey_isf`
+    (R's ``qtukey`` stops its search at 1e-4, so intervals agree with R's to
+    about 1e-6 relative).
 
     References
     ----------
@@ -224,7 +490,9 @@ def pairwise_tukey(
     ...           5, 4.5, 5.5, 4, 5, 6.5, 6, 5.5, 7, 6]})
     >>> res = pairwise_tukey(df, "y", "g")
     >>> res[["group_a", "group_b"]].agg("-".join, axis=1).tolist()
-    ['A-B', 'A-C', 'A-D', 'B-C', 'B-D', 'C-D']
+    ['B-A', 'C-A', 'D-A', 'C-B', 'D-B', 'D-C']
+    >>> res["delta"].round(6).tolist()[:2]
+    [1.0, 2.0]
     >>> res["p_adj"].round(6).tolist()[:4]
     [0.059076, 0.000234, 0.0, 0.059076]
     """
@@ -233,55 +501,46 @@ def pairwise_tukey(
         data, dv, between, model, ms_error, df_error, nan_policy, "pairwise_tukey"
     )
     k = len(stats)
-    rows: list[dict[str, Any]] = []
-    if reason:
-        if k < 2:
-            return finish_frame(
-                [not_computable(reason, alpha=alpha)], PAIRWISE_TUKEY_COLUMNS
-            )
-        for i, j in itertools.combinations(range(k), 2):
-            rows.append(
-                not_computable(
-                    reason,
-                    group_a=stats.at[i, "group"],
-                    group_b=stats.at[j, "group"],
-                    alpha=alpha,
-                )
-            )
-        return finish_frame(rows, PAIRWISE_TUKEY_COLUMNS)
-    q_crit = float(studentized_range.ppf(1 - alpha, k, dfe))
-    for i, j in itertools.combinations(range(k), 2):
-        ma, mb = float(stats.at[i, "mean"]), float(stats.at[j, "mean"])
-        na, nb = int(stats.at[i, "n"]), int(stats.at[j, "n"])
-        delta = ma - mb
-        half_var = mse / 2 * (1 / na + 1 / nb)
-        q = abs(delta) / np.sqrt(half_var)
-        p = float(studentized_range.sf(q, k, dfe))
-        p = min(1.0, max(0.0, p))
-        margin = q_crit * np.sqrt(half_var)
-        rows.append(
-            ok(
-                group_a=stats.at[i, "group"],
-                group_b=stats.at[j, "group"],
-                mean_a=ma,
-                mean_b=mb,
-                n_a=na,
-                n_b=nb,
-                delta=delta,
-                se=float(np.sqrt(2 * half_var)),
-                q=float(q),
-                p_adj=p,
-                ci_low=delta - margin,
-                ci_high=delta + margin,
-                reject=bool(p < alpha),
-                ms_error=mse,
-                df_error=dfe,
-                alpha=alpha,
-            )
+    if reason and k < 2:
+        return finish_frame(
+            [not_computable(reason, alpha=alpha)], PAIRWISE_TUKEY_COLUMNS
         )
-    frame = finish_frame(rows, PAIRWISE_TUKEY_COLUMNS)
-    fill_column(frame, "reject", False, bool)
-    return frame
+    # pairs in R's order: (i < j) column by column, shown as "level_j - level_i"
+    i, j = np.triu_indices(k, 1)
+    groups = stats["group"].to_numpy(dtype=object)
+    frame = pd.DataFrame({"group_a": groups[j], "group_b": groups[i]})
+    if reason:
+        frame["alpha"] = alpha
+        frame["reject"] = False
+        frame["computable"] = False
+        frame["reason"] = reason
+        return finish_frame(frame.to_dict(orient="records"), PAIRWISE_TUKEY_COLUMNS)
+    means = stats["mean"].to_numpy(dtype=float)
+    ns = stats["n"].to_numpy(dtype=np.int64)
+    delta = means[j] - means[i]
+    half_var = mse / 2 * (1.0 / ns[i] + 1.0 / ns[j])
+    q = np.abs(delta) / np.sqrt(half_var)
+    p = np.clip(ptukey_sf(q, k, dfe), 0.0, 1.0)
+    margin = ptukey_isf(alpha, k, dfe) * np.sqrt(half_var)
+    frame = frame.assign(
+        mean_a=means[j],
+        mean_b=means[i],
+        n_a=ns[j],
+        n_b=ns[i],
+        delta=delta,
+        se=np.sqrt(2 * half_var),
+        q=q,
+        p_adj=p,
+        ci_low=delta - margin,
+        ci_high=delta + margin,
+        reject=p < alpha,
+        ms_error=mse,
+        df_error=dfe,
+        alpha=alpha,
+        computable=True,
+        reason="",
+    )
+    return frame[PAIRWISE_TUKEY_COLUMNS].reset_index(drop=True)
 
 
 def maximal_subsets(
@@ -361,7 +620,10 @@ def homogeneous_subsets(
     ``n_h = k / sum(1/n_i)`` (harmonic mean group size) and
     ``HSD = q(1 - alpha; k, df_E) * sqrt(MS_E / n_h)``, the subsets are the maximal
     runs of sorted means whose range is at most HSD (:func:`maximal_subsets`);
-    ``Sig. = P(Q(k, df_E) >= range / sqrt(MS_E / n_h))``, 1 for a singleton.
+    ``Sig. = P(Q(k, df_E) >= range / sqrt(MS_E / n_h))``, 1 for a singleton. The
+    quantile and the probabilities are R's (:func:`ptukey_isf`,
+    :func:`ptukey_sf`); the subsets take linear time in the number of groups
+    (1,000 systems: well under a second).
 
     Parameters
     ----------
@@ -442,35 +704,32 @@ def homogeneous_subsets(
     ns = stats["n"].to_numpy(dtype=float)
     n_h = k / float(np.sum(1.0 / ns))
     scale = np.sqrt(mse / n_h)
-    q_crit = float(studentized_range.ppf(1 - alpha, k, dfe))
+    q_crit = ptukey_isf(alpha, k, dfe)
     hsd = q_crit * scale
-    rows: list[dict[str, Any]] = []
-    for number, members in enumerate(maximal_subsets(means, hsd), start=1):
-        sub = means[list(members)]
-        if len(members) == 1:
-            sig = 1.0
-        else:
-            sig = float(studentized_range.sf((sub.max() - sub.min()) / scale, k, dfe))
-        for idx in members:
-            rows.append(
-                ok(
-                    subset=number,
-                    group=stats.at[idx, "group"],
-                    mean=float(means[idx]),
-                    n=int(ns[idx]),
-                    sig=sig,
-                    n_harmonic=n_h,
-                    q_crit=q_crit,
-                    hsd=float(hsd),
-                    ms_error=mse,
-                    df_error=dfe,
-                    alpha=alpha,
-                )
-            )
-    frame = finish_frame(rows, SUBSET_COLUMNS)
-    frame["subset"] = frame["subset"].astype(int)
-    frame["n"] = frame["n"].astype(int)
-    return frame
+    subsets = maximal_subsets(means, hsd)
+    sizes = np.array([len(m) for m in subsets], dtype=np.int64)
+    members = np.fromiter(itertools.chain.from_iterable(subsets), dtype=np.int64)
+    ranges = np.array([means[m[-1]] - means[m[0]] for m in subsets])
+    sig = np.where(sizes == 1, 1.0, ptukey_sf(ranges / scale, k, dfe))
+    number = np.repeat(np.arange(1, len(subsets) + 1), sizes)
+    frame = pd.DataFrame(
+        {
+            "subset": number,
+            "group": stats["group"].to_numpy(dtype=object)[members],
+            "mean": means[members],
+            "n": ns[members].astype(np.int64),
+            "sig": np.repeat(sig, sizes),
+            "n_harmonic": n_h,
+            "q_crit": q_crit,
+            "hsd": float(hsd),
+            "ms_error": mse,
+            "df_error": dfe,
+            "alpha": alpha,
+            "computable": True,
+            "reason": "",
+        }
+    )
+    return frame[SUBSET_COLUMNS]
 
 
 def _letter_names(count: int, case: Literal["lower", "upper"]) -> list[str]:
