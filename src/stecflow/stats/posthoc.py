@@ -832,6 +832,64 @@ def subset_letters(
     return frame
 
 
+def _labels(column: pd.Series) -> pd.Series:
+    """``column.map(level_label)``, calling it once per distinct value."""
+    codes, uniques = pd.factorize(column, use_na_sentinel=False)
+    names = np.array([level_label(u) for u in uniques], dtype=object)
+    return pd.Series(names[codes], index=column.index, dtype=object)
+
+
+def _bits(mask: int) -> list[int]:
+    """Positions of the set bits of *mask*, ascending."""
+    if mask < (1 << 64):
+        out = []
+        while mask:
+            low = mask & -mask
+            out.append(low.bit_length() - 1)
+            mask ^= low
+        return out
+    digits = np.frombuffer(bin(mask)[:1:-1].encode("ascii"), dtype=np.uint8)
+    return np.flatnonzero(digits == ord("1")).tolist()
+
+
+def _maximal_cliques(together: np.ndarray) -> list[int]:
+    """All maximal cliques of a graph, as bit masks (Bron-Kerbosch with pivot).
+
+    *together* is the symmetric adjacency matrix (no self-loops) of "not
+    significantly different". Piepho's insert-absorb steps (without sweeping)
+    end with exactly these cliques: every column they keep is a set of mutually
+    non-significant groups, each maximal such set stays inside some column at
+    every step, and absorption removes the non-maximal ones. Enumerating them
+    directly costs time per clique instead of per significant pair and column.
+
+    References
+    ----------
+    Bron, C. & Kerbosch, J. (1973). Algorithm 457: finding all cliques of an
+    undirected graph. Communications of the ACM 16(9):575-577.
+    Tomita, E., Tanaka, A. & Takahashi, H. (2006). The worst-case time complexity
+    for generating all maximal cliques. Theoretical Computer Science 363:28-42.
+    """
+    k = len(together)
+    packed = np.packbits(together, axis=1, bitorder="little")
+    adj = [int.from_bytes(row.tobytes(), "little") for row in packed]
+    cliques: list[int] = []
+    stack = [(0, (1 << k) - 1, 0)]  # (clique so far, candidates, excluded)
+    while stack:
+        clique, cand, excl = stack.pop()
+        if not cand:
+            if not excl:
+                cliques.append(clique)
+            continue
+        # pivot: the vertex with the most neighbours among the candidates
+        pivot = max(_bits(cand | excl), key=lambda v: (cand & adj[v]).bit_count())
+        for v in _bits(cand & ~adj[pivot]):
+            bit = 1 << v
+            stack.append((clique | bit, cand & adj[v], excl & adj[v]))
+            cand &= ~bit
+            excl |= bit
+    return cliques
+
+
 def _piepho(
     groups: Sequence[str], significant: set[frozenset[str]], sweep: bool
 ) -> list[set[str]]:
@@ -888,10 +946,14 @@ def compact_letter_display(
     """Compact letter display of pairwise decisions (Piepho 2004).
 
     Two groups share a letter if and only if they do not differ significantly
-    (``p < alpha``). The letters come from Piepho's insert-absorb algorithm: each
-    letter is a maximal set of mutually non-significant groups, and groups sharing
-    a letter need not be adjacent in the order of their means. For balanced data
-    (one critical difference) these sets are the SPSS homogeneous subsets.
+    (``p < alpha``). The letters are those of Piepho's insert-absorb algorithm:
+    each letter is a maximal set of mutually non-significant groups, and groups
+    sharing a letter need not be adjacent in the order of their means. For
+    balanced data (one critical difference) these sets are the SPSS homogeneous
+    subsets. Insert-absorb ends with exactly the maximal cliques of the graph of
+    non-significant pairs, so they are enumerated directly (Bron-Kerbosch with
+    pivoting on bit sets): 1,000 groups (499,500 pairs) take about a second
+    instead of hours pair by pair.
 
     Parameters
     ----------
@@ -912,7 +974,8 @@ def compact_letter_display(
         Also apply Piepho's sweeping step, which removes letters whose
         non-significances are all shown by other letters: fewer letters, but the
         letters are then no longer the maximal sets (nor the SPSS subsets).
-        Default False, as R's ``multcompView::multcompLetters``.
+        Default False, as R's ``multcompView::multcompLetters``. Sweeping runs
+        Piepho's steps pair by pair, which is slow for hundreds of groups.
 
     Returns
     -------
@@ -925,8 +988,10 @@ def compact_letter_display(
     ----------
     Piepho, H.-P. (2004). An algorithm for a letter-based representation of
     all-pairwise comparisons. Journal of Computational and Graphical Statistics
-    13(2):456-466. Without ``sweep``, the same algorithm as R's
+    13(2):456-466. Without ``sweep``, the same letters as R's
     ``multcompView::multcompLetters`` (insert-absorb only).
+    Bron, C. & Kerbosch, J. (1973). Algorithm 457: finding all cliques of an
+    undirected graph. Communications of the ACM 16(9):575-577.
 
     Examples
     --------
@@ -944,8 +1009,7 @@ def compact_letter_display(
         pairwise, ["group_a", "group_b", p_col], what="compact_letter_display"
     )
     labels = sorted(
-        set(pairwise["group_a"].map(level_label))
-        | set(pairwise["group_b"].map(level_label))
+        set(_labels(pairwise["group_a"])) | set(_labels(pairwise["group_b"]))
     )
     if order is None:
         groups = labels
@@ -955,28 +1019,41 @@ def compact_letter_display(
             raise StatsInputError(
                 "compact_letter_display: order must list each group of pairwise once"
             )
-    means: dict[str, float] = {}
-    ns: dict[str, int] = {}
-    for side in ("a", "b"):
-        if f"mean_{side}" in pairwise and f"n_{side}" in pairwise:
-            for g, m, n in zip(
-                pairwise[f"group_{side}"].map(level_label),
-                pairwise[f"mean_{side}"],
-                pairwise[f"n_{side}"],
-                strict=True,
-            ):
-                if pd.notna(m):
-                    means[g], ns[g] = float(m), int(n)
     if not groups:
         return finish_frame([not_computable("no groups")], LETTER_COLUMNS)
-    significant = {
-        frozenset((level_label(a), level_label(b)))
-        for a, b, p in zip(
-            pairwise["group_a"], pairwise["group_b"], pairwise[p_col], strict=True
-        )
-        if pd.notna(p) and float(p) < alpha and level_label(a) != level_label(b)
-    }
-    columns = _piepho(groups, significant, sweep)
+    labels_a, labels_b = (_labels(pairwise[col]) for col in ("group_a", "group_b"))
+    means: dict[str, float] = {}
+    ns: dict[str, int] = {}
+    sides = [
+        pd.DataFrame({"g": lab, "m": pairwise[f"mean_{x}"], "n": pairwise[f"n_{x}"]})
+        for x, lab in (("a", labels_a), ("b", labels_b))
+        if f"mean_{x}" in pairwise and f"n_{x}" in pairwise
+    ]
+    if sides:
+        known = pd.concat(sides)
+        known = known[known["m"].notna()].drop_duplicates("g", keep="last")
+        means = dict(zip(known["g"], known["m"].astype(float), strict=True))
+        ns = dict(zip(known["g"], known["n"].astype(int), strict=True))
+    position = {g: i for i, g in enumerate(groups)}
+    ia = labels_a.map(position).to_numpy(dtype=np.int64)
+    ib = labels_b.map(position).to_numpy(dtype=np.int64)
+    p = pd.to_numeric(pairwise[p_col], errors="coerce").to_numpy(dtype=float)
+    is_sig = np.isfinite(p) & (p < alpha) & (ia != ib)
+    if sweep:  # Piepho's insert-absorb and sweep, pair by pair
+        significant = {
+            frozenset((groups[i], groups[j]))
+            for i, j in zip(ia[is_sig], ib[is_sig], strict=True)
+        }
+        columns = _piepho(groups, significant, sweep)
+    else:  # insert-absorb yields exactly the maximal cliques: enumerate them
+        k = len(groups)
+        together = np.ones((k, k), dtype=bool)
+        together[ia[is_sig], ib[is_sig]] = False
+        together[ib[is_sig], ia[is_sig]] = False
+        np.fill_diagonal(together, False)
+        columns = [
+            {groups[i] for i in _bits(clique)} for clique in _maximal_cliques(together)
+        ]
     position = {g: i for i, g in enumerate(groups)}
     columns.sort(key=lambda col: sorted(position[g] for g in col))
     return _letters_frame(groups, columns, means, ns, case)
