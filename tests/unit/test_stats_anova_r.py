@@ -221,3 +221,25 @@ def test_ptukey_blocks_and_special_values(monkeypatch: pytest.MonkeyPatch) -> No
     assert ptukey_sf(3.0, 4, 1.5)[()] == pytest.approx(
         studentized_range.sf(3.0, 4, 1.5), rel=1e-12
     )
+
+
+def test_disconnected_design_leaves_no_df_for_adjusted_terms() -> None:
+    # system A only in domain x, B only in y: domain is confounded with system
+    df = pd.DataFrame(
+        {
+            "s": ["A"] * 3 + ["B"] * 3,
+            "d": ["x"] * 3 + ["y"] * 3,
+            "y": [1, 2, 3, 5, 6, 8.0],
+        }
+    )
+    seq = anova(df, "y", ["s", "d"], ss_type=1).set_index("source")
+    assert seq.at["s", "computable"] and seq.at["s", "df"] == 1
+    assert seq.at["s", "ss"] == pytest.approx(3 * 3 / 6 * (2 - 19 / 3) ** 2, rel=1e-12)
+    for ss_type, terms in ((1, ["d", "s:d"]), (2, ["s", "d", "s:d"])):
+        res = anova(df, "y", ["s", "d"], ss_type=ss_type).set_index("source")
+        for term in terms:
+            assert not res.at[term, "computable"]
+            assert res.at[term, "reason"].startswith(
+                f"no degrees of freedom for {term}"
+            )
+        assert res.at["Residual", "computable"] and res.at["Residual", "df"] == 4

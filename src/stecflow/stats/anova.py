@@ -264,8 +264,8 @@ def _two_way_ss(fit: _Fit, ss_type: int) -> dict[str, tuple[float, int, str]]:
 def _no_df_reason(term: str, fit: _Fit) -> str:
     cells = f" with empty cell(s) {_shown(fit.empty)}" if fit.empty else ""
     return (
-        f"no degrees of freedom for {term}{cells}: the observed cells leave nothing "
-        "of this term to test once the terms before it are fitted"
+        f"no degrees of freedom for {term}{cells}: the observed cells confound it "
+        "with the terms it is adjusted for, so nothing of it is left to test"
     )
 
 
