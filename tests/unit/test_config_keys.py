@@ -59,7 +59,11 @@ def test_config_keys_named_in_docstrings_exist():
     assert {(n, k) for n, k, ok in named if not ok} == set()
     # the keys of issue #18 are among those named, so the check has teeth
     keys = {k for _, k, _ in named}
-    assert {"statistics.ss_type", "statistics.digits", "posthoc.display"} <= keys
+    assert {
+        "statistics.ss_type",
+        "statistics.digits",
+        "statistics.posthoc.display",
+    } <= keys
 
 
 def test_the_lookup_rejects_a_key_that_does_not_exist():

@@ -20,6 +20,7 @@ family                     functions
 ========================== ============================================
 :mod:`.anova`              :func:`anova`, :func:`error_term`
 :mod:`.posthoc`            :func:`pairwise_tukey`, :func:`homogeneous_subsets`,
+                           :func:`ptukey_sf`, :func:`ptukey_isf`,
                            :func:`subset_letters`, :func:`maximal_subsets`,
                            :func:`compact_letter_display`, :func:`tukey_cld`
 :mod:`.nonparametric`      :func:`kruskal`, :func:`pairwise_mannwhitney`
@@ -66,6 +67,8 @@ __all__ = [
     "pairwise_mannwhitney",
     "pairwise_paired_ttests",
     "pairwise_tukey",
+    "ptukey_isf",
+    "ptukey_sf",
     "significance_mark",
     "subset_letters",
     "system_means",
@@ -99,6 +102,8 @@ _SOURCES = {
     "mixed_model": "mixed",
     "paired_bootstrap": "resampling",
     "paired_ttest": "ttests",
+    "ptukey_isf": "posthoc",
+    "ptukey_sf": "posthoc",
     "pairwise_corr": "correlation",
     "pairwise_mannwhitney": "nonparametric",
     "pairwise_paired_ttests": "ttests",

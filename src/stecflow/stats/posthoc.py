@@ -7,10 +7,11 @@ different". REFERENCE.md section 16 pins down the two displays this module offer
 * **SPSS homogeneous subsets** (:func:`homogeneous_subsets`): one critical range
   ``HSD = q(1 - alpha; k, df_E) * sqrt(MS_E / n_h)`` with the harmonic mean group
   size ``n_h``; subsets are the maximal runs of ascending means whose range does not
-  exceed HSD, each with a "Sig." value. ``posthoc.display: spss_subsets`` (default).
+  exceed HSD, each with a "Sig." value. Config:
+  ``statistics.posthoc.display: spss_subsets`` (default).
 * **Compact letter display** (:func:`compact_letter_display`, Piepho 2004) built from
   Tukey-Kramer pairwise decisions (:func:`pairwise_tukey`), where two groups share a
-  letter iff they do not differ significantly. ``posthoc.display: cld``.
+  letter iff they do not differ significantly. ``statistics.posthoc.display: cld``.
 
 Both can use the error term (MS_E, df_E) of a factorial model, as SPSS does in a
 two-way UNIANOVA, through the ``model`` argument (or explicit ``ms_error`` and
@@ -642,8 +643,9 @@ def homogeneous_subsets(
     alpha : float
         Significance level of the critical range.
     sig_method : {"studentized_range"}
-        How a subset's Sig. is computed (config ``posthoc.subset_sig``); the only
-        method is the formula above, a reconstruction of SPSS's algorithm.
+        How a subset's Sig. is computed (config
+        ``statistics.posthoc.subset_sig``); the only method is the formula above, a
+        reconstruction of SPSS's algorithm.
     nan_policy : {"omit", "not_computable"}
         Missing-value handling.
 
