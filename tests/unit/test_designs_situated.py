@@ -183,6 +183,28 @@ def test_qualification_boundaries():
     )
 
 
+def test_only_the_solvers_expressions_when_asked(table):
+    said = table.assign(
+        speaker=[
+            "operator" if i in ("fp001", "tp001") else "solver"
+            for i in table["instance"]
+        ]
+    )
+    q = qualify_instances(said, speaker="solver").set_index("instance")
+    assert q.at["fp001", "reason"] == "spoken by operator, not the solver"
+    assert q.groupby("class")["qualifies"].sum().to_dict() == {
+        "FN": 45,
+        "FP": 35,
+        "TN": 375,
+        "TP": 149,
+    }
+    design = situated_design(said, subjects=2, seed=1, speaker="solver")
+    assert "fp001" not in design.items
+    assert design.settings()["trials_per_participant"] == 75
+    with pytest.raises(DesignError, match="missing column.*speaker"):
+        qualify_instances(table, speaker="solver")
+
+
 def test_qualification_errors(table):
     with pytest.raises(DesignError, match="missing column.*last_action_ms"):
         qualify_instances(table.drop(columns=["last_action_ms"]))

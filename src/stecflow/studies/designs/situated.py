@@ -268,7 +268,10 @@ def largest_remainder(
 
 
 def qualify_instances(
-    instances: pd.DataFrame, *, max_context_ms: float = 30_000
+    instances: pd.DataFrame,
+    *,
+    max_context_ms: float = 30_000,
+    speaker: str | None = None,
 ) -> pd.DataFrame:
     """Say which instances have a usable preceding context (seed 000, section 5.1).
 
@@ -283,6 +286,8 @@ def qualify_instances(
 
     The checks, in this order; the first that fails is the ``reason``:
 
+    0. with *speaker*, the ``speaker`` column equals it (the seed used only the
+       solvers' expressions, so that evaluators always play the operator);
     1. ``last_mention_ms`` is given (the target was mentioned before);
     2. ``last_action_ms`` is given (the target was acted on before);
     3. ``context_start_ms`` is given;
@@ -297,6 +302,9 @@ def qualify_instances(
         (missing times are NaN or None).
     max_context_ms : float, default 30000
         The longest context allowed, in ms (seed 000: 30 s).
+    speaker : str, optional
+        Keep only expressions of this speaker role (seed 000: ``solver``); the
+        table then needs a ``speaker`` column. All speakers if None.
 
     Returns
     -------
@@ -328,7 +336,7 @@ def qualify_instances(
     """
     import pandas as pd
 
-    table = _check_instances(instances, ())
+    table = _check_instances(instances, ("speaker",) if speaker is not None else ())
     if isinstance(max_context_ms, bool) or not float(max_context_ms) > 0:
         raise DesignError(
             f"must be a positive number of ms, got {max_context_ms!r}",
@@ -354,7 +362,10 @@ def qualify_instances(
         mention = times["last_mention_ms"].iloc[i]
         action = times["last_action_ms"].iloc[i]
         length = onset - start
-        if pd.isna(mention):
+        said_by = table["speaker"].iloc[i] if speaker is not None else None
+        if speaker is not None and said_by != speaker:
+            reason = f"spoken by {_text(said_by) or 'nobody'}, not the {speaker}"
+        elif pd.isna(mention):
             reason = "no earlier mention of the target"
         elif pd.isna(action):
             reason = "no earlier action on the target"
@@ -486,6 +497,7 @@ def situated_design(
     max_fp: int | None = None,
     trial_budget: int = 80,
     max_context_ms: float = 30_000,
+    speaker: str | None = None,
     reference: str = "corpus",
     original_expression: str = "original_expression",
     system_expression: str = "system_expression",
@@ -499,7 +511,7 @@ def situated_design(
 
     1. Keep the instances that qualify (:func:`qualify_instances`: both the last
        mention of and the last action on the target in a context of at most
-       *max_context_ms* [30 s]).
+       *max_context_ms* [30 s]), spoken by *speaker* when given [the solver].
     2. Take every qualifying FP instance [36 of 133]; when more than *max_fp*
        qualify, draw *max_fp* of them as in step 3.
     3. Draw *n_per_class* TP and *n_per_class* FN instances [20 each] so that
@@ -543,6 +555,9 @@ def situated_design(
         maximum limit of cognitive load"].
     max_context_ms : float, default 30000
         As in :func:`qualify_instances`.
+    speaker : str, optional
+        As in :func:`qualify_instances` (seed 000: ``"solver"``). The reference
+        distribution is still that of the whole table.
     reference : {"corpus", "class"}, default "corpus"
         The distribution the samples keep: that of every instance of the table
         (``corpus``, the seed's "entire corpus"), or that of the instances of
@@ -591,7 +606,9 @@ def situated_design(
     if halves_by is not None:
         extra.append(halves_by)
     table = _check_instances(instances, extra)
-    qualification = qualify_instances(table, max_context_ms=max_context_ms)
+    qualification = qualify_instances(
+        table, max_context_ms=max_context_ms, speaker=speaker
+    )
     table = table.assign(_stratum=_stratum_keys(table, features))
     table = table.sort_values("instance", kind="stable").reset_index(drop=True)
     table["_qualifies"] = qualification["qualifies"].to_numpy()
@@ -723,6 +740,7 @@ def situated_design(
     qualifying_counts = {c: len(qualifying[c]) for c in _CLASSES}
     parameters = {
         "max_context_ms": float(max_context_ms),
+        "speaker": speaker,
         "features": list(features),
         "halves_by": halves_by,
         "n_per_class": n_per_class,
