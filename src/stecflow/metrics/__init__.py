@@ -51,6 +51,15 @@ length-normalised string accuracy; ``ssa`` is a deprecated alias), ``se_norm``
 (SE divided by a length), ``rouge2``, ``rouge_su4`` (item level); ``bleu3``,
 ``nist5`` (corpus level).
 
+Binary decisions (seed 000's pronoun decision)
+----------------------------------------------
+:mod:`stecflow.metrics.classification` is not a registered metric (it scores a
+system's decisions against the corpus, not expressions against references):
+:func:`confusion_matrix`, :func:`instance_classes` (TP, FP, FN, TN per
+instance), :class:`ConfusionMatrix` (precision, recall, F of the positive
+class), :func:`system_confusion_rows` and :func:`rescore_false_positives`
+(seed 000 §5.4: FPs the evaluators identified count as correct).
+
 Examples
 --------
 >>> from stecflow.metrics import get_metric
@@ -80,6 +89,14 @@ from stecflow.metrics.base import (
     register_metric,
 )
 from stecflow.metrics.bleu import BLEU3
+from stecflow.metrics.classification import (
+    ConfusionMatrix,
+    Rescored,
+    confusion_matrix,
+    instance_classes,
+    rescore_false_positives,
+    system_confusion_rows,
+)
 from stecflow.metrics.distinguishing import (
     Minimality,
     Overspecification,
@@ -132,12 +149,14 @@ __all__ = [
     "SEB",
     "SSA",
     "AttributeSet",
+    "ConfusionMatrix",
     "DenotationSimilarity",
     "Dice",
     "Metric",
     "Minimality",
     "Overspecification",
     "SENorm",
+    "Rescored",
     "SetAccuracy",
     "SetEdit",
     "Stats",
@@ -146,10 +165,12 @@ __all__ = [
     "Underspecification",
     "Uniqueness",
     "available_metrics",
+    "confusion_matrix",
     "denotation_similarity",
     "dice",
     "edit_distance",
     "get_metric",
+    "instance_classes",
     "is_minimal",
     "is_unique",
     "masi",
@@ -162,8 +183,10 @@ __all__ = [
     "overspecification",
     "reduce_over_references",
     "register_metric",
+    "rescore_false_positives",
     "set_edit_distance",
     "simple_string_accuracy",
+    "system_confusion_rows",
     "true_of",
     "underspecification",
     "without_type",
