@@ -21,6 +21,10 @@ Modules
     Time-outs and the mean ± k·SD outlier rule (REFERENCE.md §14).
 :mod:`~stecflow.judgments.measures`
     Accuracy, times, IR/MIR/agreement (REFERENCE.md §13), rating means.
+:mod:`~stecflow.judgments.situated`
+    Seed 000's situated-dialogue study measures per instance class (TP, FN,
+    FP-Orig, FP-system): IR and MIR with counts, its agreement score, IT and
+    replays (its Tables 7-9), after discarding failed sessions with a record.
 :mod:`~stecflow.judgments.simulate`
     Simulated participants for the demo campaign: the trials of a design or a
     built study, answered and written as the server's export.
@@ -54,8 +58,10 @@ __all__ = [
     "JudgmentsError",
     "OutlierSettings",
     "SimulationSettings",
+    "SituatedMeasures",
     "apply_corrections",
     "detect_format",
+    "discard_failed_sessions",
     "identification_rates",
     "identification_summary",
     "item_identification",
@@ -71,6 +77,7 @@ __all__ = [
     "replace_outliers",
     "simulate_responses",
     "simulate_study",
+    "situated_measures",
     "study_measures",
     "treat_outliers",
     "write_simulated_responses",
@@ -107,6 +114,9 @@ _HOME = {
     "simulate_responses": "simulate",
     "simulate_study": "simulate",
     "write_simulated_responses": "simulate",
+    "SituatedMeasures": "situated",
+    "discard_failed_sessions": "situated",
+    "situated_measures": "situated",
     "JudgmentSettings": "study",
     "merge_study": "study",
 }
