@@ -165,7 +165,18 @@ def simple_string_accuracy(hyp: Sequence[str], ref: Sequence[str]) -> float:
 
 
 class TextMetric(TextMetricMixin, Metric):
-    """Shared machinery of the word-string metrics."""
+    """Shared machinery of the word-string metrics.
+
+    Every subclass also takes ``tokenise`` ({"words", "characters", "morphemes"},
+    default "words"; :class:`~stecflow.metrics.text.TextMetricMixin`): with
+    ``characters`` the distances count Japanese characters, as seed 000 measures
+    its expressions.
+
+    Examples
+    --------
+    >>> SE(tokenise="characters").score_segment("その三角形", ["その大きい三角形"])
+    3.0
+    """
 
     input_type: ClassVar[Literal["attributes", "text"]] = "text"
 
