@@ -25,7 +25,9 @@ from stecflow.studies.settings import (
     ADEQUACY_QUESTION,
     FLUENCY_QUESTION,
     RESPONSE_COLUMNS,
+    UI_STRINGS,
     StudySettings,
+    placeholders,
 )
 from stecflow.studies.speech import espeak_version
 from stecflow.studies.stimuli import build_study, make_study_files, study_sha256
@@ -476,6 +478,185 @@ def test_settings_reach_the_page_and_custom_instructions_replace_the_default():
     default = _files(task="identification", settings={"cant_tell": True}).document
     assert any("Can't tell" in p for p in default["texts"]["instructions"])
     assert any("2 practice examples" in p for p in default["texts"]["instructions"])
+
+
+# ------------------------------------------------------------------------ languages
+
+#: index.html of the English demo identification study, as stecflow has always
+#: written it (checked byte for byte against a build from before translations).
+ENGLISH_INDEX = """<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="referrer" content="no-referrer">
+<meta name="robots" content="noindex, nofollow">
+<title>Descriptions of pictures</title>
+<link rel="icon" href="data:,">
+<link rel="stylesheet" href="experiment.css">
+</head>
+<body data-study="demo-study" data-task="identification" data-variant="together">
+<header id="header">
+<h1 id="title">Descriptions of pictures</h1>
+<div id="progress-box" hidden><span id="progress-text"></span>\
+<progress id="progress" max="1" value="0"></progress></div>
+</header>
+<main id="app" aria-live="polite">
+<noscript><p class="error">This experiment needs JavaScript. \
+Please enable it and reload the page.</p></noscript>
+<p id="loading">Loading&hellip;</p>
+</main>
+<footer id="status" role="status"></footer>
+<script src="stimuli.js"></script>
+<script src="experiment.js"></script>
+</body>
+</html>
+"""
+
+
+def test_english_default_study_files_are_as_before():
+    files = _files(task="identification", variant="together")
+    assert files.files["index.html"].decode("utf-8") == ENGLISH_INDEX
+    doc = files.document
+    assert "language" not in doc["settings"] and "strings" not in doc["settings"]
+    assert set(doc["texts"]) == {
+        "instructions",
+        "adequacy_question",
+        "fluency_question",
+        "adequacy_labels",
+        "fluency_labels",
+    }
+    assert doc["texts"]["instructions"] == [
+        "In each trial you will see a grid of pictures together with a description"
+        " of one of them. Click the picture you think is meant, as quickly and as"
+        " accurately as you can.",
+        "You start each trial yourself by clicking 'Start' or pressing the space"
+        " bar. You will then hear a short beep and see a cross (+) in the middle of"
+        " the screen: look at it. A trial ends after 15 seconds if no picture has"
+        " been chosen.",
+        "You will start with 2 practice examples.",
+    ]
+    assert doc["texts"]["adequacy_labels"] == ["not clear", "very clear"]
+    assert doc["texts"]["fluency_labels"] == ["not fluent", "very fluent"]
+    # Stating the default language explicitly changes nothing either.
+    explicit = _files(
+        task="identification", variant="together", settings={"language": "en"}
+    )
+    assert explicit.files == files.files
+
+
+def test_japanese_study_document_and_page():
+    settings = {"language": "ja", "cant_tell": True, "timeout_ms": 9000}
+    files = _files(task="identification", variant="together", settings=settings)
+    doc = files.document
+    assert doc["settings"]["language"] == "ja"
+    assert doc["texts"]["language"] == "ja"
+    assert doc["texts"]["ui"] == UI_STRINGS["ja"]
+    assert doc["texts"]["ui"]["cant_tell"] == "わからない"
+    instructions = doc["texts"]["instructions"]
+    assert instructions[0] == UI_STRINGS["ja"]["instructions_together"]
+    assert instructions[1].endswith("9秒以内に絵が選ばれないと、その試行は終了します。")
+    assert instructions[2] == (
+        "どの絵が指されているかわからない場合は、「わからない」をクリックしてください。"
+    )
+    assert instructions[3] == "はじめに2問の練習があります。"
+    html = files.files["index.html"].decode("utf-8")
+    assert '<html lang="ja">' in html
+    assert "<title>絵の説明</title>" in html and doc["settings"]["title"] == "絵の説明"
+    titled = StudySettings(language="ja", title="タングラム")
+    assert titled.title == "タングラム"
+    assert '<p id="loading">読み込み中&hellip;</p>' in html
+    assert "この実験にはJavaScriptが必要です。" in html
+    rating = _files(settings={"language": "ja"}).document["texts"]
+    assert rating["adequacy_labels"] == ["明確でない", "とても明確"]
+    assert rating["instructions"][2] == "1. " + UI_STRINGS["ja"]["adequacy_question"]
+    # stimuli.json is ASCII (escaped), the page's own text is UTF-8
+    assert files.files["stimuli.json"].isascii()
+
+
+def test_single_strings_can_be_replaced():
+    settings = {
+        "cant_tell": True,
+        "strings": {
+            "cant_tell": "I don't know",
+            "instructions_cant_tell": 'If you cannot tell, click "I don\'t know".',
+            "progress_trial": "Item {n}/{total}",
+        },
+    }
+    doc = _files(task="identification", variant="together", settings=settings).document
+    ui = doc["texts"]["ui"]
+    assert ui["cant_tell"] == "I don't know"
+    assert ui["progress_trial"] == "Item {n}/{total}"
+    assert ui["start"] == "Start"
+    assert doc["texts"]["language"] == "en"
+    assert (
+        doc["texts"]["instructions"][2] == 'If you cannot tell, click "I don\'t know".'
+    )
+    assert doc["settings"]["strings"] == dict(sorted(settings["strings"].items()))
+    ja = StudySettings(language="ja", strings={"start": "スタート"}).ui_strings()
+    assert ja["start"] == "スタート" and ja["next"] == "次へ"
+
+
+def test_language_settings_are_checked():
+    with pytest.raises(ConfigError, match="experiment.language: must be one of en, ja"):
+        StudySettings.from_mapping({"language": "de"})
+    with pytest.raises(ConfigError, match="experiment.strings.cancel: unknown"):
+        StudySettings.from_mapping({"strings": {"cancel": "x"}})
+    with pytest.raises(ConfigError, match="strings.break: must have the fields"):
+        StudySettings(strings={"break": "A break: {done} done."})
+    with pytest.raises(ConfigError, match="strings.start: must be a string"):
+        StudySettings(strings={"start": 3})
+    with pytest.raises(ConfigError, match="strings: must be null or a mapping"):
+        StudySettings(strings=["start"])
+
+
+def test_every_language_has_every_string_with_the_same_fields():
+    english = UI_STRINGS["en"]
+    for language, table in UI_STRINGS.items():
+        assert list(table) == list(english), language
+        for key, text in table.items():
+            assert text.strip(), (language, key)
+            assert placeholders(text) == placeholders(english[key]), (language, key)
+    assert english["adequacy_question"] == ADEQUACY_QUESTION
+    assert english["fluency_question"] == FLUENCY_QUESTION
+
+
+def test_the_runner_shows_only_strings_of_the_table():
+    """experiment.js's English table is UI_STRINGS["en"], and every key it uses is
+    in the table (the page shows no string a study cannot translate)."""
+    js = (
+        Path(__file__).resolve().parents[2] / "src/stecflow/studies/web/experiment.js"
+    ).read_text(encoding="utf-8")
+    block = js.split("const UI_EN = {\n", 1)[1].split("\n  };", 1)[0]
+    table = {}
+    for line in block.splitlines():
+        key, value = line.strip().split(": ", 1)
+        table[key] = json.loads(value.rstrip(","))
+    english = UI_STRINGS["en"]
+    assert table == {k: english[k] for k in table}
+    used = set(re.findall(r'\bt\("(\w+)"', js))
+    assert used == set(table)
+    not_in_js = {k for k in english if k not in table}
+    assert all(
+        k.startswith(("html_", "instructions_"))
+        or k.endswith("_question")
+        or "_label_" in k
+        for k in not_in_js
+    )
+
+
+def test_config_schema_lists_every_interface_string():
+    import yaml
+
+    schema = yaml.safe_load(
+        (
+            Path(__file__).resolve().parents[2] / "workflow/schemas/config.schema.yaml"
+        ).read_text(encoding="utf-8")
+    )
+    experiment = schema["properties"]["studies"]["items"]["properties"]["experiment"]
+    props = experiment["properties"]
+    assert props["language"]["enum"] == ["en", "ja"]
+    assert props["strings"]["propertyNames"]["enum"] == list(UI_STRINGS["en"])
 
 
 # --------------------------------------------------------------------------- speech

@@ -5,8 +5,10 @@ collection server (:mod:`stecflow.studies.server`) and the judgments
 (:mod:`stecflow.judgments`): the tasks and timing variants a study can run
 (:data:`TASKS`, :data:`VARIANTS`), the questions of the rating task
 (:data:`ADEQUACY_QUESTION`, :data:`FLUENCY_QUESTION`), the columns of a response
-table (:data:`RESPONSE_COLUMNS`) and the presentation settings of a study
-(:class:`StudySettings`, config ``studies[].experiment``).
+table (:data:`RESPONSE_COLUMNS`), the presentation settings of a study
+(:class:`StudySettings`, config ``studies[].experiment``) and every string the
+participant sees, in English and Japanese (:data:`UI_STRINGS`, selected by
+``experiment.language`` and overridden one by one by ``experiment.strings``).
 """
 
 from __future__ import annotations
@@ -20,11 +22,15 @@ from stecflow.core.errors import ConfigError
 
 __all__ = [
     "ADEQUACY_QUESTION",
+    "DEFAULT_TITLES",
     "FLUENCY_QUESTION",
+    "LANGUAGES",
     "RESPONSE_COLUMNS",
     "TASKS",
+    "UI_STRINGS",
     "VARIANTS",
     "StudySettings",
+    "placeholders",
 ]
 
 #: The tasks a study can run.
@@ -79,6 +85,214 @@ RESPONSE_COLUMNS = (
 )
 
 
+#: Languages of the participant's interface (``experiment.language``).
+LANGUAGES = ("en", "ja")
+#: The page title of a study that sets none (``experiment.title``), by language.
+DEFAULT_TITLES = {"en": "Descriptions of pictures", "ja": "絵の説明"}
+
+#: Every string the participant sees, by language. ``{name}`` marks a value filled
+#: in when the string is shown (the same names in every language). The English
+#: strings are those stecflow has always shown; the questions are TUNA-REG'09's
+#: verbatim (seed 001). The Japanese strings are stecflow's translation: seed 000
+#: (section 5.1) gives its Japanese participants an "I don't know" button but
+#: quotes it only in English; ``cant_tell`` renders it わからない ("I don't know").
+#: ``ja`` has every key of ``en``; a study replaces any string
+#: with ``experiment.strings`` (e.g. ``cant_tell: "I don't know"`` for an English
+#: study following seed 000). Keys: ``html_*`` are in ``index.html``,
+#: ``instructions_*``, ``*_question`` and ``*_label_*`` in the study document's
+#: ``texts``, the rest are used by ``experiment.js``.
+UI_STRINGS: dict[str, dict[str, str]] = {
+    "en": {
+        # index.html
+        "html_noscript": "This experiment needs JavaScript. Please enable it and "
+        "reload the page.",
+        "html_loading": "Loading\u2026",
+        # instructions (stimuli.json texts.instructions)
+        "instructions_rating_intro": "In this experiment you will see descriptions "
+        "of pictures. Each screen shows a grid of pictures and a description of one "
+        "of them, the target, which is marked by a red frame. Some descriptions were "
+        "written by people, others were produced by computer programs.",
+        "instructions_rating_sliders": "For each description you answer two "
+        "questions by moving a slider: the further to the right, the better your "
+        "judgment; the further to the left, the worse. There are no numbers; use the "
+        "whole range as you see fit.",
+        "instructions_together": "In each trial you will see a grid of pictures "
+        "together with a description of one of them. Click the picture you think is "
+        "meant, as quickly and as accurately as you can.",
+        "instructions_read_first": "In each trial you will first see a description "
+        "of one of the pictures in a grid. Read it, then click 'Show pictures' (or "
+        "press the space bar) to see the grid, and click the picture you think is "
+        "meant, as quickly and as accurately as you can.",
+        "instructions_spoken": "In each trial you will see a grid of pictures and "
+        "hear a description of one of them, read out by a synthetic voice (please "
+        "wear headphones). Click the picture you think is meant, as quickly and as "
+        "accurately as you can; you may click before the voice has finished.",
+        "instructions_trial_start": "You start each trial yourself by clicking "
+        "'Start' or pressing the space bar. You will then hear a short beep and see "
+        "a cross (+) in the middle of the screen: look at it. A trial ends after "
+        "{timeout_s} seconds if no picture has been chosen.",
+        "instructions_cant_tell": "If you cannot tell which picture is meant, click "
+        '"Can\'t tell".',
+        "instructions_practice_one": "You will start with {n} practice example.",
+        "instructions_practice_many": "You will start with {n} practice examples.",
+        # rating questions and slider ends
+        "adequacy_question": ADEQUACY_QUESTION,
+        "fluency_question": FLUENCY_QUESTION,
+        "adequacy_label_low": "not clear",
+        "adequacy_label_high": "very clear",
+        "fluency_label_low": "not fluent",
+        "fluency_label_high": "very fluent",
+        # experiment.js
+        "continue": "Continue",
+        "space_hint": "(or press the space bar)",
+        "start": "Start",
+        "next": "Next",
+        "move_sliders": "Move both sliders to go on.",
+        "ready": "Click Start or press the space bar when you are ready.",
+        "show_pictures": "Show pictures",
+        "cant_tell": "Can't tell",
+        "picture_label": "picture {n}",
+        "sound_failed": "The sound could not be played.",
+        "feedback_correct": "Correct.",
+        "feedback_timeout": "Too slow: please answer a little faster.",
+        "feedback_cant_tell": "This description was meant to be clear enough.",
+        "feedback_wrong": "That was not the picture meant.",
+        "offline_list": "Offline mode: the results are saved as a file at the end. "
+        "List: ",
+        "practice_over": "The practice is over. The experiment itself starts now; "
+        "it works in the same way.",
+        "break": "Time for a short break. You have done {done} of {total} trials.",
+        "break_continue": "Continue when you are ready.",
+        "progress_practice": "Practice {n} of {total}",
+        "progress_trial": "Trial {n} of {total}",
+        "resume": "Welcome back. You have answered {done} of {total} trials; you "
+        "will continue where you stopped.",
+        "storage_unavailable": "Your browser does not let this page store data; "
+        "please do not reload it.",
+        "waiting_server": "Waiting for the server\u2026 (your answers are kept)",
+        "saving_retry": "Saving\u2026 the server does not answer yet; your answers "
+        "are kept and will be sent.",
+        "finished": "Thank you! The experiment is finished.",
+        "completion_code": "Your completion code:",
+        "preparing": "Preparing the experiment\u2026",
+        "cannot_start": "The experiment cannot start now (error {status}).",
+        "unknown_list": "The server assigned an unknown list ({list}); please tell "
+        "the experimenter.",
+        "saving": "Saving your answers\u2026",
+        "not_saved": "The answers could not be saved (error {status}).",
+        "download": "Download the results",
+        "new_session": "Start a new session",
+        "discard_confirm": "The results have not been downloaded. Discard them?",
+        "experimenter_download": "Experimenter: download the results file before "
+        "starting a new session.",
+        "unknown_list_offline": "Unknown list {list}; reload the page.",
+        "connecting": "Connecting to the server\u2026",
+        "out_of_date": "This page is out of date: the experiment was rebuilt. Please "
+        "reload the page.",
+    },
+    "ja": {
+        "html_noscript": "この実験にはJavaScriptが必要です。JavaScriptを有効にして、"
+        "ページを再読み込みしてください。",
+        "html_loading": "読み込み中\u2026",
+        "instructions_rating_intro": "この実験では、絵についての説明を読んでいただき"
+        "ます。各画面には絵の一覧と、そのうちの一つ（赤い枠で示された目標）の説明が"
+        "表示されます。説明には人が書いたものと、コンピュータのプログラムが作った"
+        "ものがあります。",
+        "instructions_rating_sliders": "各説明について、スライダーを動かして二つの"
+        "質問に答えてください。右に寄せるほど良い評価、左に寄せるほど悪い評価です。"
+        "数字はありません。範囲全体を自由に使ってください。",
+        "instructions_together": "各試行では、絵の一覧とそのうちの一つについての"
+        "説明が同時に表示されます。指されていると思う絵を、できるだけ速く正確に"
+        "クリックしてください。",
+        "instructions_read_first": "各試行では、まず一覧の中の一つの絵についての"
+        "説明が表示されます。読み終えたら「絵を表示」をクリックする（またはスペース"
+        "キーを押す）と一覧が表示されますので、指されていると思う絵を、できるだけ"
+        "速く正確にクリックしてください。",
+        "instructions_spoken": "各試行では、絵の一覧が表示され、そのうちの一つに"
+        "ついての説明が合成音声で読み上げられます（ヘッドホンをお使いください）。"
+        "指されていると思う絵を、できるだけ速く正確にクリックしてください。読み上げ"
+        "が終わる前にクリックしてもかまいません。",
+        "instructions_trial_start": "各試行は、「開始」をクリックするかスペースキー"
+        "を押して、ご自分で始めてください。短いビープ音が鳴り、画面の中央に十字"
+        "（+）が表示されますので、それを見てください。{timeout_s}秒以内に絵が選ば"
+        "れないと、その試行は終了します。",
+        "instructions_cant_tell": "どの絵が指されているかわからない場合は、"
+        "「わからない」をクリックしてください。",
+        "instructions_practice_one": "はじめに{n}問の練習があります。",
+        "instructions_practice_many": "はじめに{n}問の練習があります。",
+        "adequacy_question": "この説明はどのくらい明確ですか。同じ絵の一覧を見て"
+        "いるが、どの絵が目標かを知らない人を想像してください。その人はこの説明を"
+        "もとに、どのくらい簡単に目標を見つけられるでしょうか。",
+        "fluency_question": "この説明はどのくらい自然ですか。ここでは、説明の文が"
+        "どのくらい読みやすいかを判断してください。明快で自然な日本語ですか。",
+        "adequacy_label_low": "明確でない",
+        "adequacy_label_high": "とても明確",
+        "fluency_label_low": "自然でない",
+        "fluency_label_high": "とても自然",
+        "continue": "続ける",
+        "space_hint": "（またはスペースキーを押す）",
+        "start": "開始",
+        "next": "次へ",
+        "move_sliders": "先に進むには両方のスライダーを動かしてください。",
+        "ready": "準備ができたら「開始」をクリックするか、スペースキーを押して"
+        "ください。",
+        "show_pictures": "絵を表示",
+        "cant_tell": "わからない",
+        "picture_label": "絵 {n}",
+        "sound_failed": "音声を再生できませんでした。",
+        "feedback_correct": "正解です。",
+        "feedback_timeout": "時間切れです。もう少し速く答えてください。",
+        "feedback_cant_tell": "この説明は十分に明確なはずでした。",
+        "feedback_wrong": "指されていたのはその絵ではありません。",
+        "offline_list": "オフラインモード：結果は最後にファイルとして保存されます。"
+        "リスト：",
+        "practice_over": "練習は終わりです。ここから本番が始まります。進め方は同じ"
+        "です。",
+        "break": "少し休憩してください。{total}試行のうち{done}試行が終わりました。",
+        "break_continue": "準備ができたら続けてください。",
+        "progress_practice": "練習 {n} / {total}",
+        "progress_trial": "試行 {n} / {total}",
+        "resume": "おかえりなさい。{total}試行のうち{done}試行に回答済みです。"
+        "中断したところから続けます。",
+        "storage_unavailable": "お使いのブラウザではこのページがデータを保存でき"
+        "ません。ページを再読み込みしないでください。",
+        "waiting_server": "サーバーの応答を待っています\u2026（回答は保持されて"
+        "います）",
+        "saving_retry": "保存中\u2026 サーバーがまだ応答しません。回答は保持され、"
+        "後で送信されます。",
+        "finished": "ありがとうございました。実験は終了です。",
+        "completion_code": "完了コード：",
+        "preparing": "実験を準備しています\u2026",
+        "cannot_start": "現在、実験を開始できません（エラー {status}）。",
+        "unknown_list": "サーバーが不明なリスト（{list}）を割り当てました。実験者に"
+        "お知らせください。",
+        "saving": "回答を保存しています\u2026",
+        "not_saved": "回答を保存できませんでした（エラー {status}）。",
+        "download": "結果をダウンロード",
+        "new_session": "新しいセッションを開始",
+        "discard_confirm": "結果はまだダウンロードされていません。破棄しますか？",
+        "experimenter_download": "実験者の方へ：新しいセッションを始める前に、"
+        "結果のファイルをダウンロードしてください。",
+        "unknown_list_offline": "不明なリスト {list} です。ページを再読み込みして"
+        "ください。",
+        "connecting": "サーバーに接続しています\u2026",
+        "out_of_date": "このページは古くなっています（実験が作り直されました）。"
+        "ページを再読み込みしてください。",
+    },
+}
+
+
+def placeholders(text: str) -> frozenset[str]:
+    """The ``{name}`` fields of an interface string.
+
+    Examples
+    --------
+    >>> sorted(placeholders("Trial {n} of {total}"))
+    ['n', 'total']
+    """
+    return frozenset(re.findall(r"\{(\w+)\}", text))
+
+
 @dataclass(frozen=True)
 class StudySettings:
     """Presentation settings of a study (config ``studies[].experiment``).
@@ -126,9 +340,18 @@ class StudySettings:
         Size of a grid cell on screen, in CSS pixels.
     instructions : str or None
         Replaces the default instructions (paragraphs separated by blank lines).
+    language : {"en", "ja"}
+        Language of every string the participant sees (:data:`UI_STRINGS`). The
+        instructions given here and the descriptions are the study's own and are
+        not translated; the default title is (:data:`DEFAULT_TITLES`: a title
+        equal to the English default becomes the language's). Seed 000 ran in
+        Japanese.
+    strings : mapping of str to str, optional
+        Replaces single interface strings by key (:data:`UI_STRINGS`), in any
+        language; a replacement must have the same ``{name}`` fields.
     """
 
-    title: str = "Descriptions of pictures"
+    title: str = DEFAULT_TITLES["en"]
     fixation_ms: int = 1000
     delay_ms: int = 500
     timeout_ms: int = 15000
@@ -146,6 +369,8 @@ class StudySettings:
     speech_wpm: int = 150
     cell_px: int = 120
     instructions: str | None = None
+    language: str = "en"
+    strings: Mapping[str, str] | None = None
 
     def __post_init__(self) -> None:
         limits = {
@@ -202,6 +427,51 @@ class StudySettings:
             )
         if self.instructions is not None and not isinstance(self.instructions, str):
             raise ConfigError("must be null or a string", field="instructions")
+        if self.language not in LANGUAGES:
+            raise ConfigError(
+                f"must be one of {', '.join(LANGUAGES)}, got {self.language!r}",
+                field="language",
+            )
+        if self.strings is not None:
+            if not isinstance(self.strings, Mapping):
+                raise ConfigError("must be null or a mapping", field="strings")
+            english = UI_STRINGS["en"]
+            for key, value in self.strings.items():
+                if key not in english:
+                    raise ConfigError(
+                        "unknown interface string; see UI_STRINGS in"
+                        " stecflow.studies.settings for the keys",
+                        field=f"strings.{key}",
+                    )
+                if not isinstance(value, str):
+                    raise ConfigError("must be a string", field=f"strings.{key}")
+                if placeholders(value) != placeholders(english[key]):
+                    wanted = ", ".join(sorted(placeholders(english[key]))) or "none"
+                    raise ConfigError(
+                        f"must have the fields {{...}} of the original: {wanted}",
+                        field=f"strings.{key}",
+                    )
+            object.__setattr__(self, "strings", dict(sorted(self.strings.items())))
+        if self.title == DEFAULT_TITLES["en"]:
+            object.__setattr__(self, "title", DEFAULT_TITLES[self.language])
+
+    def ui_strings(self) -> dict[str, str]:
+        """Every interface string in this study's language, with its overrides.
+
+        Examples
+        --------
+        >>> StudySettings(language="ja").ui_strings()["cant_tell"]
+        'わからない'
+        >>> StudySettings(strings={"cant_tell": "I don't know"}).ui_strings()[
+        ...     "cant_tell"]
+        "I don't know"
+        """
+        return {**UI_STRINGS[self.language], **(self.strings or {})}
+
+    @property
+    def default_interface(self) -> bool:
+        """True for English without overrides: the output stecflow always made."""
+        return self.language == "en" and not self.strings
 
     @classmethod
     def from_mapping(
@@ -248,5 +518,15 @@ class StudySettings:
             raise ConfigError(error.message, field=f"{where}.{error.field}") from None
 
     def to_dict(self) -> dict[str, Any]:
-        """Return the settings as plain JSON-ready data."""
-        return asdict(self)
+        """Return the settings as plain JSON-ready data.
+
+        ``language`` and ``strings`` are left out while they have their defaults,
+        so that the study files of an English study are those stecflow made
+        before the interface could be translated.
+        """
+        data = asdict(self)
+        if self.language == "en":
+            del data["language"]
+        if not self.strings:
+            del data["strings"]
+        return data

@@ -108,10 +108,9 @@ from stecflow.data.model import Item
 from stecflow.studies import speech
 from stecflow.studies.dmdx import make_dmdx_files
 from stecflow.studies.settings import (
-    ADEQUACY_QUESTION,
-    FLUENCY_QUESTION,
     RESPONSE_COLUMNS,
     TASKS,
+    UI_STRINGS,
     VARIANTS,
     StudySettings,
 )
@@ -186,60 +185,46 @@ def _asset(name: str) -> bytes:
 def _texts(
     task: str, variant: str | None, settings: StudySettings, n_practice: int
 ) -> dict[str, Any]:
-    """The instructions and labels shown by the page."""
+    """The instructions and labels shown by the page, in the study's language.
+
+    Every string comes from :data:`~stecflow.studies.settings.UI_STRINGS`
+    (:meth:`StudySettings.ui_strings`). Unless the interface is the default
+    (English, no overrides), ``ui`` holds the whole table for ``experiment.js``
+    and ``index.html``; the English default adds nothing, so an English study's
+    files are byte for byte those of earlier versions.
+    """
+    ui = settings.ui_strings()
     timeout_s = f"{settings.timeout_ms / 1000:g}"
     if task == "rating":
         paragraphs = [
-            "In this experiment you will see descriptions of pictures. Each screen "
-            "shows a grid of pictures and a description of one of them, the target, "
-            "which is marked by a red frame. Some descriptions were written by people, "
-            "others were produced by computer programs.",
-            "For each description you answer two questions by moving a slider: the "
-            "further to the right, the better your judgment; the further to the "
-            "left, the worse. There are no numbers; use the whole range as you see "
-            "fit.",
-            "1. " + ADEQUACY_QUESTION,
-            "2. " + FLUENCY_QUESTION,
+            ui["instructions_rating_intro"],
+            ui["instructions_rating_sliders"],
+            "1. " + ui["adequacy_question"],
+            "2. " + ui["fluency_question"],
         ]
     else:
-        how = {
-            "together": "In each trial you will see a grid of pictures together with "
-            "a description of one of them. Click the picture you think is meant, as "
-            "quickly and as accurately as you can.",
-            "read_first": "In each trial you will first see a description of one of "
-            "the pictures in a grid. Read it, then click 'Show pictures' (or press "
-            "the space bar) to see the grid, and click the picture you think is "
-            "meant, as quickly and as accurately as you can.",
-            "spoken": "In each trial you will see a grid of pictures and hear a "
-            "description of one of them, read out by a synthetic voice (please "
-            "wear headphones). Click the picture you think is meant, as quickly and "
-            "as accurately as you can; you may click before the voice has finished.",
-        }[str(variant)]
         paragraphs = [
-            how,
-            "You start each trial yourself by clicking 'Start' or pressing the space "
-            "bar. You will then hear a short beep and see a cross (+) in the middle "
-            f"of the screen: look at it. A trial ends after {timeout_s} seconds if "
-            "no picture has been chosen.",
+            ui[f"instructions_{variant}"],
+            ui["instructions_trial_start"].format(timeout_s=timeout_s),
         ]
         if settings.cant_tell:
-            paragraphs.append(
-                'If you cannot tell which picture is meant, click "Can\'t tell".'
-            )
+            paragraphs.append(ui["instructions_cant_tell"])
     if n_practice:
-        paragraphs.append(
-            f"You will start with {n_practice} practice "
-            f"{'example' if n_practice == 1 else 'examples'}."
-        )
+        key = "one" if n_practice == 1 else "many"
+        paragraphs.append(ui[f"instructions_practice_{key}"].format(n=n_practice))
     if settings.instructions:
         paragraphs = [p.strip() for p in settings.instructions.split("\n\n")]
-    return {
+    texts: dict[str, Any] = {
         "instructions": [p for p in paragraphs if p],
-        "adequacy_question": ADEQUACY_QUESTION,
-        "fluency_question": FLUENCY_QUESTION,
-        "adequacy_labels": ["not clear", "very clear"],
-        "fluency_labels": ["not fluent", "very fluent"],
+        "adequacy_question": ui["adequacy_question"],
+        "fluency_question": ui["fluency_question"],
+        "adequacy_labels": [ui["adequacy_label_low"], ui["adequacy_label_high"]],
+        "fluency_labels": [ui["fluency_label_low"], ui["fluency_label_high"]],
     }
+    if not settings.default_interface:
+        texts["language"] = settings.language
+        texts["ui"] = ui
+    return texts
 
 
 def _check_task(task: str, variant: str | None) -> str | None:
@@ -486,13 +471,25 @@ def _render_index(document: Mapping[str, Any]) -> bytes:
         autoescape=True, undefined=StrictUndefined, keep_trailing_newline=True
     )
     template = env.from_string(_asset("index.html.j2").decode("utf-8"))
+    texts = document["texts"]
+    ui = texts.get("ui") or UI_STRINGS["en"]
     text = template.render(
         title=document["settings"]["title"],
         study=document["study"],
         task=document["task"],
         variant=document["variant"] or "",
+        language=texts.get("language", "en"),
+        noscript=_html_text(ui["html_noscript"]),
+        loading=_html_text(ui["html_loading"]),
     )
     return text.encode("utf-8")
+
+
+def _html_text(text: str) -> Any:
+    """Escape *text* for HTML, writing the ellipsis as ``&hellip;``."""
+    from markupsafe import Markup, escape
+
+    return Markup(str(escape(text)).replace("\u2026", "&hellip;"))
 
 
 def _manifest(files: Mapping[str, bytes]) -> bytes:

@@ -43,6 +43,58 @@
 
   const S = STUDY.settings;
   const TX = STUDY.texts;
+
+  // Every string this script shows, in English: UI_STRINGS["en"] of
+  // stecflow/studies/settings.py (a unit test checks that the two agree). A study
+  // in another language, or with experiment.strings, carries its whole table in
+  // texts.ui; "{name}" fields are filled in by t().
+  const UI_EN = {
+    continue: "Continue",
+    space_hint: "(or press the space bar)",
+    start: "Start",
+    next: "Next",
+    move_sliders: "Move both sliders to go on.",
+    ready: "Click Start or press the space bar when you are ready.",
+    show_pictures: "Show pictures",
+    cant_tell: "Can't tell",
+    picture_label: "picture {n}",
+    sound_failed: "The sound could not be played.",
+    feedback_correct: "Correct.",
+    feedback_timeout: "Too slow: please answer a little faster.",
+    feedback_cant_tell: "This description was meant to be clear enough.",
+    feedback_wrong: "That was not the picture meant.",
+    offline_list: "Offline mode: the results are saved as a file at the end. List: ",
+    practice_over: "The practice is over. The experiment itself starts now; it works in the same way.",
+    break: "Time for a short break. You have done {done} of {total} trials.",
+    break_continue: "Continue when you are ready.",
+    progress_practice: "Practice {n} of {total}",
+    progress_trial: "Trial {n} of {total}",
+    resume: "Welcome back. You have answered {done} of {total} trials; you will continue where you stopped.",
+    storage_unavailable: "Your browser does not let this page store data; please do not reload it.",
+    waiting_server: "Waiting for the server\u2026 (your answers are kept)",
+    saving_retry: "Saving\u2026 the server does not answer yet; your answers are kept and will be sent.",
+    finished: "Thank you! The experiment is finished.",
+    completion_code: "Your completion code:",
+    preparing: "Preparing the experiment\u2026",
+    cannot_start: "The experiment cannot start now (error {status}).",
+    unknown_list: "The server assigned an unknown list ({list}); please tell the experimenter.",
+    saving: "Saving your answers\u2026",
+    not_saved: "The answers could not be saved (error {status}).",
+    download: "Download the results",
+    new_session: "Start a new session",
+    discard_confirm: "The results have not been downloaded. Discard them?",
+    experimenter_download: "Experimenter: download the results file before starting a new session.",
+    unknown_list_offline: "Unknown list {list}; reload the page.",
+    connecting: "Connecting to the server\u2026",
+    out_of_date: "This page is out of date: the experiment was rebuilt. Please reload the page.",
+  };
+  const UI = Object.assign({}, UI_EN, TX.ui || {});
+
+  function t(key, values) {
+    return UI[key].replace(/\{(\w+)\}/g, (all, name) =>
+      values && Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : all);
+  }
+
   const COLUMNS = STUDY.columns;
   const TASK = STUDY.task;
   const VARIANT = STUDY.variant;
@@ -127,7 +179,7 @@
       try {
         window.localStorage.setItem(KEY + name, JSON.stringify(value));
       } catch (e) {
-        setStatus("Your browser does not let this page store data; please do not reload it.");
+        setStatus(t("storage_unavailable"));
       }
     },
     del(name) {
@@ -158,8 +210,8 @@
   }
 
   async function message(name, texts, label) {
-    const button = el("button", { id: "continue", type: "button", text: label || "Continue" });
-    show(name, paragraphs(texts), button, el("p", { className: "hint", text: "(or press the space bar)" }));
+    const button = el("button", { id: "continue", type: "button", text: label || t("continue") });
+    show(name, paragraphs(texts), button, el("p", { className: "hint", text: t("space_hint") }));
     await waitFor(button, [" ", "Enter"]);
   }
 
@@ -219,7 +271,7 @@
     grid.style.setProperty("--rows", String(rows));
     const loads = [];
     trial.entities.forEach((entity, index) => {
-      const label = "picture " + (index + 1);
+      const label = t("picture_label", { n: index + 1 });
       const img = el("img", { src: entity.image, alt: label, draggable: "false" });
       const cell = clickable
         ? el("button", { type: "button", className: "cell", "data-entity": entity.id, "aria-label": label }, img)
@@ -259,8 +311,8 @@
     const grid = await makeGrid(trial, false, true);
     const adequacy = makeSlider("adequacy", TX.adequacy_question, TX.adequacy_labels);
     const fluency = makeSlider("fluency", TX.fluency_question, TX.fluency_labels);
-    const next = el("button", { id: "next", type: "button", text: "Next", disabled: S.require_slider_touch });
-    const hint = el("p", { className: "hint", text: S.require_slider_touch ? "Move both sliders to go on." : "" });
+    const next = el("button", { id: "next", type: "button", text: t("next"), disabled: S.require_slider_touch });
+    const hint = el("p", { className: "hint", text: S.require_slider_touch ? t("move_sliders") : "" });
     const update = () => {
       if (adequacy.touched && fluency.touched) {
         next.disabled = false;
@@ -280,9 +332,9 @@
   }
 
   async function identificationTrial(trial) {
-    const start = el("button", { id: "start-trial", type: "button", text: "Start" });
+    const start = el("button", { id: "start-trial", type: "button", text: t("start") });
     show("ready",
-      el("p", { className: "text", text: "Click Start or press the space bar when you are ready." }),
+      el("p", { className: "text", text: t("ready") }),
       start);
     document.body.dataset.order = String(trial.order);
     const gridPromise = makeGrid(trial, true, false);
@@ -302,8 +354,8 @@
     const description = el("p", { className: "description", id: "description", text: trial.description });
     let readingTime = null;
     if (VARIANT === "read_first") {
-      const call = el("button", { id: "show-pictures", type: "button", text: "Show pictures" });
-      show("reading", description, call, el("p", { className: "hint", text: "(or press the space bar)" }));
+      const call = el("button", { id: "show-pictures", type: "button", text: t("show_pictures") });
+      show("reading", description, call, el("p", { className: "hint", text: t("space_hint") }));
       document.body.dataset.order = String(trial.order);
       const r0 = await onset();
       const waits = [waitFor(call, [" "])];
@@ -317,7 +369,7 @@
     }
     parts.push(grid);
     const cantTell = S.cant_tell
-      ? el("button", { id: "cant-tell", type: "button", className: "secondary", text: "Can't tell" })
+      ? el("button", { id: "cant-tell", type: "button", className: "secondary", text: t("cant_tell") })
       : null;
     if (cantTell) parts.push(cantTell);
     show("identify", ...parts);
@@ -331,7 +383,7 @@
       }, { once: true });
       voiceTimer = setTimeout(() => {
         const played = audio.play();
-        if (played && played.catch) played.catch(() => setStatus("The sound could not be played."));
+        if (played && played.catch) played.catch(() => setStatus(t("sound_failed")));
       }, S.delay_ms);
     }
     const response = await new Promise((resolve) => {
@@ -373,13 +425,13 @@
       click_y: response.y === undefined ? null : response.y,
     };
     if (trial.practice && S.feedback_ms > 0) {
-      let text = "Correct.";
+      let text = t("feedback_correct");
       let good = true;
       if (timedOut) {
-        text = "Too slow: please answer a little faster.";
+        text = t("feedback_timeout");
         good = false;
       } else if (result.chosen_entity !== trial.target) {
-        text = result.cant_tell ? "This description was meant to be clear enough." : "That was not the picture meant.";
+        text = result.cant_tell ? t("feedback_cant_tell") : t("feedback_wrong");
         good = false;
       }
       show("feedback", el("p", { className: "feedback " + (good ? "good" : "bad"), id: "feedback", text: text }));
@@ -392,7 +444,7 @@
   // ------------------------------------------------------------------ the session
 
   function welcomeScreen(offline) {
-    const start = el("button", { id: "start", type: "button", text: "Start" });
+    const start = el("button", { id: "start", type: "button", text: t("start") });
     let select = null;
     const parts = [paragraphs(TX.instructions)];
     if (offline) {
@@ -402,7 +454,7 @@
         select.append(el("option", { value: list.list, text: list.list, selected: list.list === wanted }));
       }
       parts.push(el("p", { className: "hint" },
-        "Offline mode: the results are saved as a file at the end. List: ", select));
+        t("offline_list"), select));
     }
     parts.push(start);
     show("welcome", ...parts);
@@ -421,17 +473,17 @@
       if (done.has(trial.order)) continue;
       if (!trial.practice && nPractice > 0 && testDone === 0) {
         await message("practice-over", [
-          "The practice is over. The experiment itself starts now; it works in the same way.",
+          t("practice_over"),
         ]);
       } else if (!trial.practice && ranOne && S.break_every > 0 && testDone > 0 && testDone % S.break_every === 0) {
         await message("break", [
-          "Time for a short break. You have done " + testDone + " of " + nTest + " trials.",
-          "Continue when you are ready.",
+          t("break", { done: testDone, total: nTest }),
+          t("break_continue"),
         ]);
       }
       const label = trial.practice
-        ? "Practice " + (practiceDone + 1) + " of " + nPractice
-        : "Trial " + (testDone + 1) + " of " + nTest;
+        ? t("progress_practice", { n: practiceDone + 1, total: nPractice })
+        : t("progress_trial", { n: testDone + 1, total: nTest });
       setProgress(label, (practiceDone + testDone) / trials.length);
       const result = TASK === "rating" ? await ratingTrial(trial) : await identificationTrial(trial);
       await record(trial, result);
@@ -445,8 +497,7 @@
 
   function resumeTexts(list, done) {
     return [
-      "Welcome back. You have answered " + done.size + " of " + list.trials.length +
-        " trials; you will continue where you stopped.",
+      t("resume", { done: done.size, total: list.trials.length }),
     ];
   }
 
@@ -490,7 +541,7 @@
       } catch (e) {
         /* network error: retry */
       }
-      setStatus("Waiting for the server\u2026 (your answers are kept)");
+      setStatus(t("waiting_server"));
       await sleep(delay);
       delay = Math.min(delay * 2, 3000);
     }
@@ -521,7 +572,7 @@
         console.warn("stecflow: the server refused trial", payload.order, res.status, res.data);
         continue;
       }
-      setStatus("Saving\u2026 the server does not answer yet; your answers are kept and will be sent.");
+      setStatus(t("saving_retry"));
       await sleep(delay);
       delay = Math.min(delay * 2, 3000);
     }
@@ -541,9 +592,9 @@
   }
 
   function finishScreen(code, extra) {
-    const parts = [paragraphs(["Thank you! The experiment is finished."])];
+    const parts = [paragraphs([t("finished")])];
     if (code) {
-      parts.push(el("p", { text: "Your completion code:" }));
+      parts.push(el("p", { text: t("completion_code") }));
       parts.push(el("p", { className: "code", id: "completion-code", text: code }));
     }
     for (const part of extra || []) parts.push(part);
@@ -574,10 +625,10 @@
     }
     if (!state) {
       await welcomeScreen(false);
-      show("connecting", el("p", { text: "Preparing the experiment\u2026" }));
+      show("connecting", el("p", { text: t("preparing") }));
       const res = await persistent("POST", "session", { participant: participantId() });
       if (res.status !== 201) {
-        fatal((res.data && res.data.error) || "The experiment cannot start now (error " + res.status + ").");
+        fatal((res.data && res.data.error) || t("cannot_start", { status: res.status }));
         return;
       }
       token = res.data.token;
@@ -586,7 +637,7 @@
     }
     const list = STUDY.lists.find((l) => l.list === state.list);
     if (!list) {
-      fatal("The server assigned an unknown list (" + state.list + "); please tell the experimenter.");
+      fatal(t("unknown_list", { list: state.list }));
       return;
     }
     const done = new Set(state.answered);
@@ -604,7 +655,7 @@
         store.set("pending", pending);
         flush();
       });
-      show("saving", el("p", { text: "Saving your answers\u2026" }));
+      show("saving", el("p", { text: t("saving") }));
       await flushed();
       const res = await persistent("POST", "complete", {});
       if (res.status === 200) {
@@ -615,7 +666,7 @@
         for (const order of res.data.missing) done.delete(order);
         continue;
       }
-      fatal((res.data && res.data.error) || "The answers could not be saved (error " + res.status + ").");
+      fatal((res.data && res.data.error) || t("not_saved", { status: res.status }));
       return;
     }
   }
@@ -673,16 +724,16 @@
   }
 
   function offlineFinish(state) {
-    const save = el("button", { id: "download", type: "button", text: "Download the results" });
-    const again = el("button", { id: "new-session", type: "button", className: "secondary", text: "Start a new session" });
+    const save = el("button", { id: "download", type: "button", text: t("download") });
+    const again = el("button", { id: "new-session", type: "button", className: "secondary", text: t("new_session") });
     save.addEventListener("click", () => download(state));
     again.addEventListener("click", () => {
-      if (!state.downloaded && !window.confirm("The results have not been downloaded. Discard them?")) return;
+      if (!state.downloaded && !window.confirm(t("discard_confirm"))) return;
       store.del("offline");
       window.location.reload();
     });
     finishScreen(S.completion_code, [
-      paragraphs(["Experimenter: download the results file before starting a new session."]),
+      paragraphs([t("experimenter_download")]),
       save,
       again,
     ]);
@@ -709,7 +760,7 @@
     const list = STUDY.lists.find((l) => l.list === state.list);
     if (!list) {
       store.del("offline");
-      fatal("Unknown list " + state.list + "; reload the page.");
+      fatal(t("unknown_list_offline", { list: state.list }));
       return;
     }
     const done = new Set(state.rows.map((row) => row.order));
@@ -738,7 +789,7 @@
       } catch (e) {
         /* the server is not reachable yet */
       }
-      setStatus("Connecting to the server\u2026");
+      setStatus(t("connecting"));
       await sleep(delay);
       delay = Math.min(delay * 2, 3000);
     }
@@ -749,7 +800,7 @@
     setStatus("");
     document.body.dataset.mode = mode;
     if (mode === "stale") {
-      fatal("This page is out of date: the experiment was rebuilt. Please reload the page.");
+      fatal(t("out_of_date"));
     } else if (mode === "online") {
       await runOnline();
     } else {
