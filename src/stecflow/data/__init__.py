@@ -3,8 +3,11 @@
 Owns :mod:`~stecflow.data.model` (domains, entities, items, references, outputs),
 :mod:`~stecflow.data.corpus` (test sets in the shared-task XML and the TUNA 1.0
 distribution), :mod:`~stecflow.data.b5ref` (the b5-ref corpus),
-:mod:`~stecflow.data.xmlsafe` (the one XML parser: no entities, DTDs or network)
-and :mod:`~stecflow.data.yamlsafe` (the one YAML reader: no anchors, size limits).
+:mod:`~stecflow.data.xmlsafe` (the one XML parser: no entities, DTDs or network),
+:mod:`~stecflow.data.yamlsafe` (the one YAML reader: no anchors, size limits),
+and :mod:`~stecflow.data.dialogue` (situated-dialogue sessions of seed 000: the
+``stecflow-dialogue`` JSON format and its schema, the hardened reader, the seed's
+Table 3 features and the context a trial replays).
 
 May import: :mod:`stecflow.core`.
 """
