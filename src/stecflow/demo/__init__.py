@@ -7,7 +7,9 @@ pictures), :mod:`~stecflow.demo.domains` (TUNA's vocabularies, the domains),
 :mod:`~stecflow.demo.references`, :mod:`~stecflow.demo.authors` and
 :mod:`~stecflow.demo.wording` (human-like references),
 :mod:`~stecflow.demo.submissions` (the baselines' and the other demo submissions)
-and :mod:`~stecflow.demo.seeding` (the seeded random generators).
+and :mod:`~stecflow.demo.seeding` (the seeded random generators); and
+:mod:`~stecflow.demo.dialogue`, the simulated situated-dialogue corpus of seed 000
+(``resources/dialogue-demo/``, ``python -m stecflow.demo.dialogue``).
 
 May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`,
 :mod:`stecflow.submissions`, :mod:`stecflow.baselines`.
