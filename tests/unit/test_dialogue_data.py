@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import copy
 import json
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -497,3 +498,64 @@ def test_schema_is_closed_and_described() -> None:
         assert set(obj["required"]) == set(obj["properties"]), path
         for key, prop in obj["properties"].items():
             assert prop.get("description"), f"{path}.{key}"
+
+
+def test_mangled_files_give_corpus_errors_only() -> None:
+    """Random byte edits of a valid file: a session or a CorpusError, nothing else."""
+    import random
+
+    good = encode(small())
+    rng = random.Random(15)
+    outcomes = Counter()
+    for _ in range(400):
+        data = bytearray(good)
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(data))
+            action = rng.randrange(3)
+            if action == 0:
+                del data[at]
+            elif action == 1:
+                data.insert(at, rng.choice(b'{}[]",:0-9eE.\\ntfnNaI\xff'))
+            else:
+                data[at] = rng.randrange(256)
+        try:
+            load_session(bytes(data), "m.json")
+            outcomes["read"] += 1
+        except CorpusError as exc:
+            assert exc.file == "m.json" and exc.message
+            outcomes["refused"] += 1
+    assert outcomes["refused"] > 300
+
+
+def test_wrong_values_anywhere_give_corpus_errors_with_a_line() -> None:
+    """Valid JSON, wrong value at a random place: refused with line and field."""
+    import random
+
+    def places(node, path=()):
+        yield path
+        if isinstance(node, dict):
+            for key, value in node.items():
+                yield from places(value, (*path, key))
+        elif isinstance(node, list):
+            for n, value in enumerate(node):
+                yield from places(value, (*path, n))
+
+    rng = random.Random(16)
+    all_places = [p for p in places(small()) if p]
+    odd = [None, -1, 10**9, 2.5, "", "x.y", [], {}, True, "LT9", 360]
+    refused = 0
+    for _ in range(300):
+        raw = copy.deepcopy(small())
+        path = rng.choice(all_places)
+        node = raw
+        for part in path[:-1]:
+            node = node[part]
+        node[path[-1]] = rng.choice(odd)
+        data = encode(raw)
+        try:
+            load_session(data, "w.json")
+        except CorpusError as exc:
+            refused += 1
+            assert exc.line is not None and 1 <= exc.line <= data.count(b"\n") + 1
+            assert exc.field, exc
+    assert refused > 200
