@@ -28,6 +28,10 @@ Modules
 :mod:`~stecflow.judgments.simulate`
     Simulated participants for the demo campaign: the trials of a design or a
     built study, answered and written as the server's export.
+:mod:`~stecflow.judgments.situated_sim`
+    SIMULATED evaluators of seed 000's situated study: answers, times and replays
+    that follow the replayed context (recency, actions, cursor, form), every row
+    labelled ``simulated``.
 :mod:`~stecflow.judgments.participant`
     The model of a simulated participant (:class:`SimulationSettings`).
 :mod:`~stecflow.judgments.lexicon`
@@ -59,6 +63,7 @@ __all__ = [
     "OutlierSettings",
     "SimulationSettings",
     "SituatedMeasures",
+    "SituatedSimulationSettings",
     "apply_corrections",
     "detect_format",
     "discard_failed_sessions",
@@ -76,6 +81,7 @@ __all__ = [
     "read_responses",
     "replace_outliers",
     "simulate_responses",
+    "simulate_situated",
     "simulate_study",
     "situated_measures",
     "study_measures",
@@ -117,6 +123,8 @@ _HOME = {
     "SituatedMeasures": "situated",
     "discard_failed_sessions": "situated",
     "situated_measures": "situated",
+    "SituatedSimulationSettings": "situated_sim",
+    "simulate_situated": "situated_sim",
     "JudgmentSettings": "study",
     "merge_study": "study",
 }
