@@ -144,22 +144,25 @@ _PROBABILITIES = ("lapse_rate", "cant_tell_weight", "p_misclick", "p_session_fai
 class SituatedSimulationSettings:
     """Parameters of the simulated evaluator (see the module docstring).
 
-    The defaults give, on the demo corpus with the recency baseline's classes,
-    identification rates of about .95 for TP and about .7 for FN, and TP
-    identified faster, in the direction seed 000 found (§5.3.2).
+    The defaults are calibrated on the demo corpus (classes of the recency
+    baseline, the seed's design shape) to seed 000's figures for TP and FN
+    (§5.3.2-5.3.3): TP identified at about .97 (the seed: 661 of 680), FN about
+    .24 lower ("about 25 %"), TP about 0.6 s faster ("between about 500-1,400
+    ms"). The calibration is a choice of parameters, not a property of the
+    model; the direction comes from the contexts.
     """
 
     beta: float = 2.5
     ability_sd: float = 0.3
     difficulty_sd: float = 0.3
-    lapse_rate: float = 0.02
+    lapse_rate: float = 0.01
     mention_weight: float = 2.0
     action_weight: float = 1.0
     cursor_weight: float = 1.5
     operated_weight: float = 1.5
     action_mention_weight: float = 1.5
     decay: float = 0.4
-    clarity_pronoun: float = 0.5
+    clarity_pronoun: float = 0.8
     clarity_adjective: float = 1.0
     clarity_description: float = 2.0
     clarity_name: float = 3.0
