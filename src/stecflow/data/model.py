@@ -126,6 +126,13 @@ class Reference:
     attribute_set: AttributeSet | None = None
     annotated_word_string: str | None = None
     id: str | None = None
+    #: Annotations of a task type other than REG, as sorted (name, value) pairs
+    #: (situated dialogue: the corpus's ``form`` and ``pronoun`` decision).
+    fields: tuple[tuple[str, object], ...] = ()
+
+    def get(self, name: str, default: object = None) -> object:
+        """The value of field *name* (:attr:`fields`), or *default*."""
+        return dict(self.fields).get(name, default)
 
 
 @dataclass(frozen=True)
@@ -133,7 +140,9 @@ class Item:
     """One trial: a domain, its condition and subdomain, and human references.
 
     ``extra`` keeps other TRIAL attributes (TUNA 1.0's CARDINALITY, SIMILARITY, …)
-    as sorted (name, value) pairs so they survive a round trip.
+    as sorted (name, value) pairs so they survive a round trip. ``input`` is the
+    input of a task type whose items are more than a domain (a hashable object
+    that task type defines, e.g. a situated-dialogue instance); None for REG.
     """
 
     id: str
@@ -142,13 +151,27 @@ class Item:
     condition: str | None = None
     references: tuple[Reference, ...] = ()
     extra: tuple[tuple[str, str], ...] = field(default=())
+    input: object = None
 
 
 @dataclass(frozen=True)
 class Output:
-    """What a system produced for one item, with the line it came from."""
+    """What a system produced for one item, with the line it came from.
+
+    ``fields`` holds what a task type other than REG outputs, as sorted (name,
+    value) pairs (situated dialogue: ``("pronoun", True)``); REG outputs leave it
+    empty.
+
+    >>> Output("e1", "that one", fields=(("pronoun", True),)).get("pronoun")
+    True
+    """
 
     item_id: str
     word_string: str | None = None
     attribute_set: AttributeSet | None = None
     line: int | None = None
+    fields: tuple[tuple[str, object], ...] = ()
+
+    def get(self, name: str, default: object = None) -> object:
+        """The value of field *name* (:attr:`fields`), or *default*."""
+        return dict(self.fields).get(name, default)
