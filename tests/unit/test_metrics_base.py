@@ -239,7 +239,7 @@ def test_reduce_over_references():
 
 def test_input_types_and_levels():
     corpus = {n for n in available_metrics() if metric_class(n).level == "corpus"}
-    assert corpus == {"bleu3", "nist5"}
+    assert corpus == {"bleu3", "nist5", "decision_f"}
     text = {n for n in available_metrics() if metric_class(n).input_type == "text"}
     assert text == {
         "string_accuracy",

@@ -59,6 +59,10 @@ system's decisions against the corpus, not expressions against references):
 instance), :class:`ConfusionMatrix` (precision, recall, F of the positive
 class), :func:`system_confusion_rows` and :func:`rescore_false_positives`
 (seed 000 §5.4: FPs the evaluators identified count as correct).
+:mod:`stecflow.metrics.decisions` registers the same precision, recall and F as
+metrics on the input type ``decision`` (a bool per instance, the corpus's bool as
+reference): ``decision_precision``, ``decision_recall`` (item level: the mean of
+1/0 over the instances of their denominator) and ``decision_f`` (corpus level).
 
 Examples
 --------
@@ -97,6 +101,7 @@ from stecflow.metrics.classification import (
     rescore_false_positives,
     system_confusion_rows,
 )
+from stecflow.metrics.decisions import DecisionF, DecisionPrecision, DecisionRecall
 from stecflow.metrics.distinguishing import (
     Minimality,
     Overspecification,
@@ -150,6 +155,9 @@ __all__ = [
     "SSA",
     "AttributeSet",
     "ConfusionMatrix",
+    "DecisionF",
+    "DecisionPrecision",
+    "DecisionRecall",
     "DenotationSimilarity",
     "Dice",
     "Metric",
