@@ -9,8 +9,10 @@ reader of submission files speaks). One module per task type declares it:
 :mod:`~stecflow.tasks.attribute_selection`, :mod:`~stecflow.tasks.realisation` and
 :mod:`~stecflow.tasks.end_to_end`, the REG tasks, built from what they share in
 :mod:`stecflow.tasks.reg` (the ``outputs.xml`` reader, the template realiser, the
-entity pictures and the scene a study shows). Adding a task type is one new module
-(docs/architecture.md).
+entity pictures and the scene a study shows), and
+:mod:`~stecflow.tasks.situated_dialogue` (seed 000: a demonstrative-pronoun
+decision per referring expression of a dialogue session). Adding a task type is one
+new module (docs/architecture.md).
 
 May import: :mod:`stecflow.core`, :mod:`stecflow.data`.
 """

@@ -2,10 +2,12 @@
 
 The built-in task types are the three REG tasks, one module each
 (:mod:`stecflow.tasks.attribute_selection`, :mod:`stecflow.tasks.realisation`,
-:mod:`stecflow.tasks.end_to_end`); they are imported on first use, so importing
-the registry costs nothing. A new task type is one module that builds a
-:class:`~stecflow.tasks.base.TaskType` and is listed in :data:`BUILT_IN` (or, from
-outside the library, passed to :func:`register`).
+:mod:`stecflow.tasks.end_to_end`), and seed 000's situated-dialogue pronoun
+decision (:mod:`stecflow.tasks.situated_dialogue`); they are imported on first
+use, so importing the registry costs nothing. A new task type is one module that
+builds a :class:`~stecflow.tasks.base.TaskType` and is listed in :data:`BUILT_IN`
+(or, from outside the library, passed to :func:`register`). A campaign that names
+no task runs :data:`DEFAULT_TASKS`, the REG tasks.
 
 May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`.
 """
@@ -18,7 +20,15 @@ from collections.abc import Iterable
 from stecflow.core.errors import ConfigError
 from stecflow.tasks.base import TaskType
 
-__all__ = ["BUILT_IN", "get", "names", "register", "task_types", "unregister"]
+__all__ = [
+    "BUILT_IN",
+    "DEFAULT_TASKS",
+    "get",
+    "names",
+    "register",
+    "task_types",
+    "unregister",
+]
 
 #: Modules that declare the built-in task types (each has a ``TASK``), in the
 #: order tables and lists show them.
@@ -26,7 +36,12 @@ BUILT_IN = (
     "stecflow.tasks.attribute_selection",
     "stecflow.tasks.realisation",
     "stecflow.tasks.end_to_end",
+    "stecflow.tasks.situated_dialogue",
 )
+
+#: The task types of a campaign (or a call) that names none: the REG tasks. The
+#: other built-in types run only when named.
+DEFAULT_TASKS = ("attribute_selection", "realisation", "end_to_end")
 
 _REGISTERED: dict[str, TaskType] = {}
 _BUILT_IN_NAMES: list[str] = []  # filled on first use, in BUILT_IN order
@@ -92,6 +107,10 @@ def get(name: str) -> TaskType:
 
 
 def task_types(task_names: Iterable[str] | None = None) -> list[TaskType]:
-    """The task types of *task_names* (every built-in one when None), in order."""
+    """The task types of *task_names* (:data:`DEFAULT_TASKS` when None), in order.
+
+    >>> [t.name for t in task_types()]
+    ['attribute_selection', 'realisation', 'end_to_end']
+    """
     _load_built_in()
-    return [get(n) for n in (_BUILT_IN_NAMES if task_names is None else task_names)]
+    return [get(n) for n in (DEFAULT_TASKS if task_names is None else task_names)]
