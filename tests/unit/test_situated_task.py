@@ -287,3 +287,27 @@ def test_validation_reads_and_checks_outputs_tsv(items, tmp_path):
     assert [(e["code"], e["file"], e["line"]) for e in bad["errors"]] == [
         ("bad_decision", "bad/sys/outputs.tsv", 11)
     ]
+
+
+def test_the_seeds_table_4_figures_through_the_scoring_stage():
+    # seed 000's all-features classifier (P .664, F .730 over 1,242 instances);
+    # (TP, FP, FN) = (415, 210, 97) is one of the three matrices its figures allow
+    # (derived in test_metrics_classification)
+    cells = [("TP", 415), ("FP", 210), ("FN", 97), ("TN", 520)]
+    gold_of = {"TP": True, "FP": False, "FN": True, "TN": False}
+    said_of = {"TP": True, "FP": True, "FN": False, "TN": False}
+    items, outputs = [], []
+    for cell, count in cells:
+        for n in range(count):
+            item_id = f"{cell}{n}"
+            items.append(_item(item_id, gold_of[cell], session=f"p{n % 6}"))
+            outputs.append(_out(item_id, said_of[cell]))
+    _, rows = score_outputs(
+        items, outputs, {"bootstrap": {"resamples": 10}}, tasks=["situated_dialogue"]
+    )
+    overall = {r["metric"]: r for r in rows if r["subset"] == "all"}
+    assert round(overall["decision_precision"]["value"], 3) == 0.664  # 415 / 625
+    assert round(overall["decision_recall"]["value"], 3) == 0.811  # 415 / 512
+    assert round(overall["decision_f"]["value"], 3) == 0.730  # 830 / 1137
+    assert overall["decision_f"]["value"] == 830 / 1137
+    assert overall["decision_f"]["n"] == 1242
