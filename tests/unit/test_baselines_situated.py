@@ -17,6 +17,7 @@ from stecflow.baselines.situated import (
     logistic_outputs,
     recency_outputs,
     session_folds,
+    write_baseline_submissions,
     write_submission,
 )
 from stecflow.data.dialogue import read_corpus
@@ -186,3 +187,24 @@ def test_baselines_write_submissions_the_campaign_accepts_and_scores(
     assert overall["decision_precision"] == matrix.precision
     assert overall["decision_recall"] == matrix.recall
     assert overall["decision_f"] == pytest.approx(matrix.f, abs=1e-15)
+
+
+def test_both_baselines_written_with_their_method(items, tmp_path):
+    pytest.importorskip("sklearn")
+    import yaml
+
+    folders = write_baseline_submissions(items, tmp_path, seed=2009)
+    assert [f.relative_to(tmp_path).as_posix() for f in folders] == [
+        "organisers/recency",
+        "organisers/logistic",
+    ]
+    meta = yaml.safe_load((folders[1] / "system.yaml").read_text())
+    assert (
+        "6-fold cross-validation grouped by session (seed 2009)"
+        in (meta["description"])
+    )
+    assert meta["tasks"] == ["situated_dialogue"] and meta["primary"] is False
+    again = write_baseline_submissions(items, tmp_path / "again", seed=2009)
+    for first, second in zip(folders, again, strict=True):
+        for name in ("outputs.tsv", "system.yaml"):
+            assert (first / name).read_bytes() == (second / name).read_bytes()

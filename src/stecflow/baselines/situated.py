@@ -39,6 +39,7 @@ __all__ = [
     "logistic_outputs",
     "recency_outputs",
     "session_folds",
+    "write_baseline_submissions",
     "write_submission",
 ]
 
@@ -276,3 +277,43 @@ def write_submission(
     text = yaml.safe_dump(metadata, sort_keys=False, allow_unicode=True, width=88)
     (folder / "system.yaml").write_text(text, encoding="utf-8")
     return folder
+
+
+def write_baseline_submissions(
+    items: Sequence[Item],
+    root: str | Path,
+    *,
+    team: str = "organisers",
+    folds: int = 10,
+    seed: int = 2009,
+) -> list[Path]:
+    """Write both baselines as submissions ``<root>/<team>/recency`` and
+    ``<root>/<team>/logistic``; their descriptions say how they decided (the
+    logistic regression's folds and seed included).
+
+    Returns
+    -------
+    list of Path
+        The two folders.
+    """
+    root = Path(root)
+    recency = write_submission(
+        root / team / "recency",
+        recency_outputs(items),
+        description=(
+            "Recency baseline of seed 000: a demonstrative pronoun iff the most"
+            " recently mentioned object is the target (feature D1)."
+        ),
+    )
+    learnt = logistic_outputs(items, folds=folds, seed=seed)
+    logistic = write_submission(
+        root / team / "logistic",
+        learnt.outputs,
+        description=(
+            "Logistic regression (scikit-learn, L2, C=1, standardised features)"
+            " over the Table 3 features; decisions out of fold from"
+            f" {learnt.folds}-fold cross-validation grouped by session (seed"
+            f" {seed})."
+        ),
+    )
+    return [recency, logistic]
