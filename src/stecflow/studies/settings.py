@@ -8,7 +8,8 @@ collection server (:mod:`stecflow.studies.server`) and the judgments
 table (:data:`RESPONSE_COLUMNS`), the presentation settings of a study
 (:class:`StudySettings`, config ``studies[].experiment``) and every string the
 participant sees, in English and Japanese (:data:`UI_STRINGS`, selected by
-``experiment.language`` and overridden one by one by ``experiment.strings``).
+``experiment.language`` and overridden one by one by ``experiment.strings``;
+:data:`SITUATED_UI_STRINGS` for the situated identification trial of seed 000).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ __all__ = [
     "FLUENCY_QUESTION",
     "LANGUAGES",
     "RESPONSE_COLUMNS",
+    "SITUATED_UI_STRINGS",
     "TASKS",
     "UI_STRINGS",
     "VARIANTS",
@@ -278,6 +280,55 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "connecting": "サーバーに接続しています\u2026",
         "out_of_date": "このページは古くなっています（実験が作り直されました）。"
         "ページを再読み込みしてください。",
+    },
+}
+
+
+#: The strings of the situated identification trial (seed 000 §5.1,
+#: :mod:`stecflow.studies.situated`), by language, kept apart from
+#: :data:`UI_STRINGS` so that the rating and identification studies' files do not
+#: change. ``dont_know`` is the seed's "I don't know" button; its Japanese
+#: わからない is stecflow's translation, as for ``cant_tell`` (the seed quotes the
+#: button only in English). The situated study document carries both tables
+#: merged in ``texts.ui``; ``experiment.strings`` overrides only keys of
+#: :data:`UI_STRINGS`.
+SITUATED_UI_STRINGS: dict[str, dict[str, str]] = {
+    "en": {
+        "instructions_situated": "In each trial you first watch a short clip of "
+        "a shared work area where two people solve a Tangram puzzle together: the "
+        "pieces and the mouse cursor move as they did, and what was said appears "
+        "beside the clip. Then you read what the solver said next, with a "
+        "referring expression in red. Click the piece it refers to, on the board "
+        "or with its numbered button.",
+        "instructions_situated_replay": "You can replay the clip as many times as "
+        "you like before answering. If you cannot tell which piece is meant, click "
+        "\u201cI don't know\u201d.",
+        "play": "Play the clip",
+        "replay": "Replay the clip",
+        "playing": "Playing\u2026",
+        "dont_know": "I don't know",
+        "piece_label": "piece {n}",
+        "speaker_solver": "Solver",
+        "speaker_operator": "Operator",
+        "media_failed": "The clip could not be played.",
+    },
+    "ja": {
+        "instructions_situated": "各試行では、まず二人がタングラムパズルを一緒に"
+        "解いている共有作業画面の短い映像を見ていただきます。ピースとマウスカーソル"
+        "は記録どおりに動き、話された内容が映像の横に表示されます。次に、指示者が"
+        "その直後に話した発話が表示され、参照表現が赤で示されます。その表現が指して"
+        "いるピースを、画面上で、または番号のボタンでクリックしてください。",
+        "instructions_situated_replay": "回答する前に映像は何度でも再生できます。"
+        "どのピースが指されているかわからない場合は、「わからない」をクリックして"
+        "ください。",
+        "play": "映像を再生",
+        "replay": "もう一度再生",
+        "playing": "再生中\u2026",
+        "dont_know": "わからない",
+        "piece_label": "ピース {n}",
+        "speaker_solver": "指示者",
+        "speaker_operator": "作業者",
+        "media_failed": "映像を再生できませんでした。",
     },
 }
 

@@ -1,0 +1,516 @@
+"""The situated identification study of seed 000 (§5.1): stimuli with a replay.
+
+Owns the study document of ``task: situated_identification`` and its builder. A
+trial replays the shared work area from the start of an expression's context to
+just before its utterance (:func:`stecflow.data.dialogue.cut_context`): the pieces
+move and the mouse cursor moves as logged, drawn in SVG by ``web/experiment.js``
+from the timeline (no video files), with the preceding utterances as a transcript
+synchronised with the clip. When the clip has been played once, the utterance is
+shown with the referring expression highlighted (the system's expression in place
+of the corpus's where one is given) and the participant clicks a numbered piece,
+its numbered button or "I don't know"; the clip can be replayed any number of
+times. Organisers of a real corpus may give a video or audio file per instance
+instead (``media``): the page then plays it with a ``<video>`` or ``<audio>``
+element in place of the drawing.
+
+What the page records (:data:`SITUATED_COLUMNS`, after
+:data:`~stecflow.studies.settings.RESPONSE_COLUMNS`): ``chosen_entity`` (the piece
+ID), ``correct``, ``cant_tell`` ("I don't know"), ``time_ms`` (identification time
+as seed 000 §5.2 defines it: from the onset of the utterance display to the click,
+reading and replays included; also in ``identification_time_ms`` and ``rt_ms``),
+``plays`` (times the clip was started, 1 when watched once) and ``replays``
+(``plays - 1``, seed 000 Table 9, as :mod:`stecflow.judgments.situated` reads it),
+``answer_via`` (``board``, ``button`` or ``dont_know``), with ``instance``,
+``dialogue`` and ``expression`` naming what was shown. There is no time-out (the
+seed sets none). These columns are in the file the page saves offline; the
+collection server's export still has :data:`RESPONSE_COLUMNS` only.
+
+Replay: an action moves its piece linearly from its state before the action to the
+state it leaves (rotation the short way round, a flip half way); one already under
+way when the clip starts is drawn from the piece's state before it. The cursor is
+the last logged sample (:func:`stecflow.data.dialogue.cursor_at`). With a video
+file the participant answers with the numbered buttons; with an audio file the
+board is shown still, as the utterance finds it.
+
+The trial document (one per list entry) holds, besides the fields of the REG
+studies' trials that apply (``order``, ``item``, ``system``, ``practice``,
+``filler``, ``target``): ``dialogue`` and ``expression`` (IDs in the corpus),
+``description`` (the utterance as shown), ``highlight`` (``[start, end]`` of the
+expression in ``description``, in Python code points; the page converts them to
+UTF-16 indices), ``expression_text``, ``media`` (``media/<name>`` or null),
+``media_kind`` (``video``, ``audio`` or null) and ``context``: ``start_ms`` and
+``end_ms`` in the session, ``duration_ms``, ``area`` (``width``, ``height``),
+``pieces`` (``id``, ``number``, ``shape``, ``outline``: the polygon in pixels about
+the centroid, before rotation and flip, and the state at the start ``x``, ``y``,
+``rotation``, ``flipped``), ``actions`` (``piece``, ``kind``, ``start_ms``,
+``end_ms`` relative to the clip's start, negative for one under way at the start,
+and the state they leave: ``x``, ``y``, ``rotation``, ``flipped``), ``cursor``
+(``[t_ms, x, y]`` relative), ``cursor_start`` and ``transcript`` (``speaker``,
+``start_ms``, ``end_ms`` relative, ``text``).
+
+The lists are given by the caller (a later step wires
+:mod:`stecflow.studies.designs.situated` to this builder); the folder is that of
+:func:`stecflow.studies.stimuli.build_study`, with ``media/`` for supplied media.
+
+Examples
+--------
+>>> from stecflow.data.dialogue import read_corpus
+>>> sessions = read_corpus("resources/dialogue-demo")  # doctest: +SKIP
+>>> bundle = make_situated_study_files(  # doctest: +SKIP
+...     sessions, {"L01": [("s01", "s01-e007", "that one")]}, study="rexj")
+
+May import: :mod:`stecflow.core`, :mod:`stecflow.data`,
+:mod:`stecflow.studies.settings`, :mod:`stecflow.studies.stimuli`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import random
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from stecflow.core.errors import StimuliError
+from stecflow.data.dialogue import (
+    Context,
+    Session,
+    context_start,
+    cut_context,
+    piece_polygon,
+)
+from stecflow.studies.settings import (
+    RESPONSE_COLUMNS,
+    SITUATED_UI_STRINGS,
+    UI_STRINGS,
+    StudySettings,
+)
+from stecflow.studies.stimuli import (
+    STIMULI_VERSION,
+    StudyFiles,
+    _asset,
+    _json_bytes,
+    _manifest,
+    _render_index,
+    _write_tree,
+)
+
+__all__ = [
+    "AUDIO_SUFFIXES",
+    "SITUATED_COLUMNS",
+    "SITUATED_TASK",
+    "VIDEO_SUFFIXES",
+    "SituatedInstance",
+    "build_situated_study",
+    "highlighted_text",
+    "make_situated_study_files",
+    "utf16_offset",
+]
+
+logger = logging.getLogger(__name__)
+
+#: The ``task`` of a situated identification study.
+SITUATED_TASK = "situated_identification"
+#: Columns a situated study's response table has after RESPONSE_COLUMNS.
+SITUATED_COLUMNS = (
+    "instance",
+    "dialogue",
+    "expression",
+    "time_ms",
+    "plays",
+    "replays",
+    "answer_via",
+)
+#: Media file suffixes played with <video> and with <audio>.
+VIDEO_SUFFIXES = (".mp4", ".webm", ".ogv")
+AUDIO_SUFFIXES = (".wav", ".mp3", ".ogg", ".oga", ".m4a", ".opus")
+_WEB_ASSETS = ("experiment.js", "experiment.css")
+
+
+@dataclass(frozen=True)
+class SituatedInstance:
+    """One trial's content: an expression of a session, as shown.
+
+    Attributes
+    ----------
+    session : str
+        The dialogue session's ID.
+    expression : str
+        The referring expression's ID in that session.
+    text : str or None
+        The expression shown in place of the corpus's (a system's output, e.g. a
+        demonstrative pronoun); None shows the corpus's own.
+    system : str or None
+        Who produced *text* (``Orig`` or a system ID), recorded with the answer.
+    media : str or None
+        A video or audio file (name in ``media_dir``) played instead of the drawn
+        replay.
+    start_ms : int or None
+        Where the context starts; None takes seed 000's
+        (:func:`stecflow.data.dialogue.context_start`).
+    item : str or None
+        The trial's item ID (default: the expression ID).
+    """
+
+    session: str
+    expression: str
+    text: str | None = None
+    system: str | None = None
+    media: str | None = None
+    start_ms: int | None = None
+    item: str | None = None
+
+
+def utf16_offset(text: str, index: int) -> int:
+    """The UTF-16 index (JavaScript's) of the code point *index* of *text*.
+
+    >>> utf16_offset("\U00020bb7\u91ce\u5bb6", 2)
+    3
+    >>> utf16_offset("abc", 2)
+    2
+    """
+    return len(text[:index].encode("utf-16-le")) // 2
+
+
+def highlighted_text(text: str, start: int, end: int, shown: str | None) -> tuple:
+    """The utterance with the expression ``text[start:end]`` replaced by *shown*.
+
+    Returns the new text and the expression's ``[start, end]`` in it (code points).
+
+    >>> highlighted_text("move the small triangle up", 5, 23, "that one")
+    ('move that one up', [5, 13])
+    >>> highlighted_text("move it", 5, 7, None)
+    ('move it', [5, 7])
+    """
+    if shown is None:
+        return text, [start, end]
+    shown = " ".join(str(shown).split())
+    return text[:start] + shown + text[end:], [start, start + len(shown)]
+
+
+def _instance(value: Any) -> SituatedInstance:
+    if isinstance(value, SituatedInstance):
+        return value
+    if isinstance(value, Mapping):
+        return SituatedInstance(**value)
+    if isinstance(value, Sequence) and not isinstance(value, str) and len(value) == 3:
+        return SituatedInstance(str(value[0]), str(value[1]), value[2])
+    raise StimuliError(
+        f"{value!r} is not a (session, expression, shown text) triple",
+        field="lists",
+    )
+
+
+def _state(x: float, y: float, rotation: float, flipped: bool) -> dict[str, Any]:
+    return {"x": x, "y": y, "rotation": rotation, "flipped": flipped}
+
+
+def _context_document(session: Session, context: Context) -> dict[str, Any]:
+    """The replayed stretch as the page draws it (times relative to the start)."""
+    t0 = context.start_ms
+    unit = session.area.unit
+    pieces = []
+    for number, piece in enumerate(context.pieces, start=1):
+        outline = piece_polygon(piece.shape, 0, 0, 0, False, unit)
+        pieces.append(
+            {
+                "id": piece.id,
+                "number": number,
+                "shape": piece.shape,
+                "outline": [[round(x, 3), round(y, 3)] for x, y in outline],
+                **_state(piece.x, piece.y, piece.rotation, piece.flipped),
+            }
+        )
+    return {
+        "start_ms": context.start_ms,
+        "end_ms": context.end_ms,
+        "duration_ms": context.duration_ms,
+        "area": {"width": session.area.width, "height": session.area.height},
+        "pieces": pieces,
+        "actions": [
+            {
+                "piece": a.piece,
+                "kind": a.kind,
+                "start_ms": a.start_ms - t0,
+                "end_ms": a.end_ms - t0,
+                **_state(a.x, a.y, a.rotation, a.flipped),
+            }
+            for a in context.actions
+        ],
+        "cursor": [[s.t_ms - t0, s.x, s.y] for s in context.cursor],
+        "cursor_start": (
+            None if context.cursor_start is None else list(context.cursor_start)
+        ),
+        "transcript": [
+            {
+                "speaker": u.speaker,
+                "start_ms": u.start_ms - t0,
+                "end_ms": u.end_ms - t0,
+                "text": u.text,
+            }
+            for u in context.utterances
+        ],
+    }
+
+
+def _media_kind(name: str) -> str:
+    suffix = Path(name).suffix.lower()
+    if suffix in VIDEO_SUFFIXES:
+        return "video"
+    if suffix in AUDIO_SUFFIXES:
+        return "audio"
+    raise StimuliError(
+        f"{name}: a media file must end in one of "
+        f"{', '.join(VIDEO_SUFFIXES + AUDIO_SUFFIXES)}",
+        field="media",
+    )
+
+
+def _texts(settings: StudySettings) -> dict[str, Any]:
+    ui = {
+        **UI_STRINGS[settings.language],
+        **SITUATED_UI_STRINGS[settings.language],
+        **(settings.strings or {}),
+    }
+    paragraphs = [ui["instructions_situated"], ui["instructions_situated_replay"]]
+    if settings.instructions:
+        paragraphs = [p.strip() for p in settings.instructions.split("\n\n")]
+    return {
+        "instructions": [p for p in paragraphs if p],
+        "language": settings.language,
+        "ui": ui,
+    }
+
+
+def make_situated_study_files(
+    sessions: Iterable[Session] | Mapping[str, Session],
+    lists: Mapping[str, Sequence[Any]],
+    *,
+    study: str,
+    settings: StudySettings | Mapping[str, Any] | None = None,
+    max_context_ms: int = 30_000,
+    media_dir: str | Path | None = None,
+    shuffle_seed: int | None = None,
+    speed: float = 1.0,
+) -> StudyFiles:
+    """Make every file of a situated identification study, in memory (pure).
+
+    Parameters
+    ----------
+    sessions : iterable or mapping of Session
+        The dialogue sessions (:func:`stecflow.data.dialogue.read_corpus`).
+    lists : mapping of str to sequence
+        List ID -> its trials in order: :class:`SituatedInstance`, a mapping of
+        its fields, or a ``(session, expression, shown text)`` triple (shown text
+        None: the corpus's expression).
+    study : str
+        The study's ID.
+    settings : StudySettings or mapping, optional
+        As for :func:`stecflow.studies.stimuli.make_study_files`; ``language``
+        selects the interface strings, ``break_every`` the breaks.
+    max_context_ms : int, default 30000
+        Longest context when an instance gives no ``start_ms`` (seed 000: 30 s).
+    media_dir : path, optional
+        The folder holding the instances' ``media`` files.
+    shuffle_seed : int, optional
+        Shuffle each list's trials with ``random.Random(f"{seed}:{list}")``
+        (seed 000 randomised the order per participant); None keeps the order.
+    speed : float, default 1.0
+        Replay speed (1: as logged; more only for piloting and tests), recorded in
+        the document.
+
+    Returns
+    -------
+    StudyFiles
+
+    Raises
+    ------
+    StimuliError
+        An unknown session or expression, an expression whose context does not
+        qualify (seed 000 §5.1: no earlier mention of or action on the target,
+        or longer than *max_context_ms*), a missing or unknown media file.
+    """
+    if settings is None:
+        settings = StudySettings()
+    elif not isinstance(settings, StudySettings):
+        settings = StudySettings.from_mapping(settings)
+    if not 0.25 <= float(speed) <= 20:
+        raise StimuliError(f"must be between 0.25 and 20, got {speed}", field="speed")
+    by_id = (
+        dict(sessions) if isinstance(sessions, Mapping) else {s.id: s for s in sessions}
+    )
+    media_root = Path(media_dir) if media_dir is not None else None
+    media: dict[str, bytes] = {}
+    problems: list[str] = []
+    out_lists = []
+    for list_id in sorted(lists):
+        entries = [_instance(v) for v in lists[list_id]]
+        if shuffle_seed is not None:
+            random.Random(f"{shuffle_seed}:{list_id}").shuffle(entries)
+        trials = []
+        for order, inst in enumerate(entries, start=1):
+            session = by_id.get(inst.session)
+            if session is None:
+                problems.append(f"no session {inst.session}")
+                continue
+            try:
+                utterance, expression = session.find(inst.expression)
+            except KeyError:
+                problems.append(f"no expression {inst.expression} in {inst.session}")
+                continue
+            start = inst.start_ms
+            if start is None:
+                start = context_start(session, inst.expression, max_context_ms)
+            if start is None:
+                problems.append(
+                    f"{inst.expression} has no qualifying context (seed 000 §5.1: the "
+                    f"last mention of and the last action on {expression.referent} "
+                    f"within {max_context_ms} ms before the utterance)"
+                )
+                continue
+            try:
+                context = cut_context(session, inst.expression, start)
+            except ValueError as error:
+                problems.append(str(error))
+                continue
+            text, span = highlighted_text(
+                utterance.text, expression.start, expression.end, inst.text
+            )
+            shown_media = None
+            kind = None
+            if inst.media is not None:
+                name = Path(inst.media).name
+                if name != inst.media or media_root is None:
+                    problems.append(
+                        f"media {inst.media!r} must be a file name in media_dir"
+                    )
+                    continue
+                kind = _media_kind(name)
+                source = media_root / name
+                if not source.is_file():
+                    problems.append(f"media file {source} is missing")
+                    continue
+                media[f"media/{name}"] = source.read_bytes()
+                shown_media = f"media/{name}"
+            trials.append(
+                {
+                    "order": order,
+                    "item": inst.item or inst.expression,
+                    "system": inst.system,
+                    "subdomain": None,
+                    "item_set": None,
+                    "practice": False,
+                    "filler": False,
+                    "dialogue": session.id,
+                    "expression": expression.id,
+                    "target": expression.referent,
+                    "description": text,
+                    "highlight": span,
+                    "expression_text": text[span[0] : span[1]],
+                    "media": shown_media,
+                    "media_kind": kind,
+                    "context": _context_document(session, context),
+                }
+            )
+        out_lists.append(
+            {
+                "list": str(list_id),
+                "subject_slot": len(out_lists) + 1,
+                "group": 1,
+                "trials": trials,
+            }
+        )
+    if problems:
+        shown = "; ".join(problems[:10])
+        more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
+        raise StimuliError(
+            f"{len(problems)} problem(s): {shown}{more}", field=f"study {study}"
+        )
+    document = {
+        "format": "stecflow-study",
+        "version": STIMULI_VERSION,
+        "study": study,
+        "task": SITUATED_TASK,
+        "variant": None,
+        "settings": settings.to_dict(),
+        "texts": _texts(settings),
+        "columns": list(RESPONSE_COLUMNS) + list(SITUATED_COLUMNS),
+        "design": {
+            "max_context_ms": max_context_ms,
+            "shuffle_seed": shuffle_seed,
+            "speed": float(speed),
+        },
+        "speech": None,
+        "lists": out_lists,
+    }
+    stimuli_json = _json_bytes(document)
+    sha = hashlib.sha256(stimuli_json).hexdigest()
+    stimuli_js = (
+        "window.STECFLOW_STUDY = "
+        + json.dumps(document, sort_keys=True, ensure_ascii=True)
+        + ";\nwindow.STECFLOW_STUDY.sha256 = "
+        + json.dumps(sha)
+        + ";\n"
+    ).encode("utf-8")
+    files: dict[str, bytes] = {
+        "index.html": _render_index(document),
+        "stimuli.json": stimuli_json,
+        "stimuli.js": stimuli_js,
+    }
+    for name in _WEB_ASSETS:
+        files[name] = _asset(name)
+    files.update(media)
+    files["MANIFEST.tsv"] = _manifest(files)
+    return StudyFiles(document=document, files=dict(sorted(files.items())))
+
+
+def build_situated_study(
+    sessions: Iterable[Session] | Mapping[str, Session],
+    lists: Mapping[str, Sequence[Any]],
+    *,
+    study: str,
+    out_dir: str | Path,
+    overwrite: bool = False,
+    **options: Any,
+) -> dict[str, Any]:
+    """Build a situated identification study into *out_dir* (the web folder).
+
+    Parameters
+    ----------
+    sessions, lists, study
+        As for :func:`make_situated_study_files`; *options* are its keyword
+        arguments.
+    out_dir : path
+        The folder to create (``results/studies/<study>/web``).
+    overwrite : bool, default False
+        Replace a non-empty *out_dir*.
+
+    Returns
+    -------
+    dict
+        ``study``, ``task``, ``lists``, ``trials``, ``files`` and ``sha256`` (of
+        ``MANIFEST.tsv``), as :func:`stecflow.studies.stimuli.build_study`.
+    """
+    bundle = make_situated_study_files(sessions, lists, study=study, **options)
+    _write_tree(bundle.files, Path(out_dir), overwrite)
+    doc = bundle.document
+    summary = {
+        "study": doc["study"],
+        "task": doc["task"],
+        "lists": len(doc["lists"]),
+        "trials": sum(len(lst["trials"]) for lst in doc["lists"]),
+        "files": len(bundle.files),
+        "sha256": hashlib.sha256(bundle.files["MANIFEST.tsv"]).hexdigest(),
+    }
+    logger.info(
+        "study %s: %s, %d lists, %d trials in %s",
+        study,
+        SITUATED_TASK,
+        summary["lists"],
+        summary["trials"],
+        out_dir,
+    )
+    return summary
