@@ -11,6 +11,7 @@ onset of the utterance and the click (seed 000 §5.2: reading included).
 from __future__ import annotations
 
 import csv
+import json
 import wave
 from dataclasses import replace
 from pathlib import Path
@@ -257,4 +258,37 @@ def test_supplied_audio_replaces_the_drawn_replay(tmp_path, watched, suffix):
     assert page.evaluate("() => document.querySelector('#media').ended") is True
     page.click("#answers button[data-piece='SQ']")
     page.wait_for_selector("body[data-screen=done]")
+    watched.assert_clean()
+
+
+def test_spoken_transcript(tmp_path, watched):
+    from stecflow.studies.speech import espeak_version
+
+    if espeak_version() is None:
+        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
+    web = _build(tmp_path, speed=SPEED, speech=True)
+    doc = json.loads((web / "stimuli.json").read_text())
+    lines = [
+        line for t in doc["lists"][0]["trials"] for line in t["context"]["transcript"]
+    ]
+    assert len(lines) == 3 and doc["speech"]["engine"] == "espeak-ng"
+    for line in lines:
+        assert (web / line["audio"]).read_bytes()[:4] == b"RIFF"
+    page = watched.page
+    _start(page, web)
+    page.wait_for_selector("body[data-screen=situated-context][data-order='1']")
+    assert page.locator("#transcript audio").count() == 1
+    page.click("#play")
+    _wait_onset(page, 1)
+    # s01-e007's context has one preceding utterance: spoken once, stopped at the end
+    assert page.get_attribute("#transcript", "data-spoken") == "1"
+    started = page.evaluate(
+        "() => document.querySelector('#transcript audio').played.length"
+    )
+    assert started >= 1
+    assert page.evaluate("() => document.querySelector('#transcript audio').paused")
+    page.click("#play")  # the replay speaks it again
+    page.wait_for_function("() => document.body.dataset.plays === '2'")
+    page.wait_for_function("() => document.body.dataset.playing === '0'")
+    assert page.get_attribute("#transcript", "data-spoken") == "2"
     watched.assert_clean()

@@ -75,6 +75,7 @@ def test_context_of_the_square(sessions):
             "start_ms": 0,
             "end_ms": 2865,
             "text": "Put the square next to the small triangle",
+            "audio": None,
         }
     ]
     square = next(p for p in context["pieces"] if p["id"] == "SQ")
@@ -217,3 +218,51 @@ def test_deterministic_and_shuffled_per_list(sessions):
     assert all(sorted(o) == sorted(e[1] for e in entries) for o in orders)
     assert orders[0] != orders[1]  # each list has its own order
     assert [t["order"] for t in a.document["lists"][0]["trials"]] == [1, 2, 3, 4]
+
+
+def test_spoken_transcript_files(sessions, monkeypatch):
+    lists = {"L01": [("s01", "s01-e008", None)]}
+    silent = make_situated_study_files(sessions, lists, study="sit")
+    transcript = _trial(silent)["context"]["transcript"]
+    assert [line["audio"] for line in transcript] == [None, None, None]
+    assert silent.document["speech"] is None
+
+    from stecflow.studies import situated
+
+    calls = []
+
+    def fake_speak(text, voice, wpm):
+        calls.append((text, voice, wpm))
+        return b"RIFF" + text.encode()
+
+    monkeypatch.setattr(situated.tts, "espeak_version", lambda: "1.51")
+    monkeypatch.setattr(situated.tts, "speak", fake_speak)
+    spoken = make_situated_study_files(
+        sessions, lists, study="sit", speech=True, settings={"speech_wpm": 180}
+    )
+    transcript = _trial(spoken)["context"]["transcript"]
+    # s01-e008 (u007 at 22 832 ms): context from PG's last action (s01-a002,
+    # 10 589 ms), so u004-u006 precede it
+    assert [line["text"] for line in transcript] == [
+        "this one?",
+        "Put the square next to the small triangle",
+        "Rotate the square to the right",
+    ]
+    assert [line["start_ms"] for line in transcript] == [
+        12214 - 10589,
+        13650 - 10589,
+        18629 - 10589,
+    ]
+    assert calls == [(line["text"], "en-us", 180) for line in transcript]
+    for line in transcript:
+        assert line["audio"].startswith("audio/") and line["audio"].endswith(".wav")
+        assert spoken.files[line["audio"]] == b"RIFF" + line["text"].encode()
+    assert spoken.document["speech"] == {
+        "engine": "espeak-ng",
+        "version": "1.51",
+        "voice": "en-us",
+        "wpm": 180,
+    }
+    monkeypatch.setattr(situated.tts, "espeak_version", lambda: None)
+    with pytest.raises(StimuliError, match="espeak-ng"):
+        make_situated_study_files(sessions, lists, study="sit", speech=True)

@@ -46,11 +46,14 @@ the centroid, before rotation and flip, and the state at the start ``x``, ``y``,
 ``end_ms`` relative to the clip's start, negative for one under way at the start,
 and the state they leave: ``x``, ``y``, ``rotation``, ``flipped``), ``cursor``
 (``[t_ms, x, y]`` relative), ``cursor_start`` and ``transcript`` (``speaker``,
-``start_ms``, ``end_ms`` relative, ``text``).
+``start_ms``, ``end_ms`` relative, ``text``, ``audio``: the utterance spoken by
+espeak-ng, ``audio/<name>.wav``, when the study is built with ``speech=True``,
+else null).
 
 The lists are given by the caller (a later step wires
 :mod:`stecflow.studies.designs.situated` to this builder); the folder is that of
-:func:`stecflow.studies.stimuli.build_study`, with ``media/`` for supplied media.
+:func:`stecflow.studies.stimuli.build_study`, with ``media/`` for supplied media
+and ``audio/`` for the spoken transcript.
 
 Examples
 --------
@@ -60,7 +63,8 @@ Examples
 ...     sessions, {"L01": [("s01", "s01-e007", "that one")]}, study="rexj")
 
 May import: :mod:`stecflow.core`, :mod:`stecflow.data`,
-:mod:`stecflow.studies.settings`, :mod:`stecflow.studies.stimuli`.
+:mod:`stecflow.studies.settings`, :mod:`stecflow.studies.speech`,
+:mod:`stecflow.studies.stimuli`.
 """
 
 from __future__ import annotations
@@ -82,6 +86,7 @@ from stecflow.data.dialogue import (
     cut_context,
     piece_polygon,
 )
+from stecflow.studies import speech as tts
 from stecflow.studies.settings import (
     RESPONSE_COLUMNS,
     SITUATED_UI_STRINGS,
@@ -92,6 +97,7 @@ from stecflow.studies.stimuli import (
     STIMULI_VERSION,
     StudyFiles,
     _asset,
+    _digest,
     _json_bytes,
     _manifest,
     _render_index,
@@ -295,6 +301,7 @@ def make_situated_study_files(
     media_dir: str | Path | None = None,
     shuffle_seed: int | None = None,
     speed: float = 1.0,
+    speech: bool = False,
 ) -> StudyFiles:
     """Make every file of a situated identification study, in memory (pure).
 
@@ -321,6 +328,10 @@ def make_situated_study_files(
     speed : float, default 1.0
         Replay speed (1: as logged; more only for piloting and tests), recorded in
         the document.
+    speech : bool, default False
+        Also speak the transcript: each preceding utterance is synthesised with
+        espeak-ng (voice ``settings.voice``, rate ``settings.speech_wpm``) into
+        ``audio/`` and played from its logged onset during the replay.
 
     Returns
     -------
@@ -331,7 +342,8 @@ def make_situated_study_files(
     StimuliError
         An unknown session or expression, an expression whose context does not
         qualify (seed 000 §5.1: no earlier mention of or action on the target,
-        or longer than *max_context_ms*), a missing or unknown media file.
+        or longer than *max_context_ms*), a missing or unknown media file,
+        *speech* without espeak-ng installed.
     """
     if settings is None:
         settings = StudySettings()
@@ -342,6 +354,22 @@ def make_situated_study_files(
     by_id = (
         dict(sessions) if isinstance(sessions, Mapping) else {s.id: s for s in sessions}
     )
+    voice: dict[str, Any] | None = None
+    if speech:
+        version = tts.espeak_version()
+        if version is None:
+            raise StimuliError(
+                "speech synthesises the transcript with espeak-ng, which is not "
+                "installed (Debian/Ubuntu: apt-get install espeak-ng)",
+                field="speech",
+            )
+        voice = {
+            "engine": "espeak-ng",
+            "version": version,
+            "voice": settings.voice,
+            "wpm": settings.speech_wpm,
+        }
+    audio: dict[str, bytes] = {}
     media_root = Path(media_dir) if media_dir is not None else None
     media: dict[str, bytes] = {}
     problems: list[str] = []
@@ -376,6 +404,16 @@ def make_situated_study_files(
             except ValueError as error:
                 problems.append(str(error))
                 continue
+            context_doc = _context_document(session, context)
+            for line in context_doc["transcript"]:
+                line["audio"] = None
+                if voice is not None:
+                    name = _digest(line["text"], settings.voice, settings.speech_wpm)
+                    line["audio"] = f"audio/{name[:20]}.wav"
+                    if line["audio"] not in audio:
+                        audio[line["audio"]] = tts.speak(
+                            line["text"], settings.voice, settings.speech_wpm
+                        )
             text, span = highlighted_text(
                 utterance.text, expression.start, expression.end, inst.text
             )
@@ -412,7 +450,7 @@ def make_situated_study_files(
                     "expression_text": text[span[0] : span[1]],
                     "media": shown_media,
                     "media_kind": kind,
-                    "context": _context_document(session, context),
+                    "context": context_doc,
                 }
             )
         out_lists.append(
@@ -443,7 +481,7 @@ def make_situated_study_files(
             "shuffle_seed": shuffle_seed,
             "speed": float(speed),
         },
-        "speech": None,
+        "speech": voice,
         "lists": out_lists,
     }
     stimuli_json = _json_bytes(document)
@@ -463,8 +501,9 @@ def make_situated_study_files(
     for name in _WEB_ASSETS:
         files[name] = _asset(name)
     files.update(media)
+    files.update(audio)
     files["MANIFEST.tsv"] = _manifest(files)
-    return StudyFiles(document=document, files=dict(sorted(files.items())))
+    return StudyFiles(document=document, files=dict(sorted(files.items())), audio=audio)
 
 
 def build_situated_study(

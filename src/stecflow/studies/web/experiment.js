@@ -558,20 +558,47 @@
     return { node: svg, draw: draw };
   }
 
+  // The preceding utterances, each shown from its onset in the clip and, in a
+  // study built with speech, spoken from there (espeak-ng files in audio/).
   function makeTranscript(context) {
     const list = el("ol", { className: "transcript", id: "transcript" });
+    let spoken = 0;
     const lines = context.transcript.map((u) => {
       const line = el("li", { className: "line " + u.speaker, "data-start": u.start_ms },
         el("span", { className: "speaker", text: say("speaker_" + u.speaker) + ": " }),
         el("span", { className: "said", text: u.text }));
       list.append(line);
-      return { node: line, start: u.start_ms };
+      let voice = null;
+      if (u.audio) {
+        voice = new Audio();
+        voice.preload = "auto";
+        voice.src = u.audio;
+        line.append(voice); // no controls: not shown
+      }
+      return { node: line, start: u.start_ms, voice: voice, said: false };
     });
     return {
       node: list,
-      update(tm) {
-        for (const line of lines) line.node.hidden = line.start > tm;
+      update(tm, speak) {
+        for (const line of lines) {
+          line.node.hidden = line.start > tm;
+          if (speak && line.voice && !line.node.hidden && !line.said) {
+            line.said = true;
+            line.voice.currentTime = 0;
+            line.voice.playbackRate = SPEED;
+            const started = line.voice.play();
+            if (started && started.catch) started.catch(() => setStatus(say("sound_failed")));
+            spoken += 1;
+            list.dataset.spoken = String(spoken);
+          }
+        }
         list.dataset.shown = String(lines.filter((l) => !l.node.hidden).length);
+      },
+      silence() {
+        for (const line of lines) {
+          line.said = false;
+          if (line.voice) line.voice.pause();
+        }
       },
     };
   }
@@ -646,15 +673,20 @@
           requestAnimationFrame(tick);
         });
       }
+      transcript.silence();
       return new Promise((resolve) => {
         const begin = now();
         const frame = () => {
           if (mine !== token) return resolve();
           const tm = Math.min(context.duration_ms, (now() - begin) * SPEED);
           board.draw(tm);
-          transcript.update(tm);
-          if (tm >= context.duration_ms) resolve();
-          else requestAnimationFrame(frame);
+          transcript.update(tm, true);
+          if (tm >= context.duration_ms) {
+            transcript.silence(); // the clip stops just before the utterance
+            resolve();
+          } else {
+            requestAnimationFrame(frame);
+          }
         };
         frame();
       });
@@ -701,6 +733,7 @@
       });
     });
     token += 1; // stops a replay under way
+    transcript.silence();
     if (media) media.pause();
     const time = r1(response.t - t0);
     return {
