@@ -124,6 +124,23 @@ def test_play_replay_answer_and_times(tmp_path, watched):
     last = [[x, y] for t, x, y in samples if t <= during["t"]][-1]
     assert during["cursor"] == last
     assert 600 < during["t"] < context.duration_ms
+    # while the square is being moved (s01-a003: 3241-3995 ms into the clip), it
+    # lies on the straight line from its start to where the move leaves it
+    moving = page.wait_for_function(
+        """() => {
+            const svg = document.querySelector('#board');
+            const t = Number(svg.dataset.t);
+            const g = svg.querySelector("g.piece[data-piece='SQ']");
+            return t > 3300 && t < 3950 ? [t, Number(g.dataset.x), Number(g.dataset.y)]
+                                        : null;
+        }""",
+        polling="raf",
+    ).json_value()
+    t, x, y = moving
+    f = (t - 3241) / (3995 - 3241)
+    assert abs(x - (458 + (236 - 458) * f)) < 1.0
+    assert abs(y - (476 + (443 - 476) * f)) < 1.0
+    assert 236 < x < 458 and 443 < y < 476
     _wait_onset(page, 1)
     after = _board(page)
     assert after["t"] == context.duration_ms
