@@ -181,7 +181,9 @@ def utf16_offset(text: str, index: int) -> int:
     return len(text[:index].encode("utf-16-le")) // 2
 
 
-def highlighted_text(text: str, start: int, end: int, shown: str | None) -> tuple:
+def highlighted_text(
+    text: str, start: int, end: int, shown: str | None
+) -> tuple[str, list[int]]:
     """The utterance with the expression ``text[start:end]`` replaced by *shown*.
 
     Returns the new text and the expression's ``[start, end]`` in it (code points).
