@@ -70,7 +70,6 @@ May import: :mod:`stecflow.core`, :mod:`stecflow.data`,
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 import random
 from collections.abc import Iterable, Mapping, Sequence
@@ -96,12 +95,9 @@ from stecflow.studies.settings import (
 from stecflow.studies.stimuli import (
     STIMULI_VERSION,
     StudyFiles,
-    _asset,
     _digest,
-    _json_bytes,
-    _manifest,
-    _render_index,
     _write_tree,
+    study_files,
 )
 
 __all__ = [
@@ -486,26 +482,7 @@ def make_situated_study_files(
         "speech": voice,
         "lists": out_lists,
     }
-    stimuli_json = _json_bytes(document)
-    sha = hashlib.sha256(stimuli_json).hexdigest()
-    stimuli_js = (
-        "window.STECFLOW_STUDY = "
-        + json.dumps(document, sort_keys=True, ensure_ascii=True)
-        + ";\nwindow.STECFLOW_STUDY.sha256 = "
-        + json.dumps(sha)
-        + ";\n"
-    ).encode("utf-8")
-    files: dict[str, bytes] = {
-        "index.html": _render_index(document),
-        "stimuli.json": stimuli_json,
-        "stimuli.js": stimuli_js,
-    }
-    for name in _WEB_ASSETS:
-        files[name] = _asset(name)
-    files.update(media)
-    files.update(audio)
-    files["MANIFEST.tsv"] = _manifest(files)
-    return StudyFiles(document=document, files=dict(sorted(files.items())), audio=audio)
+    return study_files(document, {**media, **audio}, audio)
 
 
 def build_situated_study(

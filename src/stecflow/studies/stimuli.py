@@ -441,6 +441,21 @@ def make_study_files(
             lists[k] for k in sorted(lists, key=lambda k: lists[k]["subject_slot"])
         ],
     }
+    extra = {f"images/{name}": data for name, data in pictures.items()}
+    return study_files(document, {**extra, **audio}, audio)
+
+
+def study_files(
+    document: Mapping[str, Any],
+    extra: Mapping[str, bytes],
+    audio: Mapping[str, bytes],
+) -> StudyFiles:
+    """Every file of a study's web folder from its document and its media.
+
+    The page (``index.html``), the document as JSON and as a script, the page's
+    assets, the *extra* files (pictures, media, audio, by relative path) and the
+    ``MANIFEST.tsv`` of them all, in path order. Shared by every kind of study.
+    """
     stimuli_json = _json_bytes(document)
     sha = hashlib.sha256(stimuli_json).hexdigest()
     stimuli_js = (
@@ -457,9 +472,7 @@ def make_study_files(
     }
     for name in _WEB_ASSETS:
         files[name] = _asset(name)
-    for name, data in pictures.items():
-        files[f"images/{name}"] = data
-    files.update(audio)
+    files.update(extra)
     files["MANIFEST.tsv"] = _manifest(files)
     return StudyFiles(document=document, files=dict(sorted(files.items())), audio=audio)
 
