@@ -2,6 +2,15 @@
 
 Teams check a submission before sending it (``stecflow validate``), exactly as the
 campaign's workflow will; organisers convert corpora and rebuild the demo.
+
+Data sets are REG corpora (``--format tuna`` or ``b5-ref``) or, for the situated
+task of seed 000 (task type ``situated_dialogue``), a folder of
+``stecflow-dialogue`` JSON sessions (``--format dialogue``, also recognised by its
+files): its instances are the solvers' referring expressions
+(:func:`stecflow.tasks.situated_dialogue.items_from_sessions`), and ``validate``,
+``score`` and ``baseline`` then work on ``outputs.tsv`` with that task type.
+
+May import: any :mod:`stecflow` package (the top layer).
 """
 
 from __future__ import annotations
@@ -22,6 +31,15 @@ if TYPE_CHECKING:
     from stecflow.data.model import Item
 
 __all__ = ["main"]
+
+#: The ``--format`` of a folder of ``stecflow-dialogue`` JSON sessions.
+DIALOGUE_FORMAT = "dialogue"
+#: Every ``--format``: the campaign's test-set formats and the dialogue corpus.
+FORMATS = (*DATA_FORMATS, DIALOGUE_FORMAT)
+#: The task type of a dialogue corpus's instances.
+SITUATED_TASK = "situated_dialogue"
+#: The baselines of the situated task (:mod:`stecflow.baselines.situated`).
+SITUATED_BASELINES = ("recency", "logistic")
 
 
 def _load_yaml(path: str) -> dict:
@@ -57,8 +75,26 @@ def _from_config(base: Path, path: str) -> str:
     return str(Path(path) if Path(path).is_absolute() else base / path)
 
 
+def _is_dialogue_folder(path: Path) -> bool:
+    """Whether *path* is a folder whose first ``*.json`` file is a
+    ``stecflow-dialogue`` session (its ``"format"`` key, read from the start)."""
+    if not path.is_dir():
+        return False
+    first = next(iter(sorted(path.glob("*.json"))), None)
+    if first is None:
+        return False
+    try:
+        with open(first, encoding="utf-8", errors="replace") as handle:
+            head = handle.read(4096)
+    except OSError:
+        return False
+    return '"format": "stecflow-dialogue"' in head.replace('":"', '": "')
+
+
 def _layout(path: Path) -> tuple[str, str] | None:
     """``(format, what)`` for a corpus layout that only one ``--format`` reads."""
+    if _is_dialogue_folder(path):
+        return DIALOGUE_FORMAT, "a folder of stecflow-dialogue sessions"
     if path.is_dir():
         for base in (path, path / "ref"):
             if (base / "b5-ref-contexts.xml").is_file() and (
@@ -79,13 +115,31 @@ def _layout(path: Path) -> tuple[str, str] | None:
     return None
 
 
-def _load_items(path: str, data_format: str) -> list[Item]:
-    """Read a data set, first saying which ``--format`` fits a known layout."""
+def _data_format(path: str, given: str | None) -> str:
+    """The ``--format`` of *path*: the one given, else ``dialogue`` for a folder of
+    ``stecflow-dialogue`` sessions, else ``tuna``."""
+    if given:
+        return given
+    return DIALOGUE_FORMAT if _is_dialogue_folder(Path(path)) else "tuna"
+
+
+def _load_items(path: str, data_format: str | None) -> list[Item]:
+    """Read a data set, first saying which ``--format`` fits a known layout.
+
+    A dialogue corpus gives one item per referring expression of the solvers
+    (:func:`~stecflow.tasks.situated_dialogue.items_from_sessions`).
+    """
     from stecflow.campaign import load_testset
 
+    data_format = _data_format(path, data_format)
     layout = _layout(Path(path))
     if layout is not None and layout[0] != data_format:
         raise StecflowError(f"{path} is {layout[1]}; give --format {layout[0]}")
+    if data_format == DIALOGUE_FORMAT:
+        from stecflow.data.dialogue import read_corpus
+        from stecflow.tasks.situated_dialogue import items_from_sessions
+
+        return items_from_sessions(read_corpus(path))
     return load_testset(path, data_format)
 
 
@@ -118,6 +172,9 @@ def _cmd_validate(args: argparse.Namespace) -> int:
             folder = inside / args.submission  # team/system in the campaign
     if not testset:
         raise StecflowError("give the test set with --testset FILE (or --config)")
+    data_format = _data_format(testset, data_format)
+    if data_format == DIALOGUE_FORMAT and not args.tasks and not args.config:
+        tasks = [SITUATED_TASK]
     folder = folder.resolve()
     if not folder.is_dir():
         raise StecflowError(
@@ -125,7 +182,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         )
     record = validate_submission(
         folder,
-        _load_items(testset, data_format or "tuna"),
+        _load_items(testset, data_format),
         team=folder.parent.name,
         system=folder.name,
         campaign_tasks=list(tasks),
@@ -167,7 +224,11 @@ def _cmd_score(args: argparse.Namespace) -> int:
             **(scoring.get("bootstrap") or {}),
             "resamples": args.resamples,
         }
-    items = _load_items(args.data, args.format)
+    data_format = _data_format(args.data, args.format)
+    situated = data_format == DIALOGUE_FORMAT
+    if situated and not tasks:
+        tasks = [SITUATED_TASK]
+    items = _load_items(args.data, data_format)
     path = Path(args.outputs)
     try:
         data = path.read_bytes()
@@ -220,6 +281,96 @@ def _cmd_score(args: argparse.Namespace) -> int:
             _write(text, target)
     if args.items_tsv:
         write_tsv(item_rows, ITEM_COLUMNS, args.items_tsv)
+    if situated and "-" not in targets.values():
+        sys.stdout.write(_decision_summary(items, outputs))
+    return 0
+
+
+def _decision_summary(items: Sequence[Item], outputs: Sequence[Any]) -> str:
+    """Precision, recall, F and the confusion matrix of pronoun decisions.
+
+    The numbers are :func:`stecflow.metrics.classification.confusion_matrix` of
+    the corpus's decisions (gold) and the outputs' (predicted) over the scored
+    instances: P = TP / (TP + FP), R = TP / (TP + FN), F = 2PR / (P + R), the
+    positive class being "use a demonstrative pronoun" (seed 000 §4, Table 4).
+    """
+    from stecflow.metrics.classification import confusion_matrix
+
+    decided = {o.item_id: o.get("pronoun") for o in outputs}
+    scored = [i for i in items if isinstance(decided.get(i.id), bool)]
+    gold = [i.references[0].get("pronoun") for i in scored]
+    m = confusion_matrix(gold, [decided[i.id] for i in scored])
+
+    def show(value: float) -> str:
+        return "undefined" if value != value else f"{value:.3f}"
+
+    return (
+        f"\nPronoun decisions ({m.n} instances; positive: a demonstrative"
+        " pronoun)\n"
+        f"  precision {show(m.precision)}  recall {show(m.recall)}"
+        f"  F {show(m.f)}\n"
+        "                 corpus DP  corpus not DP\n"
+        f"  system DP      TP {m.tp:>6}  FP {m.fp:>10}\n"
+        f"  system not DP  FN {m.fn:>6}  TN {m.tn:>10}\n"
+    )
+
+
+def _situated_baseline(args: argparse.Namespace, data: str, out: str) -> int:
+    """Write the recency or logistic baseline of the situated task (seed 000)."""
+    from stecflow.baselines.situated import (
+        logistic_outputs,
+        recency_outputs,
+        write_submission,
+    )
+    from stecflow.tasks.situated_dialogue import OUTPUTS_FILE
+
+    data_format = _data_format(data, args.format)
+    if data_format != DIALOGUE_FORMAT:
+        raise StecflowError(
+            f"the {args.algorithm} baseline decides on situated dialogue; give a"
+            " folder of stecflow-dialogue sessions with --dialogue DIR",
+            file=data,
+        )
+    if args.train or args.no_strings:
+        raise StecflowError(
+            "--train and --no-strings are for the REG baselines; the situated"
+            " baselines take --folds and --seed"
+        )
+    items = _load_items(data, DIALOGUE_FORMAT)
+    if args.algorithm == "recency":
+        outputs = recency_outputs(items)
+        description = (
+            "Recency baseline of seed 000: a demonstrative pronoun iff the most"
+            " recently mentioned object is the target (feature D1)."
+        )
+    else:
+        try:
+            import sklearn  # noqa: F401
+        except ImportError:
+            raise StecflowError(
+                "the logistic baseline needs scikit-learn, which is not installed;"
+                " install it with: pip install 'stecflow[dialogue]'"
+            ) from None
+        try:
+            learnt = logistic_outputs(items, folds=args.folds, seed=args.seed)
+        except ValueError as exc:
+            raise StecflowError(str(exc), file=data) from None
+        outputs = learnt.outputs
+        description = (
+            "Logistic regression (scikit-learn, L2, C=1, standardised features)"
+            " over the Table 3 features of seed 000; decisions out of fold from"
+            f" {learnt.folds}-fold cross-validation grouped by session (seed"
+            f" {args.seed})."
+        )
+    folder = Path(out)
+    write_submission(
+        folder,
+        outputs,
+        description=description,
+        contact=args.contact,
+        submitted=args.submitted,
+    )
+    print(f"wrote {len(outputs)} decisions to {folder / OUTPUTS_FILE}")
     return 0
 
 
@@ -229,6 +380,25 @@ def _cmd_baseline(args: argparse.Namespace) -> int:
     from stecflow.tasks.reg.outputs import write_outputs
     from stecflow.tasks.reg.task import OUTPUTS_FILE
 
+    if args.dialogue and args.data:
+        raise StecflowError("give the data set once: as DATA or with --dialogue")
+    if args.out_option and args.out:
+        raise StecflowError("give the submission folder once: as OUT or with --out")
+    data = args.dialogue or args.data
+    out = args.out_option or args.out
+    if not data or not out:
+        raise StecflowError(
+            "give the data set (DATA, or --dialogue DIR) and the submission folder"
+            " (OUT, or --out FOLDER)"
+        )
+    if args.algorithm in SITUATED_BASELINES:
+        return _situated_baseline(args, data, out)
+    if args.dialogue or _data_format(data, args.format) == DIALOGUE_FORMAT:
+        raise StecflowError(
+            f"{args.algorithm} is a REG baseline; on a dialogue corpus use"
+            f" {' or '.join(SITUATED_BASELINES)}"
+        )
+    args.data, args.out = data, out
     items = _load_items(args.data, args.format)
     train = _load_items(args.train, args.format) if args.train else None
     outputs = run_baseline(
@@ -393,21 +563,27 @@ def build_parser() -> argparse.ArgumentParser:
         "validate",
         help="check a submission folder before sending it",
         description=(
-            "Check a submission folder (system.yaml and outputs.xml) against the test"
-            " set, print every problem found with file, line and field, and exit 0 if"
-            " the submission is valid or 1 if it is not. The checks are the campaign"
-            " workflow's own."
+            "Check a submission folder (system.yaml and outputs.xml, or outputs.tsv"
+            " for the situated dialogue task) against the test set, print every"
+            " problem found with file, line and field, and exit 0 if the submission"
+            " is valid or 1 if it is not. The checks are the campaign workflow's"
+            " own."
         ),
     )
     validate.add_argument(
         "submission", help="the submission folder, named <team>/<system>"
     )
-    validate.add_argument("--testset", help="the test set (XML file, or corpus folder)")
+    validate.add_argument(
+        "--testset",
+        help="the test set (XML file, corpus folder, or folder of dialogue sessions)",
+    )
     validate.add_argument(
         "--format",
-        choices=DATA_FORMATS,
+        choices=FORMATS,
         default=None,
-        help="format of the test set (default: tuna)",
+        help="format of the test set (default: dialogue for a folder of"
+        " stecflow-dialogue sessions, whose submissions hold outputs.tsv and are"
+        " checked for the situated_dialogue task; tuna otherwise)",
     )
     validate.add_argument(
         "--config",
@@ -442,14 +618,28 @@ def build_parser() -> argparse.ArgumentParser:
             " with the campaign report's labels, units (BLEU 0-1, accuracies in %),"
             " decimals, bootstrap intervals and signatures. This is the code the"
             " campaign workflow runs on the test set. Outputs for only some items"
-            " are scored on those items, with a warning."
+            " are scored on those items, with a warning. For the situated dialogue"
+            " task, give the folder of dialogue sessions and the team's outputs.tsv:"
+            " the pronoun decisions are scored with precision, recall and F of the"
+            " 'use a demonstrative pronoun' class (seed 000, Table 4), and the"
+            " confusion matrix (TP, FP, FN, TN) is printed below the table."
         ),
     )
     score.add_argument(
-        "data", help="data set with references (XML file or corpus folder)"
+        "data",
+        help="data set with references (XML file, corpus folder, or folder of"
+        " stecflow-dialogue sessions)",
     )
-    score.add_argument("outputs", help="the system's outputs.xml")
-    score.add_argument("--format", choices=DATA_FORMATS, default="tuna")
+    score.add_argument(
+        "outputs", help="the system's outputs.xml (outputs.tsv for situated dialogue)"
+    )
+    score.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="format of the data set (default: dialogue for a folder of"
+        " stecflow-dialogue sessions, tuna otherwise)",
+    )
     score.add_argument(
         "--config", help="a campaign config whose scoring settings to use"
     )
@@ -457,7 +647,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--metrics",
         nargs="+",
         metavar="METRIC",
-        help="only these metrics (e.g. se bleu3)",
+        help="only these metrics (e.g. se bleu3, or decision_f)",
     )
     score.add_argument(
         "--resamples", type=int, help="bootstrap resamples for intervals (0: none)"
@@ -496,17 +686,61 @@ def build_parser() -> argparse.ArgumentParser:
         "baseline",
         help="run a baseline system and write it as a submission",
         description=(
-            "Run one of the organisers' baselines (Full Brevity, Greedy, Incremental"
-            " Algorithm) on a data set and write a submission folder (outputs.xml and"
-            " system.yaml). The folder's parent names the team."
+            "Run one of the organisers' baselines on a data set and write a"
+            " submission folder (system.yaml and the outputs). The folder's parent"
+            " names the team. For referring expression generation: Full Brevity,"
+            " Greedy, Incremental Algorithm (outputs.xml). For the situated"
+            " dialogue task (seed 000), on a folder of dialogue sessions given with"
+            " --dialogue: 'recency' uses a demonstrative pronoun exactly when the"
+            " target is the object mentioned last (the seed's baseline);"
+            " 'logistic' learns a logistic regression over the seed's Table 3"
+            " features and decides each instance with a model trained on the other"
+            " sessions (cross-validation by session; needs scikit-learn, in the"
+            " 'dialogue' extra). Both write outputs.tsv."
         ),
     )
     baseline.add_argument(
-        "algorithm", choices=("full-brevity", "greedy", "incremental")
+        "algorithm",
+        choices=("full-brevity", "greedy", "incremental", *SITUATED_BASELINES),
     )
-    baseline.add_argument("data", help="the test set (XML file or corpus folder)")
-    baseline.add_argument("out", help="submission folder to write, <team>/<system>")
-    baseline.add_argument("--format", choices=DATA_FORMATS, default="tuna")
+    baseline.add_argument(
+        "data", nargs="?", help="the test set (XML file or corpus folder)"
+    )
+    baseline.add_argument(
+        "out", nargs="?", help="submission folder to write, <team>/<system>"
+    )
+    baseline.add_argument(
+        "--dialogue",
+        metavar="DIR",
+        help="folder of stecflow-dialogue sessions (for recency and logistic)",
+    )
+    baseline.add_argument(
+        "--out",
+        dest="out_option",
+        metavar="FOLDER",
+        help="submission folder to write, <team>/<system> (instead of OUT)",
+    )
+    baseline.add_argument(
+        "--format",
+        choices=FORMATS,
+        default=None,
+        help="format of the data set (default: dialogue for a folder of"
+        " stecflow-dialogue sessions, tuna otherwise)",
+    )
+    baseline.add_argument(
+        "--folds",
+        type=int,
+        default=10,
+        help="logistic: number of cross-validation folds, sessions kept whole"
+        " (default 10, as in the seed; at most one fold per session)",
+    )
+    baseline.add_argument(
+        "--seed",
+        type=int,
+        default=2009,
+        help="logistic: random seed of the assignment of sessions to folds"
+        " (default 2009)",
+    )
     baseline.add_argument("--train", help="training split for the preference order")
     baseline.add_argument(
         "--no-strings", action="store_true", help="attribute sets only (no realiser)"
