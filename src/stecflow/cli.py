@@ -76,19 +76,21 @@ def _from_config(base: Path, path: str) -> str:
 
 
 def _is_dialogue_folder(path: Path) -> bool:
-    """Whether *path* is a folder whose first ``*.json`` file is a
-    ``stecflow-dialogue`` session (its ``"format"`` key, read from the start)."""
+    """Whether *path* is a folder whose first ``*.json`` file (in name order, as
+    :func:`~stecflow.data.dialogue.read_corpus` reads them) is a JSON object with
+    ``"format": "stecflow-dialogue"``."""
+    import json
+
     if not path.is_dir():
         return False
     first = next(iter(sorted(path.glob("*.json"))), None)
     if first is None:
         return False
     try:
-        with open(first, encoding="utf-8", errors="replace") as handle:
-            head = handle.read(4096)
-    except OSError:
+        data = json.loads(first.read_bytes())
+    except (OSError, ValueError):
         return False
-    return '"format": "stecflow-dialogue"' in head.replace('":"', '": "')
+    return isinstance(data, dict) and data.get("format") == "stecflow-dialogue"
 
 
 def _layout(path: Path) -> tuple[str, str] | None:

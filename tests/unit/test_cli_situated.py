@@ -108,6 +108,23 @@ def test_score_format_dialogue_given_or_detected_is_the_same(tmp_path, capsys):
     assert "give --format dialogue" in capsys.readouterr().err
 
 
+def test_dialogue_folder_is_recognised_by_its_format_key(tmp_path):
+    from stecflow.cli import _data_format
+
+    assert _data_format(str(DEMO), None) == "dialogue"
+    assert _data_format(str(DEMO), "tuna") == "tuna"  # given wins (then refused)
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "a.json").write_text('{"format": "something-else"}', encoding="utf-8")
+    assert _data_format(str(other), None) == "tuna"
+    (other / "a.json").write_text("not json", encoding="utf-8")
+    assert _data_format(str(other), None) == "tuna"
+    compact = tmp_path / "compact"
+    compact.mkdir()
+    (compact / "s.json").write_text('{"format":"stecflow-dialogue"}', "utf-8")
+    assert _data_format(str(compact), None) == "dialogue"
+
+
 def test_logistic_baseline_folds_and_seed(tmp_path, capsys, items):
     pytest.importorskip("sklearn")
     from stecflow.baselines.situated import logistic_outputs
