@@ -120,6 +120,17 @@ resolution, from ``performance.now()``):
 ``click_x``, ``click_y``
     Identification: the click position within the clicked picture's box, as
     fractions 0-1 from its top left corner (empty for keyboard choices).
+
+A situated identification study (``task: situated_identification``, seed 000
+§5.1, :mod:`stecflow.studies.situated`) has the columns of its document: the above
+(``chosen_entity`` is a piece of the trial's board, empty with ``cant_tell``; no
+time-out), then ``instance``, ``dialogue``, ``expression`` (what was shown; checked
+against the design), ``time_ms`` (utterance onset to the click, >= 0; also in
+``identification_time_ms`` and ``rt_ms``), ``plays`` (clip starts, >= 1),
+``replays`` (``plays - 1``) and ``answer_via`` (``board``, ``button`` or
+``dont_know``, the last exactly with ``cant_tell``). They are stored in the side
+table ``situated_trials`` (database schema version 2; a version 1 database is
+migrated by adding it, a newer one refused).
 """
 
 from __future__ import annotations

@@ -36,7 +36,7 @@ from stecflow.studies.server.request import (
     drain_body,
     read_json,
 )
-from stecflow.studies.server.store import RESPONSE_FIELDS, Store
+from stecflow.studies.server.store import RESPONSE_FIELDS, SITUATED_FIELDS, Store
 from stecflow.studies.server.study import (
     CollectionError,
     Study,
@@ -99,6 +99,58 @@ def _flag(payload: Mapping[str, Any], name: str) -> bool:
 
 
 _TRIAL_KEYS = frozenset({"order", "item", "system", *RESPONSE_FIELDS}) - {"correct"}
+_SITUATED_KEYS = _TRIAL_KEYS | frozenset(SITUATED_FIELDS)
+#: How a situated trial can be answered (seed 000 §5.1: a piece on the board,
+#: its numbered button, or "I don't know").
+ANSWER_VIA = ("board", "button", "dont_know")
+
+
+def _situated(payload: Mapping[str, Any], trial: Trial) -> dict[str, Any]:
+    """Check the fields of a situated identification trial; return them as stored.
+
+    The record of ``_validate`` (chosen piece or ``cant_tell``) is checked there;
+    this checks what names the trial shown, the clip's plays and the answer's way.
+    """
+    shown = {"instance": trial.item, "dialogue": trial.dialogue}
+    shown["expression"] = trial.expression
+    record: dict[str, Any] = {}
+    for name, expected in shown.items():
+        value = payload.get(name)
+        if value != expected:
+            raise HTTPError(
+                400,
+                f"{name} must be {expected!r} (trial {trial.order} of this list), "
+                f"got {value!r}",
+            )
+        record[name] = value
+    record["time_ms"] = _number(payload, "time_ms", 0, _MAX_MS, required=True)
+    plays = payload.get("plays")
+    if isinstance(plays, bool) or not isinstance(plays, int) or plays < 1:
+        raise HTTPError(
+            400, f"plays must be an integer of 1 or more (clip starts), got {plays!r}"
+        )
+    replays = payload.get("replays")
+    if isinstance(replays, bool) or not isinstance(replays, int):
+        raise HTTPError(400, f"replays must be an integer, got {replays!r}")
+    if replays != plays - 1:
+        raise HTTPError(400, f"replays must be plays - 1 = {plays - 1}, got {replays}")
+    if plays > 1_000_000:
+        raise HTTPError(400, "plays must be at most 1000000")
+    record.update(plays=plays, replays=replays)
+    via = payload.get("answer_via")
+    if via not in ANSWER_VIA:
+        raise HTTPError(
+            400, f"answer_via must be one of {', '.join(ANSWER_VIA)}, got {via!r}"
+        )
+    dont_know = bool(payload.get("cant_tell"))
+    if (via == "dont_know") != dont_know:
+        raise HTTPError(
+            400,
+            "answer_via is dont_know exactly when cant_tell is true "
+            f"(got answer_via={via}, cant_tell={str(dont_know).lower()})",
+        )
+    record["answer_via"] = via
+    return record
 
 
 class CollectionApp:
@@ -428,7 +480,17 @@ class CollectionApp:
         if chosen is not None and (
             not isinstance(chosen, str) or chosen not in trial.entities
         ):
+            if self.study.situated:
+                raise HTTPError(
+                    400,
+                    f"chosen_entity {chosen!r} is not a piece of trial "
+                    f"{trial.order} (its pieces: {', '.join(sorted(trial.entities))})",
+                )
             raise HTTPError(400, "chosen_entity is not an entity of this trial")
+        if self.study.situated and _flag(payload, "timeout"):
+            raise HTTPError(
+                400, "a situated trial has no time-out (seed 000 sets none)"
+            )
         cant_tell = _flag(payload, "cant_tell")
         timeout = _flag(payload, "timeout")
         if (chosen is not None) + cant_tell + timeout != 1:
@@ -462,7 +524,8 @@ class CollectionApp:
     def _store_trial(
         self, environ: Mapping[str, Any], payload: Mapping[str, Any]
     ) -> tuple[int, Any]:
-        unknown = sorted(set(payload) - _TRIAL_KEYS)
+        allowed = _SITUATED_KEYS if self.study.situated else _TRIAL_KEYS
+        unknown = sorted(set(payload) - allowed)
         if unknown:
             raise HTTPError(400, f"unknown field(s): {', '.join(unknown)}")
         order = payload.get("order")
@@ -474,6 +537,7 @@ class CollectionApp:
             if trial is None:
                 raise HTTPError(400, f"list {list_id} has no trial {order}")
             record = self._validate(payload, trial)
+            extra = _situated(payload, trial) if self.study.situated else None
             now = self.clock()
             cursor = db.execute(
                 'INSERT OR IGNORE INTO trials (session_id, "order", list, item, '
@@ -500,6 +564,15 @@ class CollectionApp:
                 ),
             )
             stored = cursor.rowcount == 1
+            if stored and extra is not None:
+                db.execute(
+                    'INSERT INTO situated_trials (session_id, "order", '
+                    + ", ".join(SITUATED_FIELDS)
+                    + ") VALUES ("
+                    + ", ".join("?" * (2 + len(SITUATED_FIELDS)))
+                    + ")",
+                    (session_id, order, *(extra[k] for k in SITUATED_FIELDS)),
+                )
             db.execute(
                 "UPDATE sessions SET last_seen_s = ? WHERE session_id = ?",
                 (now, session_id),

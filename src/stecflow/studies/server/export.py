@@ -1,9 +1,11 @@
 """Reading the stored responses back, and exporting them as TSV.
 
-Owns :func:`read_responses` (every stored trial as a row of
-:data:`~stecflow.studies.settings.RESPONSE_COLUMNS`, read-only, beside a running
-server) and :func:`export_responses` (those rows as a TSV file). The columns are
-described in :mod:`stecflow.studies.server`.
+Owns :func:`read_responses` (every stored trial as a row of the study document's
+``columns``: :data:`~stecflow.studies.settings.RESPONSE_COLUMNS`, then in a
+situated identification study the situated fields of ``situated_trials``; read-only,
+beside a running server) and :func:`export_responses` (those rows as a TSV file).
+The columns are described in :mod:`stecflow.studies.server` and
+``docs/judgments.md``.
 """
 
 from __future__ import annotations
@@ -15,9 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from stecflow.studies.server.defaults import DEFAULT_ABANDON_AFTER_S
-from stecflow.studies.server.store import BOOL_FIELDS, RESPONSE_FIELDS
+from stecflow.studies.server.store import (
+    BOOL_FIELDS,
+    RESPONSE_FIELDS,
+    SITUATED_FIELDS,
+    refuse_newer,
+)
 from stecflow.studies.server.study import CollectionError, default_db, load_study
-from stecflow.studies.settings import RESPONSE_COLUMNS
 
 __all__ = ["export_responses", "read_responses"]
 
@@ -39,7 +45,11 @@ def read_responses(
     abandon_after_s: float = DEFAULT_ABANDON_AFTER_S,
     now: float | None = None,
 ) -> list[dict[str, Any]]:
-    """Read every stored trial as a row of :data:`RESPONSE_COLUMNS`.
+    """Read every stored trial as a row of the study's ``columns``.
+
+    A REG study's columns are :data:`RESPONSE_COLUMNS`; a situated identification
+    study's add ``instance``, ``dialogue``, ``expression``, ``time_ms``,
+    ``plays``, ``replays`` and ``answer_via`` after them (the document's order).
 
     Parameters
     ----------
@@ -69,6 +79,7 @@ def read_responses(
     uri = f"file:{path.resolve()}?mode=ro"
     db = sqlite3.connect(uri, uri=True, timeout=30.0)
     try:
+        refuse_newer(db, path)
         meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
         if meta.get("stimuli_sha256") != study.sha256:
             raise CollectionError(
@@ -94,10 +105,17 @@ def read_responses(
             "target_entity",
             *RESPONSE_FIELDS,
         ]
+        select = ", ".join(f't."{n}"' for n in names)
+        source = "trials AS t"
+        if study.situated:
+            names += list(SITUATED_FIELDS)
+            select += ", " + ", ".join(f's."{n}"' for n in SITUATED_FIELDS)
+            source += (
+                " LEFT JOIN situated_trials AS s "
+                'ON s.session_id = t.session_id AND s."order" = t."order"'
+            )
         query = (
-            "SELECT "
-            + ", ".join(f'"{n}"' for n in names)
-            + ' FROM trials ORDER BY list, session_id, "order"'
+            f'SELECT {select} FROM {source} ORDER BY t.list, t.session_id, t."order"'
         )
         current = time.time() if now is None else now
         rows = []
@@ -118,7 +136,7 @@ def read_responses(
             for name in BOOL_FIELDS:
                 if row[name] is not None:
                     row[name] = bool(row[name])
-            rows.append({c: row.get(c) for c in RESPONSE_COLUMNS})
+            rows.append({c: row.get(c) for c in study.columns})
         return rows
     finally:
         db.close()
@@ -139,7 +157,8 @@ def export_responses(
     study_dir : path
         The study folder (``results/studies/<study>``) or its web folder.
     out_path : path
-        The TSV to write (columns :data:`RESPONSE_COLUMNS`, described in
+        The TSV to write (the study's columns: :data:`RESPONSE_COLUMNS`, then
+        the situated ones in a situated study; described in
         :mod:`stecflow.studies.server`; rows sorted by list, session and order).
     db_path : path, optional
         The database (default: ``responses.sqlite`` beside the web folder).
@@ -155,10 +174,11 @@ def export_responses(
     """
     from stecflow.core.io import write_tsv
 
+    columns = load_study(study_dir).columns
     rows = read_responses(study_dir, db_path=db_path, abandon_after_s=abandon_after_s)
     if not include_practice:
         rows = [r for r in rows if not r["practice"]]
-    write_tsv(rows, RESPONSE_COLUMNS, out_path)
+    write_tsv(rows, columns, out_path)
     logger.info("exported %d trial(s) to %s", len(rows), out_path)
     return len(rows)
 

@@ -1,10 +1,13 @@
 """The SQLite store of responses: schema, response fields, connection pool.
 
-Owns the database layout (tables ``meta``, ``sessions`` and ``trials``), the
-response fields of a trial as stored (:data:`RESPONSE_FIELDS`; the ones stored as
-0/1 in :data:`BOOL_FIELDS`) and :class:`Store`, which opens a database in WAL mode,
-refuses one collected with other stimuli, and hands out pooled connections and
-one-writer-at-a-time transactions.
+Owns the database layout (tables ``meta``, ``sessions``, ``trials`` and, since
+schema version 2, the side table ``situated_trials`` with the fields only a
+situated identification trial has, :data:`SITUATED_FIELDS`), the response fields
+of a trial as stored (:data:`RESPONSE_FIELDS`; the ones stored as 0/1 in
+:data:`BOOL_FIELDS`) and :class:`Store`, which opens a database in WAL mode,
+migrates a version 1 database (REG studies; the side table is added, nothing else
+changes), refuses one of a newer version or collected with other stimuli, and
+hands out pooled connections and one-writer-at-a-time transactions.
 """
 
 from __future__ import annotations
@@ -18,9 +21,17 @@ from pathlib import Path
 
 from stecflow.studies.server.study import CollectionError, Study
 
-__all__ = ["BOOL_FIELDS", "RESPONSE_FIELDS", "Store"]
+__all__ = [
+    "BOOL_FIELDS",
+    "RESPONSE_FIELDS",
+    "SCHEMA_VERSION",
+    "SITUATED_FIELDS",
+    "Store",
+    "refuse_newer",
+]
 
-_SCHEMA_VERSION = 1
+#: Version 1: meta, sessions, trials. Version 2 adds ``situated_trials``.
+SCHEMA_VERSION = 2
 
 RESPONSE_FIELDS = (
     "adequacy",
@@ -37,6 +48,18 @@ RESPONSE_FIELDS = (
     "click_y",
 )
 BOOL_FIELDS = ("practice", "filler", "correct", "cant_tell", "timeout")
+#: Fields of a situated identification trial, stored in ``situated_trials``
+#: (the same names, in the same order, as ``stecflow.studies.situated``'s
+#: ``SITUATED_COLUMNS``).
+SITUATED_FIELDS = (
+    "instance",
+    "dialogue",
+    "expression",
+    "time_ms",
+    "plays",
+    "replays",
+    "answer_via",
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -76,6 +99,19 @@ CREATE TABLE IF NOT EXISTS trials (
     received_s REAL NOT NULL,
     PRIMARY KEY (session_id, "order")
 );
+CREATE TABLE IF NOT EXISTS situated_trials (
+    session_id TEXT NOT NULL,
+    "order" INTEGER NOT NULL,
+    instance TEXT NOT NULL,
+    dialogue TEXT NOT NULL,
+    expression TEXT NOT NULL,
+    time_ms REAL NOT NULL,
+    plays INTEGER NOT NULL,
+    replays INTEGER NOT NULL,
+    answer_via TEXT NOT NULL,
+    PRIMARY KEY (session_id, "order"),
+    FOREIGN KEY (session_id, "order") REFERENCES trials (session_id, "order")
+);
 """
 
 
@@ -99,13 +135,14 @@ class Store:
     def _setup(self, study: Study) -> None:
         path = self.path
         with self.connection() as db:
+            refuse_newer(db, path)
             db.executescript(_SCHEMA)
             meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
             if not meta:
                 db.executemany(
                     "INSERT INTO meta (key, value) VALUES (?, ?)",
                     [
-                        ("schema_version", str(_SCHEMA_VERSION)),
+                        ("schema_version", str(SCHEMA_VERSION)),
                         ("study", study.study),
                         ("stimuli_sha256", study.sha256),
                     ],
@@ -120,6 +157,12 @@ class Store:
                     "studies are frozen: restore the "
                     "original stimuli, or collect the new study in a new database",
                     field="db_path",
+                )
+            elif meta.get("schema_version") != str(SCHEMA_VERSION):
+                # version 1 -> 2: the script above added situated_trials
+                db.execute(
+                    "UPDATE meta SET value = ? WHERE key = 'schema_version'",
+                    (str(SCHEMA_VERSION),),
                 )
 
     def _connect(self) -> sqlite3.Connection:
@@ -168,3 +211,24 @@ class Store:
                 with suppress(sqlite3.Error):
                     db.close()
             self._all.clear()
+
+
+def refuse_newer(db: sqlite3.Connection, path: Path) -> None:
+    """Raise if *db* was written by a newer stecflow (a schema this one lacks)."""
+    has_meta = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+    ).fetchone()
+    if not has_meta:
+        return
+    row = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    try:
+        version = int(row[0]) if row is not None else 1
+    except ValueError:
+        version = SCHEMA_VERSION + 1
+    if version > SCHEMA_VERSION:
+        raise CollectionError(
+            f"{path} has database schema version {row[0]}, newer than this "
+            f"stecflow's ({SCHEMA_VERSION}); serve or export it with the stecflow "
+            "that created it",
+            field="db_path",
+        )

@@ -19,6 +19,7 @@ from stecflow.core.errors import StecflowError
 
 __all__ = [
     "WEB_FILES",
+    "SITUATED_TASK",
     "CollectionError",
     "Study",
     "Trial",
@@ -45,6 +46,8 @@ class Trial:
     filler: bool
     target: str
     entities: frozenset[str]
+    dialogue: str | None = None
+    expression: str | None = None
 
 
 @dataclass(frozen=True)
@@ -65,6 +68,9 @@ class Study:
         List ID -> {order -> trial}, lists in design order.
     completion_code : str or None
         The study-wide completion code, if the settings fix one.
+    columns : tuple of str
+        The columns of the study's response table, in the document's order
+        (``RESPONSE_COLUMNS``, then ``SITUATED_COLUMNS`` in a situated study).
     """
 
     web_dir: Path
@@ -74,6 +80,16 @@ class Study:
     sha256: str
     lists: dict[str, dict[int, Trial]]
     completion_code: str | None
+    columns: tuple[str, ...] = ()
+
+    @property
+    def situated(self) -> bool:
+        """Whether this is a situated identification study (seed 000, §5.1)."""
+        return self.task == SITUATED_TASK
+
+
+#: The task of a situated identification study (as in stecflow.studies.situated).
+SITUATED_TASK = "situated_identification"
 
 
 def resolve_study(study_dir: str | Path) -> Path:
@@ -118,10 +134,18 @@ def load_study(study_dir: str | Path) -> Study:
         doc = json.loads(raw)
         if doc.get("format") != "stecflow-study":
             raise ValueError("not a stecflow study document")
+        from stecflow.studies.settings import RESPONSE_COLUMNS
+
+        situated = doc["task"] == SITUATED_TASK
         lists: dict[str, dict[int, Trial]] = {}
         for lst in doc["lists"]:
             trials = {}
             for t in lst["trials"]:
+                if situated:
+                    # the valid answers of a situated trial are its pieces
+                    answers = (p["id"] for p in t["context"]["pieces"])
+                else:
+                    answers = (e["id"] for e in t["entities"])
                 trials[int(t["order"])] = Trial(
                     order=int(t["order"]),
                     item=str(t["item"]),
@@ -130,10 +154,15 @@ def load_study(study_dir: str | Path) -> Study:
                     practice=bool(t["practice"]),
                     filler=bool(t["filler"]),
                     target=str(t["target"]),
-                    entities=frozenset(str(e["id"]) for e in t["entities"]),
+                    entities=frozenset(str(a) for a in answers),
+                    dialogue=str(t["dialogue"]) if situated else None,
+                    expression=str(t["expression"]) if situated else None,
                 )
             lists[str(lst["list"])] = trials
         settings = doc.get("settings", {})
+        columns = tuple(str(c) for c in doc.get("columns") or RESPONSE_COLUMNS)
+        if columns[: len(RESPONSE_COLUMNS)] != RESPONSE_COLUMNS:
+            raise ValueError("its columns do not start with RESPONSE_COLUMNS")
         return Study(
             web_dir=web,
             study=str(doc["study"]),
@@ -142,6 +171,7 @@ def load_study(study_dir: str | Path) -> Study:
             sha256=hashlib.sha256(raw).hexdigest(),
             lists=lists,
             completion_code=settings.get("completion_code"),
+            columns=columns,
         )
     except (ValueError, KeyError, TypeError) as error:
         raise CollectionError(
