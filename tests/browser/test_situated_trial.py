@@ -12,13 +12,20 @@ from __future__ import annotations
 
 import csv
 import json
+import os
+import re
+import subprocess
+import sys
 import wave
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from stecflow.data.dialogue import context_start, cut_context, piece_states, read_corpus
+from stecflow.studies.server import export_responses
 from stecflow.studies.settings import RESPONSE_COLUMNS
 from stecflow.studies.situated import SITUATED_COLUMNS, build_situated_study
 
@@ -308,4 +315,97 @@ def test_spoken_transcript(tmp_path, watched):
     page.wait_for_function("() => document.body.dataset.plays === '2'")
     page.wait_for_function("() => document.body.dataset.playing === '0'")
     assert page.get_attribute("#transcript", "data-spoken") == "2"
+    watched.assert_clean()
+
+
+@contextmanager
+def _stecflow_serve(study: Path, db: Path) -> Iterator[str]:
+    """Run ``stecflow serve`` on loopback (a free port); yield its address."""
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "src"))
+    command = [sys.executable, "-m", "stecflow.cli", "serve", str(study)]
+    command += ["--host", "127.0.0.1", "--port", "0", "--db", str(db)]
+    process = subprocess.Popen(
+        command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env
+    )
+    try:
+        line = process.stdout.readline()  # "serving study ... on URL (...)"
+        match = re.search(r" on (http://127\.0\.0\.1:\d+/?)", line)
+        assert match, (line, process.stderr.read() if process.poll() else "")
+        yield match.group(1)
+    finally:
+        process.terminate()
+        process.wait(timeout=10)
+        process.stdout.close()
+        process.stderr.close()
+
+
+def test_two_trials_answered_online_through_stecflow_serve(tmp_path, watched):
+    """Seed 000 §5.1 online: the server stores plays, replays, time and the way."""
+    web = tmp_path / "web"
+    build_situated_study(
+        _sessions(), {"L01": LIST[:2]}, study="rexj-online", out_dir=web, speed=SPEED
+    )
+    db = tmp_path / "responses.sqlite"
+    page = watched.page
+    with _stecflow_serve(tmp_path, db) as url:
+        page.goto(url + "?participant=P-7")
+        page.wait_for_selector("body[data-screen=welcome]")
+        page.click("#start")
+        # trial 1: watched once, the square clicked on the board
+        page.wait_for_selector("body[data-screen=situated-context][data-order='1']")
+        page.click("#play")
+        _wait_onset(page, 1)
+        page.wait_for_timeout(WAITS[0])
+        page.click("#board g.piece[data-piece='SQ'] polygon", force=True)
+        # trial 2: played, replayed once, answered with button LT2 (target LT1)
+        page.wait_for_selector("body[data-screen=situated-context][data-order='2']")
+        page.click("#play")
+        _wait_onset(page, 2)
+        page.click("#play")
+        page.wait_for_function(
+            "() => document.body.dataset.plays === '2'"
+            " && document.body.dataset.playing === '0'"
+        )
+        page.wait_for_timeout(WAITS[1])
+        page.click("#answers button[data-piece='LT2']")
+        page.wait_for_selector("body[data-screen=done]")
+    out = tmp_path / "responses.tsv"
+    assert export_responses(tmp_path, out, db_path=db) == 2
+    with open(out, newline="", encoding="utf-8") as handle:
+        reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
+        assert tuple(reader.fieldnames) == RESPONSE_COLUMNS + SITUATED_COLUMNS
+        rows = list(reader)
+    got = [
+        (
+            r["order"],
+            r["participant"],
+            r["session_status"],
+            r["expression"],
+            r["target_entity"],
+            r["chosen_entity"],
+            r["correct"],
+            r["cant_tell"],
+            r["plays"],
+            r["replays"],
+            r["answer_via"],
+        )
+        for r in rows
+    ]
+    assert got == [
+        ("1", "P-7", "completed", "s01-e007", "SQ", "SQ", "true", "false", "1",
+         "0", "board"),
+        ("2", "P-7", "completed", "s01-e010", "LT1", "LT2", "false", "false", "2",
+         "1", "button"),
+    ]  # fmt: skip
+    sessions = _sessions()
+    for row, wait in zip(rows, WAITS, strict=False):
+        time_ms = float(row["time_ms"])
+        assert time_ms == float(row["identification_time_ms"]) == float(row["rt_ms"])
+        clip = cut_context(
+            sessions["s01"],
+            row["expression"],
+            context_start(sessions["s01"], row["expression"]),
+        )
+        replayed = int(row["replays"]) * clip.duration_ms / SPEED
+        assert wait + replayed <= time_ms < wait + replayed + 4000
     watched.assert_clean()
