@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from stecflow.core.errors import StecflowError
+from stecflow.studies.settings import RESPONSE_COLUMNS
 
 __all__ = [
     "WEB_FILES",
@@ -80,7 +81,7 @@ class Study:
     sha256: str
     lists: dict[str, dict[int, Trial]]
     completion_code: str | None
-    columns: tuple[str, ...] = ()
+    columns: tuple[str, ...] = RESPONSE_COLUMNS
 
     @property
     def situated(self) -> bool:
@@ -134,8 +135,6 @@ def load_study(study_dir: str | Path) -> Study:
         doc = json.loads(raw)
         if doc.get("format") != "stecflow-study":
             raise ValueError("not a stecflow study document")
-        from stecflow.studies.settings import RESPONSE_COLUMNS
-
         situated = doc["task"] == SITUATED_TASK
         lists: dict[str, dict[int, Trial]] = {}
         for lst in doc["lists"]:
