@@ -22,8 +22,8 @@ reading and replays included; also in ``identification_time_ms`` and ``rt_ms``),
 (``plays - 1``, seed 000 Table 9, as :mod:`stecflow.judgments.situated` reads it),
 ``answer_via`` (``board``, ``button`` or ``dont_know``), with ``instance``,
 ``dialogue`` and ``expression`` naming what was shown. There is no time-out (the
-seed sets none). These columns are in the file the page saves offline; the
-collection server's export still has :data:`RESPONSE_COLUMNS` only.
+seed sets none). These columns are in the file the page saves offline and in the
+collection server's export (``stecflow serve``), after :data:`RESPONSE_COLUMNS`.
 
 Replay: an action moves its piece linearly from its state before the action to the
 state it leaves (rotation the short way round, a flip half way); one already under
