@@ -392,3 +392,23 @@ def settings_section(settings: Mapping[str, Any] | None, key: str) -> dict[str, 
     if not isinstance(value, Mapping):
         raise JudgmentsError(f"must be a mapping, got {value!r}", field=key)
     return dict(value)
+
+
+def simulation_settings(cls: Any, values: Mapping[str, Any] | None) -> Any:
+    """*cls* (a dataclass of simulation settings) built from a config mapping.
+
+    A ``seed`` key is ignored (the config keeps the simulation seed in the same
+    mapping; the simulators take it as an argument); any key that is not a field
+    of *cls* raises :class:`JudgmentsError` naming ``simulation.<key>``.
+    """
+    from dataclasses import fields
+
+    values = dict(values or {})
+    values.pop("seed", None)
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(values) - known)
+    if unknown:
+        raise JudgmentsError(
+            f"unknown key {unknown[0]!r}", field=f"simulation.{unknown[0]}"
+        )
+    return cls(**values)

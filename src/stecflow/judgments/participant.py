@@ -60,7 +60,11 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from stecflow.judgments._common import JudgmentsError, digest_seed
+from stecflow.judgments._common import (
+    JudgmentsError,
+    digest_seed,
+    simulation_settings,
+)
 from stecflow.judgments.lexicon import (
     Lexicon,
     description_content,
@@ -154,15 +158,7 @@ class SimulationSettings:
         >>> SimulationSettings.from_mapping({"beta": 2.0, "seed": 7}).beta
         2.0
         """
-        values = dict(values or {})
-        values.pop("seed", None)
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise JudgmentsError(
-                f"unknown key {unknown[0]!r}", field=f"simulation.{unknown[0]}"
-            )
-        return cls(**values)
+        return simulation_settings(cls, values)
 
     def to_dict(self) -> dict[str, Any]:
         """Plain data for the summary."""

@@ -89,7 +89,12 @@ from stecflow.data.dialogue import (
     piece_states,
     point_in_piece,
 )
-from stecflow.judgments._common import JudgmentsError, digest_seed
+from stecflow.judgments._common import (
+    JudgmentsError,
+    digest_seed,
+    simulation_settings,
+)
+from stecflow.judgments.situated import TRIAL_COLUMNS
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -107,20 +112,7 @@ logger = logging.getLogger(__name__)
 
 #: Columns of :func:`simulate_situated` (those of
 #: :data:`stecflow.judgments.situated.TRIAL_COLUMNS`, then ``simulated``).
-SIMULATED_TRIAL_COLUMNS = (
-    "subject",
-    "instance",
-    "class",
-    "chosen",
-    "target",
-    "correct",
-    "cant_tell",
-    "time_ms",
-    "replays",
-    "corrected",
-    "session_status",
-    "simulated",
-)
+SIMULATED_TRIAL_COLUMNS = (*TRIAL_COLUMNS, "simulated")
 
 #: The settings that carry the context's effect; all 0 is the "flattened" model
 #: in which the context does not matter.
@@ -210,15 +202,7 @@ class SituatedSimulationSettings:
         >>> SituatedSimulationSettings.from_mapping({"beta": 2.0, "seed": 7}).beta
         2.0
         """
-        values = dict(values or {})
-        values.pop("seed", None)
-        known = {f.name for f in fields(cls)}
-        unknown = sorted(set(values) - known)
-        if unknown:
-            raise JudgmentsError(
-                f"unknown key {unknown[0]!r}", field=f"simulation.{unknown[0]}"
-            )
-        return cls(**values)
+        return simulation_settings(cls, values)
 
     def flattened(self) -> SituatedSimulationSettings:
         """These settings with every context effect (:data:`FEATURE_WEIGHTS`) 0.
