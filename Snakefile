@@ -16,6 +16,7 @@
 # results/.campaign, written when a run starts; another campaign pointed at the
 # same folder stops before any job runs and is told to set `results:`.
 #   results/data/testset.xml                      the test set, in stecflow's XML
+#                                                 (testset.json: a dialogue corpus)
 #   results/validation/<team>/<system>.json       validation record (status, errors)
 #   results/validation/<team>/<system>.md         the same, readable, for the team
 #   results/validation/summary.tsv                one row per submission
@@ -70,7 +71,7 @@ onstart:
 rule all:
     """Run the whole campaign."""
     input:
-        f"{RESULTS}/data/testset.xml",
+        TESTSET,
         f"{RESULTS}/validation/summary.tsv",
         f"{RESULTS}/scores/systems.tsv",
         expand(f"{RESULTS}/stats/{{analysis}}.tsv", analysis=ANALYSES),

@@ -33,11 +33,13 @@ __all__ = [
     "superseded_submissions",
     "load_testset",
     "prepare_testset",
+    "prepared_testset_name",
     "results_dir",
 ]
 
-#: Test-set formats: a TUNA-style XML file or folder, or the b5-ref corpus folder.
-DATA_FORMATS = ("tuna", "b5-ref")
+#: Test-set formats: a TUNA-style XML file or folder, the b5-ref corpus folder, or
+#: a folder of ``stecflow-dialogue`` sessions (the situated task of seed 000).
+DATA_FORMATS = ("tuna", "b5-ref", "dialogue")
 
 #: The file in a results folder that names the campaign writing there.
 OWNER_FILE = ".campaign"
@@ -381,7 +383,9 @@ def load_testset(path: str | Path, data_format: str = "tuna") -> list[Item]:
     Parameters
     ----------
     path
-        A TUNA-style XML file or folder (``tuna``) or the b5-ref folder (``b5-ref``).
+        A TUNA-style XML file or folder (``tuna``), the b5-ref folder
+        (``b5-ref``), or a folder of dialogue sessions (``dialogue``: one item per
+        solver expression).
     data_format
         One of :data:`DATA_FORMATS`.
     """
@@ -393,18 +397,43 @@ def load_testset(path: str | Path, data_format: str = "tuna") -> list[Item]:
         from stecflow.data.b5ref import read_b5ref
 
         return read_b5ref(path)
+    if data_format == "dialogue":
+        from stecflow.data.dialogue import read_corpus
+        from stecflow.tasks.situated_dialogue import items_from_sessions
+
+        return items_from_sessions(read_corpus(path))
     raise ConfigError(
         f"unknown format {data_format!r}; expected one of {', '.join(DATA_FORMATS)}",
         field="data.format",
     )
 
 
-def prepare_testset(path: str | Path, data_format: str, out_path: str | Path) -> int:
-    """Read the test set in its own format and write it as one TUNA-style XML file.
+def prepared_testset_name(data_format: str) -> str:
+    """The file name of the prepared test set under ``<results>/data/``.
 
-    Every later stage reads this canonical file, whatever the source format.
-    Returns the number of items written.
+    >>> prepared_testset_name("tuna"), prepared_testset_name("dialogue")
+    ('testset.xml', 'testset.json')
     """
+    return "testset.json" if data_format == "dialogue" else "testset.xml"
+
+
+def prepare_testset(path: str | Path, data_format: str, out_path: str | Path) -> int:
+    """Read the test set in its own format and write it in stecflow's own.
+
+    Every later stage reads this canonical file (with
+    :func:`stecflow.tasks.registry.read_testset`), whatever the source format:
+    stecflow XML for the REG formats, a dialogue corpus file (every session in
+    one JSON document, :func:`stecflow.data.dialogue.write_corpus_file`) for
+    ``dialogue``. Returns the number of items.
+    """
+    if data_format == "dialogue":
+        from stecflow.data.dialogue import read_corpus, write_corpus_file
+        from stecflow.tasks.situated_dialogue import items_from_sessions
+
+        sessions = read_corpus(path)
+        items = items_from_sessions(sessions)  # refuses repeated expression IDs
+        write_corpus_file(sessions, out_path)
+        return len(items)
     from stecflow.data.corpus import write_items
 
     items = load_testset(path, data_format)

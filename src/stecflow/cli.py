@@ -34,8 +34,8 @@ __all__ = ["main"]
 
 #: The ``--format`` of a folder of ``stecflow-dialogue`` JSON sessions.
 DIALOGUE_FORMAT = "dialogue"
-#: Every ``--format``: the campaign's test-set formats and the dialogue corpus.
-FORMATS = (*DATA_FORMATS, DIALOGUE_FORMAT)
+#: Every ``--format``: the campaign's test-set formats (the dialogue corpus too).
+FORMATS = DATA_FORMATS
 #: The task type of a dialogue corpus's instances.
 SITUATED_TASK = "situated_dialogue"
 #: The baselines of the situated task (:mod:`stecflow.baselines.situated`).
@@ -137,11 +137,6 @@ def _load_items(path: str, data_format: str | None) -> list[Item]:
     layout = _layout(Path(path))
     if layout is not None and layout[0] != data_format:
         raise StecflowError(f"{path} is {layout[1]}; give --format {layout[0]}")
-    if data_format == DIALOGUE_FORMAT:
-        from stecflow.data.dialogue import read_corpus
-        from stecflow.tasks.situated_dialogue import items_from_sessions
-
-        return items_from_sessions(read_corpus(path))
     return load_testset(path, data_format)
 
 
@@ -866,7 +861,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     convert.add_argument("source", help="corpus file or folder")
     convert.add_argument("output", help="XML file to write")
-    convert.add_argument("--format", choices=DATA_FORMATS, default="tuna")
+    convert.add_argument(
+        "--format", choices=[f for f in FORMATS if f != DIALOGUE_FORMAT], default="tuna"
+    )
     convert.set_defaults(func=_cmd_convert)
 
     demo = sub.add_parser(

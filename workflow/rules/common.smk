@@ -21,6 +21,9 @@ campaign.check_config(config)
 # here, before any job runs; a run claims the folder when it starts (Snakefile).
 RESULTS = campaign.results_dir(config)
 campaign.check_results_owner(RESULTS, config["campaign"]["id"])
+# The prepared test set every stage reads: stecflow XML, or for a dialogue corpus
+# one JSON corpus file (see stecflow.campaign.prepare_testset).
+TESTSET = f"{RESULTS}/data/{campaign.prepared_testset_name(config['data']['format'])}"
 DISCOVERY = campaign.discover_submissions(config["submissions"]["root"])
 SUBMISSIONS = DISCOVERY.submissions  # sorted (team, system) pairs: the sole scan
 # The per-submission wildcard's values, "<team>/<system>." (see below).

@@ -3,7 +3,7 @@ rule simulate_responses:
     """Answer a study with simulated participants (studies with simulate: true)."""
     input:
         web=f"{RESULTS}/studies/{{study}}/web",
-        testset=f"{RESULTS}/data/testset.xml",
+        testset=TESTSET,
         practice=get_practice_items,
     output:
         responses=f"{RESULTS}/judgments/simulated/{{study}}.tsv",
@@ -28,7 +28,7 @@ rule merge_judgments:
         design=f"{RESULTS}/studies/{{study}}/design.tsv",
         responses=get_study_responses,
         corrections=get_study_corrections,
-        testset=f"{RESULTS}/data/testset.xml",
+        testset=TESTSET,
         practice=get_practice_items,
     output:
         judgments=f"{RESULTS}/judgments/{{study}}.tsv",

@@ -6,7 +6,7 @@ rule build_release:
         files=get_release_files,
         judgments=expand(f"{RESULTS}/judgments/{{study}}.tsv", study=STUDIES),
         study_settings=expand(f"{RESULTS}/studies/{{study}}/design.json", study=STUDIES),
-        testset=f"{RESULTS}/data/testset.xml",
+        testset=TESTSET,
     output:
         archive=RELEASE_ARCHIVE,
         manifest=f"{RESULTS}/release/MANIFEST.tsv",

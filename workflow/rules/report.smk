@@ -7,7 +7,7 @@ rule render_report:
         systems=f"{RESULTS}/scores/systems.tsv",
         stats=expand(f"{RESULTS}/stats/{{analysis}}.json", analysis=ANALYSES),
         stats_tables=expand(f"{RESULTS}/stats/{{analysis}}.tsv", analysis=ANALYSES),
-        testset=f"{RESULTS}/data/testset.xml",
+        testset=TESTSET,
         source_testset=config["data"]["testset"],
         judgment_measures=expand(
             f"{RESULTS}/judgments/measures/{{study}}.tsv", study=STUDIES

@@ -5,7 +5,7 @@ rule score_submission:
     """Score one submission with every configured metric (rejected ones pass through)."""
     input:
         validation=f"{RESULTS}/validation/{{submission}}json",
-        testset=f"{RESULTS}/data/testset.xml",
+        testset=TESTSET,
         files=get_submission_files,
     output:
         item_scores=f"{RESULTS}/scores/items/{{submission}}tsv",

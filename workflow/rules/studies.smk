@@ -2,7 +2,7 @@
 rule design_study:
     """Build one human study's design (repeated Latin squares) and its balance table."""
     input:
-        testset=f"{RESULTS}/data/testset.xml",
+        testset=TESTSET,
         practice=get_practice_items,
     output:
         design=f"{RESULTS}/studies/{{study}}/design.tsv",
@@ -26,7 +26,7 @@ rule build_stimuli:
     """Build a study's self-contained web experiment and DMDX item files."""
     input:
         design=f"{RESULTS}/studies/{{study}}/design.tsv",
-        testset=f"{RESULTS}/data/testset.xml",
+        testset=TESTSET,
         practice=get_practice_items,
         outputs=get_study_outputs,
         images=get_images_dir,

@@ -4,7 +4,7 @@ rule prepare_testset:
     input:
         testset=config["data"]["testset"],
     output:
-        testset=f"{RESULTS}/data/testset.xml",
+        testset=TESTSET,
     log:
         f"{RESULTS}/logs/prepare_testset/prepare_testset.log",
     benchmark:
@@ -24,7 +24,7 @@ rule prepare_testset:
 rule validate_submission:
     """Check one submission against the test set; broken ones are recorded as rejected."""
     input:
-        testset=f"{RESULTS}/data/testset.xml",
+        testset=TESTSET,
         files=get_submission_files,
     output:
         record=f"{RESULTS}/validation/{{submission}}json",

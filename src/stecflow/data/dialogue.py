@@ -30,6 +30,7 @@ from stecflow.core.errors import CorpusError
 
 __all__ = [
     "ACTION_KINDS",
+    "CORPUS_FORMAT",
     "FEATURE_DESCRIPTIONS",
     "FEATURE_GROUPS",
     "FEATURE_NAMES",
@@ -54,15 +55,20 @@ __all__ = [
     "context_start",
     "cursor_at",
     "cut_context",
+    "dumps_corpus",
     "dumps_session",
+    "load_corpus_file",
     "load_session",
     "piece_polygon",
     "piece_states",
     "point_in_piece",
     "read_corpus",
+    "read_corpus_file",
     "read_session",
+    "read_sessions",
     "session_schema",
     "with_computed_features",
+    "write_corpus_file",
     "write_session",
 ]
 
@@ -1093,6 +1099,111 @@ def read_corpus(directory: str | Path) -> tuple[Session, ...]:
     return tuple(sessions)
 
 
+#: The ``format`` of a corpus file: every session of a corpus in one JSON document.
+CORPUS_FORMAT = "stecflow-dialogue-corpus"
+#: Largest corpus file read (a session file may have :data:`MAX_BYTES`).
+MAX_CORPUS_BYTES = 256 * 1024 * 1024
+
+
+def load_corpus_file(
+    data: bytes, source: str, *, max_bytes: int = MAX_CORPUS_BYTES
+) -> tuple[Session, ...]:
+    """Read the sessions of a corpus file (:func:`dumps_corpus`) from its bytes.
+
+    A corpus file is ``{"format": "stecflow-dialogue-corpus", "version": 1,
+    "sessions": [...]}``, each session as in a session file; the campaign writes
+    one as its prepared test set (``results/data/testset.json``). Parsed with the
+    same guards as :func:`load_session`; errors name the line of the file and the
+    field inside its session (``sessions[2].utterances[0].start_ms``).
+
+    Raises
+    ------
+    CorpusError
+        As :func:`load_session`, or the document is not a corpus file, or two
+        sessions share an ID.
+    """
+    if len(data) > max_bytes:
+        raise CorpusError(
+            f"file is {len(data):,} bytes; the limit is {max_bytes:,} bytes",
+            file=source,
+        )
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorpusError(
+            "bytes are not valid UTF-8; save the file as UTF-8",
+            file=source,
+            line=data.count(b"\n", 0, exc.start) + 1,
+        ) from None
+    _check_depth(text, source, MAX_DEPTH + 2)
+    try:
+        raw = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise CorpusError(
+            f"not valid JSON: {exc.msg}", file=source, line=exc.lineno
+        ) from None
+    except (_Duplicate, _Constant, ValueError) as exc:
+        raise _located_refusal(text, source, exc) from None
+    if (
+        not isinstance(raw, dict)
+        or raw.get("format") != CORPUS_FORMAT
+        or not isinstance(raw.get("sessions"), list)
+    ):
+        raise CorpusError(
+            f'not a corpus file: expected an object with "format": "{CORPUS_FORMAT}"'
+            ' and a list "sessions"',
+            file=source,
+            line=1,
+        )
+    lines = _line_finder(text)
+    sessions: list[Session] = []
+    seen: dict[str, int] = {}
+    for n, entry in enumerate(raw["sessions"]):
+
+        def line(path: Sequence[Any], n: int = n) -> int | None:
+            return lines(["sessions", n, *path])
+
+        session = _build(entry, f"{source}, sessions[{n}]", line)
+        if session.id in seen:
+            raise CorpusError(
+                f"session ID {session.id!r} is also the ID of"
+                f" sessions[{seen[session.id]}]",
+                file=source,
+                line=line(["id"]),
+                field=f"sessions[{n}].id",
+            )
+        seen[session.id] = n
+        sessions.append(session)
+    if not sessions:
+        raise CorpusError("the corpus file holds no session", file=source)
+    return tuple(sessions)
+
+
+def read_corpus_file(
+    path: str | Path, *, max_bytes: int = MAX_CORPUS_BYTES
+) -> tuple[Session, ...]:
+    """Read a corpus file with :func:`load_corpus_file` (size checked first)."""
+    path = Path(path)
+    try:
+        size = path.stat().st_size
+        if size > max_bytes:
+            raise CorpusError(
+                f"file is {size:,} bytes; the limit is {max_bytes:,} bytes",
+                file=str(path),
+            )
+        data = path.read_bytes()
+    except OSError as exc:
+        raise CorpusError(
+            f"cannot read the file ({exc.strerror})", file=str(path)
+        ) from None
+    return load_corpus_file(data, str(path), max_bytes=max_bytes)
+
+
+def read_sessions(path: str | Path) -> tuple[Session, ...]:
+    """The sessions of a corpus folder (:func:`read_corpus`) or corpus file."""
+    return read_corpus(path) if Path(path).is_dir() else read_corpus_file(path)
+
+
 # ----------------------------------------------------------------------- writer
 
 
@@ -1166,3 +1277,21 @@ def write_session(session: Session, path: str | Path) -> None:
     """Write *session* to *path* with :func:`dumps_session` (UTF-8, LF)."""
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     Path(path).write_bytes(dumps_session(session).encode("utf-8"))
+
+
+def dumps_corpus(sessions: Iterable[Session]) -> str:
+    """*sessions* as one corpus file (read by :func:`load_corpus_file`),
+    deterministic, laid out as :func:`dumps_session` lays out a session."""
+    body = ",\n    ".join(_pretty(_plain(s), 4, 100) for s in sessions)
+    return (
+        f'{{\n  "format": "{CORPUS_FORMAT}",\n  "version": 1,\n  "sessions": [\n'
+        f"    {body}\n  ]\n}}\n"
+    )
+
+
+def write_corpus_file(sessions: Iterable[Session], path: str | Path) -> int:
+    """Write *sessions* with :func:`dumps_corpus`; returns how many."""
+    sessions = tuple(sessions)
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_bytes(dumps_corpus(sessions).encode("utf-8"))
+    return len(sessions)

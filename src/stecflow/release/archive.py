@@ -289,7 +289,7 @@ def build_release(
         )
         entries[f"judgments/{Path(path).name}"] = format_tsv(rows, columns).encode()
     if release.get("include_testset") and testset is not None:
-        entries["data/testset.xml"] = Path(testset).read_bytes()
+        entries[f"data/{Path(testset).name}"] = Path(testset).read_bytes()
     titles = {s["id"]: s.get("title") for s in config.get("studies") or []}
     studies = [read_json(p) for p in study_settings]
     studies = [s | {"title": titles.get(s["study"])} for s in studies]
@@ -300,7 +300,10 @@ def build_release(
         json.dumps(_public_config(config), sort_keys=True, indent=2) + "\n"
     ).encode()
     entries["README.md"] = _readme(
-        config, consented, withheld, "data/testset.xml" in entries
+        config,
+        consented,
+        withheld,
+        next((n for n in entries if n.startswith("data/testset.")), None),
     ).encode()
     entries["MANIFEST.tsv"] = _manifest(entries)
     Path(out_zip).parent.mkdir(parents=True, exist_ok=True)
@@ -358,13 +361,13 @@ def _readme(
     config: Mapping[str, Any],
     consented: Sequence[str],
     withheld: Sequence[str],
-    has_testset: bool,
+    testset_entry: str | None,
 ) -> str:
     campaign = config["campaign"]
     release = config.get("release") or {}
     pointer = (
-        "`data/testset.xml`"
-        if has_testset
+        f"`{testset_entry}`"
+        if testset_entry
         else release.get("testset_pointer") or "the test set is distributed separately"
     )
     lines = [

@@ -301,9 +301,9 @@ class TestsetInfo:
 
 def read_testset(path: PathLike) -> TestsetInfo:
     """Count items, subsets and references of the (normalised) test set."""
-    from stecflow.data.corpus import read_items
+    from stecflow.tasks.registry import read_testset
 
-    items = read_items(path)
+    items = read_testset(path)
     cells = Counter((i.subdomain, i.condition or "") for i in items)
     return TestsetInfo(
         n_items=len(items),

@@ -269,10 +269,10 @@ def score_submission(
     A rejected submission is not scored: its files say ``skipped`` and why.
     *tasks* are the campaign's task-type names (None: the built-in REG tasks).
     """
-    from stecflow.data.corpus import read_items
     from stecflow.submissions.outputs import outputs_file, read_outputs
     from stecflow.submissions.safepath import read_submission_file
     from stecflow.tasks.base import Limits
+    from stecflow.tasks.registry import read_testset
 
     record = read_json(validation_path)
     identity = {
@@ -289,7 +289,7 @@ def score_submission(
         write_json(summary, summary_path)
         log.info("%s/%s skipped: %s", record["team"], record["system"], reason)
         return summary
-    items = read_items(testset_path)
+    items = read_testset(testset_path)
     name = outputs_file(record["tasks"], tasks or ())
     data = read_submission_file(submission_dir, name)  # no link out of it
     limits = Limits.from_config(record.get("limits"))

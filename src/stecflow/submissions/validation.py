@@ -313,11 +313,11 @@ def validate_to_files(
     """
     import logging
 
-    from stecflow.data.corpus import read_items
+    from stecflow.tasks.registry import read_testset
 
     record = validate_submission(
         submission_dir,
-        read_items(testset_path),
+        read_testset(testset_path),
         team=team,
         system=system,
         campaign_tasks=campaign_tasks,

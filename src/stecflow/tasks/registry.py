@@ -16,15 +16,21 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from stecflow.core.errors import ConfigError
 from stecflow.tasks.base import TaskType
+
+if TYPE_CHECKING:  # pragma: no cover
+    from stecflow.data.model import Item
 
 __all__ = [
     "BUILT_IN",
     "DEFAULT_TASKS",
     "get",
     "names",
+    "read_testset",
     "register",
     "task_types",
     "unregister",
@@ -114,3 +120,21 @@ def task_types(task_names: Iterable[str] | None = None) -> list[TaskType]:
     """
     _load_built_in()
     return [get(n) for n in (DEFAULT_TASKS if task_names is None else task_names)]
+
+
+def read_testset(path: str | Path) -> list[Item]:
+    """The items of a campaign's prepared test set, whatever its task types.
+
+    ``results/data/testset.xml`` (stecflow XML: the REG tasks) or
+    ``results/data/testset.json`` (a dialogue corpus file, see
+    :func:`stecflow.data.dialogue.load_corpus_file`: one item per solver
+    expression, :func:`stecflow.tasks.situated_dialogue.items_from_sessions`).
+    """
+    if Path(path).suffix == ".json":
+        from stecflow.data.dialogue import read_sessions
+        from stecflow.tasks.situated_dialogue import items_from_sessions
+
+        return items_from_sessions(read_sessions(path))
+    from stecflow.data.corpus import read_items
+
+    return read_items(path)
