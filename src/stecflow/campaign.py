@@ -282,10 +282,20 @@ def check_config(config: Mapping[str, Any]) -> None:
             raise ConfigError(
                 f"{exc}; write it as 2026-06-01T23:59:59Z", field="campaign.deadline"
             ) from None
+    data = config.get("data", {})
+    tasks = list(campaign.get("tasks") or [])
+    dialogue = data.get("format") == "dialogue"
+    if dialogue != ("situated_dialogue" in tasks) or (dialogue and len(tasks) != 1):
+        raise ConfigError(
+            "a dialogue corpus (data.format: dialogue) is for the situated_dialogue"
+            " task alone, and that task needs one: set campaign.tasks:"
+            " [situated_dialogue] with data.format: dialogue, or a REG task with a"
+            " REG test set",
+            field="campaign.tasks",
+        )
     from stecflow.analysis.analyses import analysis_specs
 
     analysis_specs(config)  # checks the metrics too
-    data = config.get("data", {})
     if data.get("format") == "b5-ref" and "attribute_selection" not in campaign.get(
         "tasks", []
     ):

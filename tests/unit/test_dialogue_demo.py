@@ -42,11 +42,35 @@ def solver_expressions(corpus):
 
 
 def test_regeneration_gives_the_committed_bytes(fresh: Path) -> None:
-    new = {p.name: p.read_bytes() for p in sorted(fresh.iterdir())}
-    old = {p.name: p.read_bytes() for p in sorted(COMMITTED.iterdir())}
+    new = {p.name: p.read_bytes() for p in sorted(fresh.iterdir()) if p.is_file()}
+    old = {p.name: p.read_bytes() for p in sorted(COMMITTED.glob("*.json"))}
     assert sorted(new) == sorted(old)  # stale.json was removed
     changed = [name for name in new if new[name] != old[name]]
     assert not changed, f"regenerate with python -m stecflow.demo.dialogue: {changed}"
+
+
+def test_the_demo_submissions_regenerate_identically(fresh: Path) -> None:
+    """The organisers' baselines the dialogue campaign runs (its submissions)."""
+    pytest.importorskip("sklearn", reason="pip install 'stecflow[dialogue]'")
+    written = demo.write_demo_submissions(fresh)
+    root = fresh / "submissions"
+    new = {str(p.relative_to(root)): p.read_bytes() for p in written}
+    committed = COMMITTED / "submissions"
+    old = {
+        str(p.relative_to(committed)): p.read_bytes()
+        for p in sorted(committed.rglob("*"))
+        if p.is_file()
+    }
+    assert sorted(new) == [
+        "organisers/logistic/outputs.tsv",
+        "organisers/logistic/system.yaml",
+        "organisers/recency/outputs.tsv",
+        "organisers/recency/system.yaml",
+    ]
+    changed = [name for name in new if new[name] != old.get(name)]
+    assert not changed, f"regenerate with python -m stecflow.demo.dialogue: {changed}"
+    # one line per solver expression of the corpus, after the header
+    assert new["organisers/recency/outputs.tsv"].count(b"\n") == 368 + 1
 
 
 def test_reader_reads_back_what_was_generated(corpus) -> None:
@@ -55,8 +79,10 @@ def test_reader_reads_back_what_was_generated(corpus) -> None:
 
 
 def test_main_writes_the_corpus(tmp_path: Path, capsys) -> None:
+    pytest.importorskip("sklearn", reason="pip install 'stecflow[dialogue]'")
     assert demo.main(["--out", str(tmp_path / "d")]) == 0
-    assert capsys.readouterr().out.count(".json") == 6
+    printed = capsys.readouterr().out
+    assert printed.count(".json") == 6 and printed.count("outputs.tsv") == 2
     assert read_corpus(tmp_path / "d") == demo.generate_sessions()
 
 

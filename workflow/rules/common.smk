@@ -160,19 +160,36 @@ def get_study_submission_dirs(wildcards):
     }
 
 
-def get_study_outputs(wildcards):
-    """The outputs files of one study's systems (and their validation records).
+def _system_files(systems, name):
+    """The *name* files of *systems* and their validation records.
 
     An outputs file that is a link leading out of the submissions folder is left
     out: the study's job refuses it, naming the link.
     """
-    systems = STUDIES[wildcards.study]["systems"]
     root = config["submissions"]["root"]
     return [
-        f"{root}/{s}/outputs.xml"
+        f"{root}/{s}/{name}"
         for s in systems
-        if not safepath.leads_outside(f"{root}/{s}/outputs.xml", root)
+        if not safepath.leads_outside(f"{root}/{s}/{name}", root)
     ] + [f"{RESULTS}/validation/{s}.json" for s in systems]
+
+
+def get_study_outputs(wildcards):
+    """The outputs files of one REG study's systems (and their validation records);
+    none for a situated study, whose design holds the expressions it shows."""
+    spec = STUDIES[wildcards.study]
+    if spec["task"] == studies.SITUATED_TASK:
+        return []
+    return _system_files(spec["systems"], "outputs.xml")
+
+
+def get_design_system_files(wildcards):
+    """A situated study's system's outputs.tsv and validation record: its decisions
+    choose the instances (seed 000); none for the REG studies."""
+    spec = STUDIES[wildcards.study]
+    if spec["task"] != studies.SITUATED_TASK:
+        return []
+    return _system_files(spec["systems"], "outputs.tsv")
 
 
 def get_images_dir(wildcards):

@@ -1,7 +1,8 @@
-# code: stecflow.judgments.simulate.simulate_study (via workflow/scripts/simulate_responses.py)
+# code: stecflow.judgments.simulate.simulate_study (situated studies: stecflow.judgments.situated_study.simulate_situated_study; via workflow/scripts/simulate_responses.py)
 rule simulate_responses:
     """Answer a study with simulated participants (studies with simulate: true)."""
     input:
+        design=f"{RESULTS}/studies/{{study}}/design.tsv",
         web=f"{RESULTS}/studies/{{study}}/web",
         testset=TESTSET,
         practice=get_practice_items,
@@ -17,15 +18,17 @@ rule simulate_responses:
     params:
         seed=config["judgments"]["simulation"]["seed"],
         settings=config["judgments"]["simulation"],
+        task=get_study_task,
     script:
         "../scripts/simulate_responses.py"
 
 
-# code: stecflow.judgments.study.merge_study (via workflow/scripts/merge_judgments.py)
+# code: stecflow.judgments.study.merge_study (situated studies: stecflow.judgments.situated_study.merge_situated_study; via workflow/scripts/merge_judgments.py)
 rule merge_judgments:
     """Merge one study's responses with its design: judgments, checks, measures."""
     input:
         design=f"{RESULTS}/studies/{{study}}/design.tsv",
+        design_settings=f"{RESULTS}/studies/{{study}}/design.json",
         responses=get_study_responses,
         corrections=get_study_corrections,
         testset=TESTSET,

@@ -1,9 +1,10 @@
 # code: stecflow.studies.setup.design_study (via workflow/scripts/design_study.py)
 rule design_study:
-    """Build one human study's design (repeated Latin squares) and its balance table."""
+    """Build one human study's design (repeated Latin squares, or seed 000's two groups) and its balance table."""
     input:
         testset=TESTSET,
         practice=get_practice_items,
+        system_files=get_design_system_files,
     output:
         design=f"{RESULTS}/studies/{{study}}/design.tsv",
         balance=f"{RESULTS}/studies/{{study}}/balance.tsv",

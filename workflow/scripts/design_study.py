@@ -14,6 +14,7 @@ def main(smk) -> None:
             smk.output.design,
             smk.output.balance,
             smk.output.settings,
+            system_files=list(smk.input.system_files),
         )
 
 

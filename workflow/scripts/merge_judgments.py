@@ -1,12 +1,28 @@
 """Adapter for rule `merge_judgments` (workflow/rules/judgments.smk)."""
 
 from stecflow.core.logs import job_log
-from stecflow.judgments.study import merge_study
 
 
 def main(smk) -> None:
     """Run one job; `smk` is the object Snakemake injects as `snakemake`."""
     with job_log(smk.log[0]):
+        if smk.params.task == "situated_identification":
+            from stecflow.judgments.situated_study import merge_situated_study
+
+            merge_situated_study(
+                smk.input.design,
+                smk.input.design_settings,
+                list(smk.input.responses),
+                smk.input.corrections[0] if smk.input.corrections else None,
+                smk.output.judgments,
+                smk.output.quality,
+                smk.output.measures,
+                smk.output.summary,
+                settings=smk.params.settings,
+            )
+            return
+        from stecflow.judgments.study import merge_study
+
         merge_study(
             design_path=smk.input.design,
             response_paths=list(smk.input.responses),

@@ -1,12 +1,24 @@
 """Adapter for rule `simulate_responses` (workflow/rules/judgments.smk)."""
 
 from stecflow.core.logs import job_log
-from stecflow.judgments.simulate import simulate_study
 
 
 def main(smk) -> None:
     """Run one job; `smk` is the object Snakemake injects as `snakemake`."""
     with job_log(smk.log[0]):
+        if smk.params.task == "situated_identification":
+            from stecflow.judgments.situated_study import simulate_situated_study
+
+            simulate_situated_study(
+                smk.input.design,
+                smk.input.testset,
+                smk.output.responses,
+                seed=smk.params.seed,
+                settings=smk.params.settings,
+            )
+            return
+        from stecflow.judgments.simulate import simulate_study
+
         simulate_study(
             stimuli_path=smk.input.web,
             items_paths=[smk.input.testset, *smk.input.practice],

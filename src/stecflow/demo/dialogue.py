@@ -58,6 +58,7 @@ __all__ = [
     "main",
     "pronoun_score",
     "write_demo",
+    "write_demo_submissions",
 ]
 
 #: The work area: 800 x 600 pixels, 50 pixels per shape unit.
@@ -489,16 +490,40 @@ def write_demo(directory: str | Path, seed: int = DEFAULT_SEED) -> list[Path]:
     return sorted(written)
 
 
+def write_demo_submissions(
+    directory: str | Path, seed: int = DEFAULT_SEED
+) -> list[Path]:
+    """Write the organisers' baselines on the demo corpus as its submissions.
+
+    ``<directory>/submissions/organisers/recency`` and ``.../logistic``
+    (:func:`stecflow.baselines.situated.write_baseline_submissions`, 10 folds
+    grouped by session): the submissions ``config/dialogue-demo.yaml`` runs.
+    Needs scikit-learn (``pip install 'stecflow[dialogue]'``). Returns the files
+    written, sorted.
+    """
+    from stecflow.baselines.situated import write_baseline_submissions
+    from stecflow.data.dialogue import read_corpus
+    from stecflow.tasks.situated_dialogue import items_from_sessions
+
+    directory = Path(directory)
+    items = items_from_sessions(read_corpus(directory))
+    folders = write_baseline_submissions(items, directory / "submissions", seed=seed)
+    return sorted(p for folder in folders for p in folder.iterdir())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """``python -m stecflow.demo.dialogue [--out DIR] [--seed N]``."""
     parser = argparse.ArgumentParser(
         prog="python -m stecflow.demo.dialogue",
-        description="Write the simulated situated-dialogue demo corpus.",
+        description="Write the simulated situated-dialogue demo corpus and the"
+        " organisers' baselines on it (its demo submissions).",
     )
     parser.add_argument("--out", default="resources/dialogue-demo", type=Path)
     parser.add_argument("--seed", default=DEFAULT_SEED, type=int)
     args = parser.parse_args(argv)
     for path in write_demo(args.out, args.seed):
+        print(path)
+    for path in write_demo_submissions(args.out, args.seed):
         print(path)
     return 0
 

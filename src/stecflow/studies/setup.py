@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 __all__ = [
     "DESIGN_KEYS",
+    "SITUATED_DEFAULTS",
+    "SITUATED_TASK",
     "build_stimuli",
     "check_studies",
     "design_spec",
@@ -53,8 +55,25 @@ DESIGN_KEYS = (
     "group_by_subdomain",
     "experiment",
     "realise",
+    "situated",
     "sha256",
 )
+
+#: The ``task`` of seed 000's study (:mod:`stecflow.studies.situated`).
+SITUATED_TASK = "situated_identification"
+#: Defaults of a situated study's ``situated`` settings (the seed's choices).
+SITUATED_DEFAULTS = {
+    "features": ["O1", "O2"],
+    "halves_by": None,
+    "n_per_class": 20,
+    "max_fp": None,
+    "trial_budget": 80,
+    "max_context_ms": 30_000,
+    "speaker": "solver",
+    "majority": "strict",
+    "speech": False,
+    "media": None,
+}
 
 
 def design_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
@@ -84,6 +103,18 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
             "simulate": False,
             **entry,
         }
+        if spec["task"] == SITUATED_TASK:
+            _check_situated(spec, n)
+        elif "situated" in entry:
+            raise ConfigError(
+                "situated settings are for task: situated_identification",
+                field=f"studies[{n}].situated",
+            )
+        elif len(spec["systems"]) < 2:
+            raise ConfigError(
+                f"a {spec['task']} study compares at least two systems",
+                field=f"studies[{n}].systems",
+            )
         if spec["task"] == "identification" and spec["variant"] is None:
             spec["variant"] = "together"
         if spec["task"] == "rating" and spec["variant"] is not None:
@@ -98,6 +129,36 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
             )
         specs.append(spec)
     return specs
+
+
+def _check_situated(spec: dict[str, Any], n: int) -> None:
+    """Fill a situated study's defaults; refuse what it cannot have."""
+    where = f"studies[{n}]"
+    spec["situated"] = {**SITUATED_DEFAULTS, **(spec.get("situated") or {})}
+    if len(spec["systems"]) != 1:
+        raise ConfigError(
+            "a situated_identification study tests one system: the one whose false"
+            " positives are shown against the corpus expressions (seed 000); make a"
+            " study per system",
+            field=f"{where}.systems",
+        )
+    if spec["design"] != "latin_square" or spec["shared"] or spec["practice"]:
+        raise ConfigError(
+            "a situated_identification study has its own two-group design (seed 000);"
+            " leave out design, shared and practice",
+            field=f"{where}.design",
+        )
+    if spec["variant"] is not None or spec.get("realise"):
+        raise ConfigError(
+            "variant and realise are for the REG identification studies",
+            field=f"{where}.variant",
+        )
+    if spec["subjects"] % 2:
+        raise ConfigError(
+            f"{spec['subjects']} subjects cannot form the two equal groups of the"
+            f" seed's design; use {spec['subjects'] + 1}",
+            field=f"{where}.subjects",
+        )
 
 
 def check_studies(
@@ -126,6 +187,21 @@ def check_studies(
                 f"study {spec['id']!r} lists a system twice",
                 field=f"studies[{n}].systems",
             )
+        dialogue = (config.get("data") or {}).get("format") == "dialogue"
+        if (spec["task"] == SITUATED_TASK) != dialogue:
+            raise ConfigError(
+                f"study {spec['id']!r}: "
+                + (
+                    "a situated_identification study needs a dialogue corpus"
+                    " (data.format: dialogue)"
+                    if not dialogue
+                    else f"a {spec['task']} study shows pictures of REG items; a"
+                    " dialogue corpus is studied with task: situated_identification"
+                ),
+                field=f"studies[{n}].task",
+            )
+        if spec["task"] == SITUATED_TASK:
+            continue
         if not spec.get("realise") and root is not None:
             for system in systems:
                 if _says_no_text(Path(root) / system):
@@ -284,6 +360,7 @@ def design_study(
     design_path: str | Path,
     balance_path: str | Path,
     settings_path: str | Path,
+    system_files: Sequence[str | Path] = (),
 ) -> dict[str, Any]:
     """Build one study's design and write it with its balance table.
 
@@ -299,6 +376,10 @@ def design_study(
     design_path, balance_path, settings_path
         ``design.tsv`` (one row per trial), ``balance.tsv`` (the proof of balance)
         and ``design.json`` (the design's parameters and notes).
+    system_files
+        A situated_identification study only: its system's ``outputs.tsv`` and
+        validation record (its decisions choose the instances, seed 000 §5.1; see
+        :func:`stecflow.studies.situated_setup.design_situated_study`).
 
     Raises
     ------
@@ -308,6 +389,19 @@ def design_study(
     """
     from stecflow.studies.designs import balance_problems, balance_table
 
+    if spec["task"] == SITUATED_TASK:
+        from stecflow.studies.situated_setup import design_situated_study
+
+        outputs_path, validation_path = system_files
+        return design_situated_study(
+            spec,
+            testset_path,
+            outputs_path,
+            validation_path,
+            design_path,
+            balance_path,
+            settings_path,
+        )
     design = make_design(spec, testset_path, practice_path)
     problems = balance_problems(design)
     if problems:  # our own bug if it ever happens
@@ -363,6 +457,48 @@ def build_stimuli(
     dict
         The summary of :func:`stecflow.studies.stimuli.build_study` (with ``sha256``).
     """
+    if spec["task"] == SITUATED_TASK:
+        from stecflow.studies.situated_setup import build_situated_stimuli
+
+        summary = build_situated_stimuli(
+            spec, design_path, testset_path, web_dir, dmdx_dir
+        )
+    else:
+        summary = _build_reg_stimuli(
+            spec,
+            design_path,
+            testset_path,
+            practice_path,
+            submission_dirs,
+            images_dir,
+            web_dir,
+            dmdx_dir,
+            tasks,
+        )
+    pinned = spec.get("sha256")
+    if pinned and pinned != summary["sha256"]:
+        raise ConfigError(
+            f"study {spec['id']!r} is opened (sha256 {pinned[:12]}...) but its stimuli"
+            f" now hash to {summary['sha256'][:12]}...; an opened study must not"
+            " change: put new systems in a new study",
+            field=f"studies[{spec['id']}].sha256",
+        )
+    log.info("%s: %d files, sha256 %s", spec["id"], summary["files"], summary["sha256"])
+    return summary
+
+
+def _build_reg_stimuli(
+    spec: Mapping[str, Any],
+    design_path: str | Path,
+    testset_path: str | Path,
+    practice_path: str | Path | None,
+    submission_dirs: Mapping[str, str | Path],
+    images_dir: str | Path | None,
+    web_dir: str | Path,
+    dmdx_dir: str | Path,
+    tasks: Sequence[str] | None,
+) -> dict[str, Any]:
+    """The stimuli of a REG study (rating or identification), unpinned."""
     from stecflow.data.corpus import read_items
     from stecflow.studies.stimuli import build_study
     from stecflow.submissions.outputs import outputs_file, read_outputs
@@ -391,7 +527,7 @@ def build_stimuli(
         "title": spec.get("title") or spec["id"],
         **(spec.get("experiment") or {}),
     }
-    summary = build_study(
+    return build_study(
         design,
         items,
         outputs_by_system,
@@ -404,13 +540,3 @@ def build_stimuli(
         overwrite=True,
         task_type=task_types(tasks)[0],
     )
-    pinned = spec.get("sha256")
-    if pinned and pinned != summary["sha256"]:
-        raise ConfigError(
-            f"study {spec['id']!r} is opened (sha256 {pinned[:12]}...) but its stimuli"
-            f" now hash to {summary['sha256'][:12]}...; an opened study must not"
-            " change: put new systems in a new study",
-            field=f"studies[{spec['id']}].sha256",
-        )
-    log.info("%s: %d files, sha256 %s", spec["id"], summary["files"], summary["sha256"])
-    return summary
