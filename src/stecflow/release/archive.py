@@ -40,6 +40,9 @@ ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 
 #: Judgment columns that identify a person or a session; replaced by pseudonyms.
 PERSONAL_COLUMNS = ("participant", "session", "subject")
+#: The situated task of seed 000 and its study (the datasheet answers differ).
+SITUATED_DIALOGUE = "situated_dialogue"
+SITUATED_STUDY = "situated_identification"
 
 
 def pseudonym(value: str, key: str, prefix: str = "P") -> str:
@@ -109,6 +112,7 @@ def datasheet(config: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]) -
     cannot answer are listed as such for the organisers to complete.
     """
     campaign = config["campaign"]
+    tasks = list(campaign.get("tasks") or [])
     lines = [
         f"# Human Evaluation Datasheet: {campaign['title']}",
         "",
@@ -118,16 +122,35 @@ def datasheet(config: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]) -
         "",
         "## 2. Evaluated system",
         "",
-        "- **2.1 Input:** a domain of entities with their attributes (one of them the"
-        " target) — the TUNA shared-task format.",
-        f"- **2.2 Output:** {', '.join(campaign['tasks'])} (attribute sets and/or word"
-        " strings describing the target).",
-        "- **2.3 Task:** referring expression generation.",
-        "- **2.4 Language:** *to complete* (English for the demo corpus).",
     ]
+    if tasks == [SITUATED_DIALOGUE]:
+        lines += [
+            "- **2.1 Input:** a referring expression's place in a situated dialogue:"
+            " the session so far (utterances, actions on the pieces, the mouse cursor)"
+            " and its referent, summarised by the features of Spanger et al. Table 3.",
+            "- **2.2 Output:** situated_dialogue (per expression, the decision to use"
+            " a demonstrative pronoun or not, optionally the expression to show).",
+            "- **2.3 Task:** choice of referring-expression form in situated dialogue.",
+            "- **2.4 Language:** *to complete* (English for the demo corpus).",
+        ]
+    else:
+        lines += [
+            "- **2.1 Input:** a domain of entities with their attributes (one of them"
+            " the target) — the TUNA shared-task format.",
+            f"- **2.2 Output:** {', '.join(tasks)} (attribute sets and/or word"
+            " strings describing the target).",
+            "- **2.3 Task:** referring expression generation.",
+            "- **2.4 Language:** *to complete* (English for the demo corpus).",
+        ]
     release = config.get("release") or {}
+    evaluators = (
+        f" {release['evaluators']}" if release.get("evaluators") else " *to complete*."
+    )
     for n, study in enumerate(studies, start=1):
         task = study.get("task")
+        if task == SITUATED_STUDY:
+            lines += _situated_study_answers(n, study, evaluators)
+            continue
         criteria = (
             "Adequacy (clarity) and Fluency, each on a slider mapped to 1–100 with the"
             " scale hidden, pointer centred at the start"
@@ -152,11 +175,7 @@ def datasheet(config: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]) -
             f"- **3.2.1 Number of evaluators:** {study['subjects']} subject lists"
             f" ({study['groups']} group(s)).",
             "- **3.2.2–3.2.5 Evaluator type, selection, training, characteristics:**"
-            + (
-                f" {release['evaluators']}"
-                if release.get("evaluators")
-                else " *to complete*."
-            ),
+            + evaluators,
             f"- **3.3.1 Design:** {study['kind'].replace('_', ' ')} design,"
             f" {study['squares']} squares, seed {study['seed']},"
             f" {len(study['practice_items'])} practice trials"
@@ -182,6 +201,43 @@ def datasheet(config: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]) -
         "",
     ]
     return "\n".join(lines)
+
+
+def _situated_study_answers(
+    n: int, study: Mapping[str, Any], evaluators: str
+) -> list[str]:
+    """The HEDS answers of a situated identification study (Spanger et al. 5.1)."""
+    counts = study.get("counts") or {}
+    return [
+        "",
+        f"## Study {n}: {study.get('title') or study['study']} (`{study['study']}`)",
+        "",
+        f"- **3.1.1 Sample size:** {counts.get('fp', '?')} false-positive instances"
+        f" of {study.get('system', '?')} (each shown with the corpus expression to one"
+        " group and with the system's pronoun to the other), and"
+        f" {counts.get('tp', '?')} TP and {counts.get('fn', '?')} FN instances shown"
+        f" to everyone; {study.get('n_trials', '?')} trials.",
+        "- **3.1.2 Selection:** instances whose context (at most"
+        f" {study.get('max_context_ms', 30000) / 1000:g} s) holds the last mention of"
+        " and the last action on the target; TP and FN instances sampled to the"
+        " corpus distribution of the features"
+        f" {', '.join(study.get('features') or ['O1', 'O2'])}.",
+        f"- **3.2.1 Number of evaluators:** {study.get('subjects', '?')} subject lists"
+        " (2 groups).",
+        "- **3.2.2–3.2.5 Evaluator type, selection, training, characteristics:**"
+        + evaluators,
+        f"- **3.3.1 Design:** two-group design, FP halves balanced on"
+        f" {study.get('halves_by') or 'nothing (random halves)'}, order shuffled per"
+        f" evaluator, seed {study.get('seed', '?')}.",
+        "- **3.3.3 Evaluation interface:** the stecflow web experiment: a replay of"
+        " the shared work area drawn from the log (pieces, actions, cursor) with the"
+        " preceding utterances, then the utterance with the expression highlighted.",
+        "- **4.1 Quality criteria:** identification rate, majority identification"
+        " rate, agreement, identification time (from the onset of the utterance to"
+        " the click) and replays (Spanger et al. Tables 7–9).",
+        "- **4.2 Response elicitation:** click on a numbered piece or its button, or"
+        ' "I don\'t know"; the clip may be replayed.',
+    ]
 
 
 def _citation(config: Mapping[str, Any]) -> str:
