@@ -15,7 +15,12 @@ written ``<study>:<measure>``, on per-system means. The kinds (``test``, see
 letter display), ``kruskal``, ``correlations``, and the kinds of
 :mod:`stecflow.analysis.kinds`: ``ttest`` (paired t-tests, seed 000), ``manova``
 (with Bonferroni-corrected follow-ups, seed 003 Table 4), ``mixed`` (crossed random
-intercepts for subjects and items) and ``property_means`` (seed 003 Table 3).
+intercepts for subjects and items) and ``property_means`` (seed 003 Table 3); and
+for the situated task of seed 000 (:mod:`stecflow.analysis.situated`)
+``situated_ttests`` (paired t-tests over the evaluators of a
+``situated_identification`` study, the only kind such a study takes) and
+``confusion`` (each instance's TP/FP/FN/TN per system and each system's P, R, F,
+from the decision metrics' item scores).
 
 Factors are columns of the data (:data:`SCORE_FACTORS` for scores,
 :data:`STUDY_FACTORS` for a study's trials) or system properties the campaign
@@ -29,6 +34,9 @@ Kruskal-Wallis test on Accuracy; for each rating study SYSTEM × DOMAIN ANOVAs o
 Adequacy and Fluency with Tukey subsets; for each identification study a SYSTEM ×
 DOMAIN ANOVA of identification time with Tukey subsets and a Kruskal-Wallis test on
 identification accuracy; and the Pearson correlations between all these measures.
+For the situated task instead: ``confusion`` when decision_precision and
+decision_recall are scored, and ``<study>-ttests`` for each situated study (see
+:func:`_default_analyses`).
 
 Which systems enter: accepted submissions, human reference sets included, late
 ones only if ``statistics.include_late`` (the official ranking excludes them).
@@ -78,7 +86,22 @@ TESTS = (
     "manova",
     "mixed",
     "property_means",
+    "situated_ttests",
+    "confusion",
 )
+
+#: The task of a situated identification study (seed 000), which only
+#: ``situated_ttests`` analyses.
+SITUATED_STUDY_TASK = "situated_identification"
+
+#: Keys an analysis of each situated kind may have (the others do not apply).
+SITUATED_KEYS = {
+    "situated_ttests": ("id", "test", "source", "comparisons", "alternative"),
+    "confusion": ("id", "test", "source", "measures"),
+}
+
+#: Registry names of the metrics whose item scores ``confusion`` reads.
+DECISION_METRICS = ("decision_precision", "decision_recall")
 
 #: Tests of several measures at once (``measures``; the others take ``measure``).
 MULTI_MEASURE_TESTS = ("manova", "property_means")
@@ -142,11 +165,31 @@ def _study_measures(study: Mapping[str, Any]) -> list[str]:
     return [m for m, (*_, tasks) in JUDGMENT_MEASURES.items() if study["task"] in tasks]
 
 
+def _decision_metric_ids(metrics: Mapping[str, Any]) -> list[str]:
+    """IDs of the first decision_precision and decision_recall metrics, or []."""
+    found = []
+    for name in DECISION_METRICS:
+        ids = [m for m, metric in metrics.items() if metric.name == name]
+        if not ids:
+            return []
+        found.append(ids[0])
+    return found
+
+
 def _default_analyses(
     metrics: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]
 ) -> list[dict[str, Any]]:
-    """What TUNA-REG'09 reported, for the metrics and studies configured."""
+    """What TUNA-REG'09 reported, for the metrics and studies configured.
+
+    For the situated task (seed 000) instead: ``confusion`` when the decision
+    metrics are scored (the seed's intrinsic evaluation is P, R, F and each
+    instance's class, its Table 4, with no test across systems), and for each
+    situated study its ``situated_ttests`` (§5.3); the REG analyses of studies
+    are not made for them (their measures are not the REG ones).
+    """
     out: list[dict[str, Any]] = []
+    if _decision_metric_ids(metrics):
+        out.append({"id": "confusion", "test": "confusion"})
     if "se" in metrics:
         out += [
             {"id": "se-anova", "test": "anova", "measure": "se"},
@@ -162,7 +205,11 @@ def _default_analyses(
     two_way = ["system", "subdomain"]
     for study in studies:
         sid = study["id"]
-        if study["task"] == "rating":
+        if study["task"] == SITUATED_STUDY_TASK:
+            out.append(
+                {"id": f"{sid}-ttests", "test": "situated_ttests", "source": sid}
+            )
+        elif study["task"] == "rating":
             for measure in ("adequacy", "fluency"):
                 out += [
                     {
@@ -272,6 +319,8 @@ def _checked_spec(
 ) -> dict[str, Any]:
     """One entry of ``statistics.analyses`` with its defaults, or a ConfigError."""
     test = entry["test"]
+    if test in SITUATED_KEYS:
+        return _checked_situated_spec(entry, where, metrics, studies, seen)
     default_factors: list[str] = [] if test == "ttest" else ["system"]
     if test == "property_means":
         default_factors = list(declared)
@@ -290,6 +339,12 @@ def _checked_spec(
             else [spec.get("measure")]
         )
     elif spec["source"] in studies:
+        if studies[spec["source"]]["task"] == SITUATED_STUDY_TASK:
+            raise ConfigError(
+                f"{spec['source']} is a {SITUATED_STUDY_TASK} study: analyse it with"
+                f" test situated_ttests, not {test}",
+                field=f"{where}.test",
+            )
         valid = _study_measures(studies[spec["source"]])
         if test in MULTI_MEASURE_TESTS:  # a study's measures and metrics joined
             valid += [m for m, metric in metrics.items() if metric.level != "corpus"]
@@ -389,6 +444,89 @@ def _checked_spec(
                 f"term {term!r} names {missing[0]!r}, which is not among the"
                 f" factors ({', '.join(spec['factors'])})",
                 field=f"{where}.terms",
+            )
+    return spec
+
+
+def _checked_situated_spec(
+    entry: Mapping[str, Any],
+    where: str,
+    metrics: Mapping[str, Any],
+    studies: Mapping[str, Mapping[str, Any]],
+    seen: set[str],
+) -> dict[str, Any]:
+    """A ``situated_ttests`` or ``confusion`` entry with its defaults."""
+    from stecflow.analysis.situated import MEASURES
+    from stecflow.judgments.situated import CLASSES
+
+    test = entry["test"]
+    spec = dict(entry)
+    if spec["id"] in seen:
+        raise ConfigError(f"analysis ID {spec['id']!r} is used twice", field=where)
+    seen.add(spec["id"])
+    extra = [k for k in spec if k not in SITUATED_KEYS[test]]
+    if extra:
+        raise ConfigError(
+            f"{extra[0]} does not apply to {test} (its keys:"
+            f" {', '.join(SITUATED_KEYS[test])})",
+            field=f"{where}.{extra[0]}",
+        )
+    if test == "confusion":
+        spec.setdefault("source", "scores")
+        if spec["source"] != "scores":
+            raise ConfigError(
+                "confusion reads the item scores: its source is scores",
+                field=f"{where}.source",
+            )
+        decision = _decision_metric_ids(metrics)
+        if not decision:
+            raise ConfigError(
+                "confusion needs the metrics decision_precision and decision_recall"
+                " (the situated_dialogue task's) in scoring.metrics",
+                field=f"{where}.test",
+            )
+        chosen = list(spec.setdefault("measures", decision))
+        names = [getattr(metrics.get(m), "name", None) for m in chosen]
+        if len(chosen) != 2 or tuple(names) != DECISION_METRICS:
+            raise ConfigError(
+                "measures of confusion: the IDs of a decision_precision and a"
+                f" decision_recall metric, in this order (e.g. {', '.join(decision)})",
+                field=f"{where}.measures",
+            )
+        return spec
+    source = spec.get("source")
+    situated = [
+        s for s, study in studies.items() if study["task"] == SITUATED_STUDY_TASK
+    ]
+    if source not in studies or studies[source]["task"] != SITUATED_STUDY_TASK:
+        what = "no source" if source is None else f"{source!r} is not"
+        raise ConfigError(
+            f"situated_ttests analyses a {SITUATED_STUDY_TASK} study: {what} one"
+            f" ({', '.join(situated) or 'none is configured'})",
+            field=f"{where}.source",
+        )
+    for k, comparison in enumerate(spec.get("comparisons") or []):
+        at = f"{where}.comparisons[{k}]"
+        if not isinstance(comparison, Sequence) or isinstance(comparison, str):
+            comparison = [comparison]
+        if len(comparison) != 3:
+            raise ConfigError(
+                "a comparison is [class_a, class_b, measure], e.g. [TP, FN, ir]",
+                field=at,
+            )
+        a, b, measure = comparison
+        for n, cls in enumerate((a, b)):
+            if cls not in CLASSES:
+                raise ConfigError(
+                    f"unknown class {cls!r}; classes: {', '.join(CLASSES)}",
+                    field=f"{at}[{n}]",
+                )
+        if a == b:
+            raise ConfigError(f"{a} is compared with itself", field=at)
+        if measure not in MEASURES:
+            raise ConfigError(
+                f"unknown measure {measure!r}; measures: {', '.join(MEASURES)}",
+                field=f"{at}[2]",
             )
     return spec
 
@@ -723,7 +861,26 @@ def _judgment_settings(judgments_path: str | Path) -> dict[str, Any]:
     by the same job), so the settings behind every human figure are recorded with it.
     """
     path = Path(judgments_path)
-    summary = read_json(path.parent / "summary" / f"{path.stem}.json")
+    summary_path = path.parent / "summary" / f"{path.stem}.json"
+    if not summary_path.is_file() and _is_situated_table(path):
+        summary: dict[str, Any] = {}
+    else:
+        summary = read_json(summary_path)
+    if not summary or summary.get("task") == SITUATED_STUDY_TASK:
+        corrections = summary.get("corrections") or []
+        return {
+            "simulated": summary.get("simulated"),
+            "settings": summary.get("settings"),
+            "counts": summary.get("counts"),
+            "corrections_applied": len(corrections),
+            "discarded": len(summary.get("discarded") or []),
+            "awaiting_responses": (
+                bool(summary["awaiting_responses"])
+                if "awaiting_responses" in summary
+                else None
+            ),
+            "summary": str(summary_path) if summary else None,
+        }
     outliers = summary.get("outliers") or {}
     return {
         "simulated": summary.get("simulated"),
@@ -737,6 +894,13 @@ def _judgment_settings(judgments_path: str | Path) -> dict[str, Any]:
         "counts": summary.get("counts"),
         "awaiting_responses": bool(summary.get("awaiting_responses")),
     }
+
+
+def _is_situated_table(path: Path) -> bool:
+    """Whether a judgments table has the situated columns (class, cant_tell)."""
+    with open(path, encoding="utf-8") as handle:
+        header = handle.readline().rstrip("\n").split("\t")
+    return {"class", "cant_tell", "instance"} <= set(header)
 
 
 def _about(row: Any) -> str:
@@ -804,6 +968,18 @@ def run_analysis(
         "spec": dict(spec),
         "settings": {"ss_type": ss_type, "digits": digits, "posthoc": posthoc},
     }
+    if test in SITUATED_KEYS:
+        return _run_situated(
+            spec,
+            items_path,
+            systems_path,
+            out_tsv,
+            out_json,
+            record,
+            judgments=judgments,
+            alpha=alpha,
+            digits=digits,
+        )
     if test == "correlations":
         result, frame = _run_correlations(
             spec,
@@ -871,6 +1047,56 @@ def run_analysis(
                 if (text := format_result(row, digits=digits))
             ]
     write_tsv(result.to_dict(orient="records"), list(result.columns), out_tsv)
+    write_json(record, out_json)
+    log.info("%s: %d result rows", spec["id"], len(result))
+    return record
+
+
+def _run_situated(
+    spec: Mapping[str, Any],
+    items_path: str | Path,
+    systems_path: str | Path,
+    out_tsv: str | Path,
+    out_json: str | Path,
+    record: dict[str, Any],
+    *,
+    judgments: Mapping[str, str | Path],
+    alpha: float,
+    digits: int,
+) -> dict[str, Any]:
+    """``situated_ttests`` and ``confusion`` (seed 000): table and record."""
+    from stecflow.analysis import situated
+
+    if spec["test"] == "confusion":
+        precision, recall = spec.get("measures") or DECISION_METRICS
+        result, extra = situated.decision_confusion(
+            items_path, systems_path, precision=precision, recall=recall
+        )
+        record["settings"] = {"precision": precision, "recall": recall}
+        record.update(extra)
+        record["judgments"] = {}
+        record["awaiting_responses"] = []
+        columns = list(situated.CONFUSION_COLUMNS)
+    else:
+        study = spec["source"]
+        result, extra = situated.run_situated_ttests(
+            spec, judgments[study], alpha=alpha, digits=digits
+        )
+        record["settings"] = {
+            "digits": digits,
+            "confidence": 1 - alpha,
+            "alternative": spec.get("alternative", "two-sided"),
+            "sessions": "the trials merge_judgments kept (failed sessions are"
+            " discarded there, judgments/quality)",
+        }
+        record.update(extra)
+        info = _judgment_settings(judgments[study])
+        if info["awaiting_responses"] is None:  # no summary: the table says
+            info["awaiting_responses"] = extra["n_trials"] == 0
+        record["judgments"] = {study: info}
+        record["awaiting_responses"] = [study] if info["awaiting_responses"] else []
+        columns = list(situated.SITUATED_TEST_COLUMNS)
+    write_tsv(result.to_dict(orient="records"), columns, out_tsv)
     write_json(record, out_json)
     log.info("%s: %d result rows", spec["id"], len(result))
     return record
