@@ -381,7 +381,8 @@ def test_unreadable_trials_say_file_line_and_column(trials, tmp_path):
     write_tsv([], ["subject", "instance"], path)
     with pytest.raises(JudgmentsError, match="lacks the column") as caught:
         read_situated_trials(path)
-    assert caught.value.field == "class"
+    assert caught.value.field == "class" and caught.value.line == 1
+    assert "class, target, cant_tell, session_status" in str(caught.value)
 
 
 def test_default_analyses_for_a_situated_study_are_not_the_reg_ones():

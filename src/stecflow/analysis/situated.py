@@ -195,7 +195,14 @@ def situated_ttests(
 
 #: Columns of the trials table :func:`read_situated_trials` needs
 #: (``results/judgments/<study>.tsv`` has more; see the module docstring).
-TRIALS_NEEDED = ("subject", "instance", "class", "target", "cant_tell")
+TRIALS_NEEDED = (
+    "subject",
+    "instance",
+    "class",
+    "target",
+    "cant_tell",
+    "session_status",
+)
 
 #: Boolean columns of ``results/judgments/<study>.tsv`` (``true``/``false``; an
 #: empty ``correct`` is derived from ``chosen`` and ``target``).
@@ -235,9 +242,10 @@ def read_situated_trials(path: str | Path) -> pd.DataFrame:
     >>> path = Path(tempfile.mkdtemp()) / "situated.tsv"
     >>> write_tsv([{"subject": "e1", "instance": "i1", "class": "TP",
     ...             "target": "p1", "chosen": "", "cant_tell": True,
-    ...             "time_ms": 1200.5, "corrected": False}],
+    ...             "time_ms": 1200.5, "corrected": False,
+    ...             "session_status": "completed"}],
     ...           ["subject", "instance", "class", "target", "chosen",
-    ...            "cant_tell", "time_ms", "corrected"], path)
+    ...            "cant_tell", "time_ms", "corrected", "session_status"], path)
     >>> row = read_situated_trials(path).iloc[0]
     >>> row["chosen"], bool(row["cant_tell"]), float(row["time_ms"])
     (None, True, 1200.5)
@@ -344,7 +352,7 @@ def run_situated_ttests(
         frame = pd.DataFrame(columns=list(SITUATED_TEST_COLUMNS))
         texts: list[dict[str, str]] = []
     else:
-        statuses = sorted({str(s) for s in trials.get("session_status", [])})
+        statuses = sorted({str(s) for s in trials["session_status"]})
         frame, texts = situated_ttests(
             trials,
             comparisons=comparisons,  # type: ignore[arg-type]
