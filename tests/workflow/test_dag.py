@@ -77,6 +77,18 @@ def test_b5ref_campaign_dry_run(b5ref_dir):
     )
 
 
+def test_dialogue_campaign_dry_run():
+    """config/dialogue-demo.yaml: the two baselines, the confusion analysis and the
+    t-tests, one situated study answered by simulated evaluators."""
+    jobs = planned_jobs(REPO, "--forceall", "--configfile", "config/dialogue-demo.yaml")
+    assert jobs["prepare_testset"] == 1
+    assert jobs["validate_submission"] == jobs["score_submission"] == 2
+    assert jobs["run_analysis"] == 2
+    assert jobs["design_study"] == jobs["build_stimuli"] == 1
+    assert jobs["simulate_responses"] == jobs["merge_judgments"] == 1
+    assert jobs["render_report"] == jobs["build_release"] == 1
+
+
 def test_bad_config_key_is_named(tiny_campaign):
     config = tiny_campaign / "config" / "config.yaml"
     config.write_text(config.read_text().replace("deadline:", "dedline:"))
