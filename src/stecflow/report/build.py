@@ -27,10 +27,21 @@ from stecflow.report.methods import methods_section, provenance_section
 from stecflow.report.overview import overview_section
 from stecflow.report.quality import quality_section
 from stecflow.report.scores import scores_section
+from stecflow.report.situated import situated_section, situated_studies
 from stecflow.report.statistics import statistics_section
 from stecflow.report.versions import changes_blocks
 
 __all__ = ["build_report"]
+
+
+def _has_other_studies(
+    config: Mapping[str, Any], ctx: Context, situated: Sequence[str]
+) -> bool:
+    """True if the campaign has a study that is not a situated one."""
+    configured = {
+        str(s.get("id")) for s in config.get("studies") or [] if isinstance(s, Mapping)
+    }
+    return bool((configured | {s.study for s in ctx.judgments}) - set(situated))
 
 
 def build_report(
@@ -124,6 +135,7 @@ def build_report(
     for path in sorted(judgment_files, key=lambda p: path_tail(p, 2)):
         inputs.append(("judgments", path_tail(path, 2), file_sha256(path)))
 
+    situated = situated_studies(ctx)
     sections = [
         (
             "overview",
@@ -135,7 +147,16 @@ def build_report(
             ],
         ),
         ("scores", "Automatic evaluation", scores_section(ctx)),
-        ("human", "Human evaluation", human_section(ctx)),
+        *(
+            [("human", "Human evaluation", human_section(ctx))]
+            if not situated or _has_other_studies(config, ctx, situated)
+            else []
+        ),
+        *(
+            [("situated", "Situated identification study", situated_section(ctx))]
+            if situated
+            else []
+        ),
         ("statistics", "Statistical analyses", statistics_section(ctx)),
         ("quality", "Data quality", quality_section(ctx)),
         ("methods", "Methods", methods_section(ctx)),

@@ -302,12 +302,18 @@ def _scatter_blocks(ctx: Context, studies: Sequence[JudgmentStudy]) -> list[Bloc
 
 def human_section(ctx: Context) -> list[Block]:
     """Section 3: Tables 6/8 style means and SDs per study, or the placeholder."""
-    studies = [s for s in ctx.judgments if s.measures or s.summary]
+    from stecflow.report.situated import SITUATED_TASK, is_situated
+
+    studies = [
+        s
+        for s in ctx.judgments
+        if (s.measures or s.summary) and not is_situated(ctx, s)
+    ]  # situated studies have their own section (stecflow.report.situated)
     if not studies:
         configured = [
             str(s.get("id"))
             for s in ctx.config.get("studies") or []
-            if isinstance(s, Mapping)
+            if isinstance(s, Mapping) and s.get("task") != SITUATED_TASK
         ]
         where = (
             f" The campaign's studies ({', '.join(configured)}) are designed;"
