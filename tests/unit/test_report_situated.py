@@ -487,9 +487,9 @@ def test_the_intrinsic_evaluation_and_the_confusion_matrix(page):
 
 def test_the_design_facts(page):
     text = text_of(page)
-    assert "Instances qualifying TP 150 of 200; FP 36 of 133; FN 60 of 90;" in text
+    assert "Instances qualifying: TP 150 of 200; FP 36 of 133; FN 60 of 90;" in text
     assert "TN 300 of 400 (last mention and last action within 30,000 ms)" in text
-    assert "FP instances tested 36 of 36 qualifying" in text
+    assert "FP instances tested: 36 of 36 qualifying" in text
     assert (
         "20 TP and 20 FN instances, sampled to keep the corpus distribution of O1, O2"
         in text
@@ -499,12 +499,13 @@ def test_the_design_facts(page):
         " parallelogram 7 in FP1 / 8 in FP2"
     ) in text
     assert "36 subjects in two groups" in text
-    assert "Trials per subject 76 (budget 80)" in text
+    assert "Trials per subject: 76 (budget 80)" in text
     assert (
-        "Evaluators 36 run, 2 discarded (36 of 36 lists run); 2,584 trials kept" in text
+        "Evaluators: 36 run, 2 discarded (36 of 36 lists run); 2,584 trials kept"
+        in text
     )
     assert (
-        "Discarded: s07 session failed part-way (system failure) (session failed, 40 trials)"
+        "Discarded: s07: session failed part-way (system failure) (session failed, 40 trials)"
         in text
     )
     allocation = cells(page, "situated-situated-allocation")
@@ -597,7 +598,7 @@ def test_awaiting_responses_shows_the_design_only(tmp_path):
     html = render(situated_section(ctx))
     text = text_of(html)
     assert "Awaiting responses." in text
-    assert "situated-situated-intrinsic" in html and "Trials per subject 76" in text
+    assert "situated-situated-intrinsic" in html and "Trials per subject: 76" in text
     for absent in ("identification", "time", "replays", "rescored"):
         assert f'id="situated-situated-{absent}"' not in html
     assert "simulated" not in text.lower()
@@ -644,3 +645,27 @@ def test_a_configured_study_without_judgments_is_a_placeholder(tmp_path):
     empty = make_context(tmp_path / "c", config={"studies": []})
     empty.judgments.clear()
     assert situated_section(empty) == []
+
+
+def test_statistics_section_points_to_the_situated_section(tmp_path):
+    from stecflow.report.statistics import statistics_section
+
+    ctx = make_context(tmp_path)
+    blocks = statistics_section(ctx)
+    assert [b["text"] for b in blocks if b["kind"] == "h3"] == [
+        "Paired t-tests of the situated study: study situated (situated-ttests)",
+        "Intrinsic evaluation of the pronoun class (intrinsic)",
+    ]
+    assert not [b for b in blocks if b["kind"] == "table"]  # tables: own section
+    text = text_of(render(blocks))
+    assert "TP vs FN, identification rate: t(33) = 16.24, p < .001" in text
+    assert "Shown with the study's tables under Situated identification study" in text
+    html = render(blocks)
+    assert 'href="#situated-situated"' in html and 'href="#situated"' in html
+
+
+def test_a_confusion_record_names_its_systems_in_the_methods(tmp_path):
+    ctx = make_context(tmp_path)
+    entry = confusion_record()["systems"][0]
+    assert ctx.display(entry) == "organisers/recency"
+    assert ctx.display({"system": "recency"}) == "recency"

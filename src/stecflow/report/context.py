@@ -198,8 +198,18 @@ class Context:
         name = metric_id.replace("_", " ")
         return fallback_metric(metric_id, name[:1].upper() + name[1:], True)
 
-    def display(self, label: str) -> str:
-        """The report's label for a system named *label* by the statistics."""
+    def display(self, label: str | Mapping[str, Any]) -> str:
+        """The report's label for a system named *label* by the statistics.
+
+        *label* may also be a per-system mapping with ``team`` and ``system``
+        (the ``systems`` of a ``confusion`` analysis record).
+        """
+        if isinstance(label, Mapping):
+            label = (
+                f"{label.get('team')}/{label.get('system')}"
+                if label.get("team")
+                else str(label.get("system") or label.get("label") or "")
+            )
         entry = self.by_label().get(label)
         return entry.label if entry is not None else label
 

@@ -864,6 +864,7 @@ def _system_of(ctx: Context, study: JudgmentStudy) -> str:
 def _study_blocks(ctx: Context, study: JudgmentStudy) -> list[Block]:
     anchor = f"situated-{study.study}"
     system = _system_of(ctx, study)
+    label = ctx.display(system) if system else ""  # FP-<label> column titles
     summary = study.summary
     status: list[Block] = []
     if not summary:
@@ -910,12 +911,12 @@ def _study_blocks(ctx: Context, study: JudgmentStudy) -> list[Block]:
             {
                 "title": "Identification: accuracy, time and replays",
                 "id": f"{anchor}-measures",
-                "blocks": _tables_7_to_9(ctx, study, system),
+                "blocks": _tables_7_to_9(ctx, study, label),
             },
             {
                 "title": "t-tests",
                 "id": f"{anchor}-ttests",
-                "blocks": _ttest_blocks(ctx, study, system),
+                "blocks": _ttest_blocks(ctx, study, label),
             },
             {
                 "title": "Intrinsic evaluation re-scored",

@@ -936,6 +936,24 @@ def _property_means(ctx: Context, record: Record, rows: Rows, stem: str) -> list
     ]
 
 
+def _situated(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
+    """Analyses of a situated study: the sentences; the tables are in its section."""
+    source = (record.get("spec") or {}).get("source") or ""
+    anchor = f"#situated-{source}" if source else "#situated"
+    blocks: list[Block] = [
+        paragraph(f"{t.get('about', '')}: {t.get('text', '')}")
+        for t in record.get("text") or []
+    ]
+    blocks.append(
+        paragraph(
+            "Shown with the study's tables under ",
+            {"text": "Situated identification study", "href": anchor},
+            "." if not record.get("simulated") else " (simulated data).",
+        )
+    )
+    return blocks
+
+
 _ANALYSIS_BUILDERS = {
     "anova": _anova,
     "tukey": _tukey,
@@ -945,6 +963,8 @@ _ANALYSIS_BUILDERS = {
     "manova": _manova,
     "mixed": _mixed,
     "property_means": _property_means,
+    "situated_ttests": _situated,
+    "confusion": _situated,
 }
 _ANALYSIS_TITLES = {
     "anova": "ANOVA",
@@ -955,6 +975,8 @@ _ANALYSIS_TITLES = {
     "manova": "MANOVA",
     "mixed": "Mixed-effects model",
     "property_means": "Means by system property",
+    "situated_ttests": "Paired t-tests of the situated study",
+    "confusion": "Intrinsic evaluation of the pronoun class",
 }
 
 
@@ -979,7 +1001,8 @@ def statistics_section(ctx: Context) -> list[Block]:
             title = "Tukey HSD compact letter display"
         blocks.append(
             heading(
-                f"{title}: {what} ({record.get('id', stem)})",
+                f"{title}{': ' + what.lstrip(', ') if what else ''}"
+                f" ({record.get('id', stem)})",
                 f"stats-{stem}-section",
             )
         )
