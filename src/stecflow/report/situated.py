@@ -90,8 +90,18 @@ def _spec(ctx: Context, study: str) -> Mapping[str, Any]:
 def is_situated(ctx: Context, study: JudgmentStudy) -> bool:
     """True if *study* is a situated identification study.
 
-    Its summary says so (``task``); a study without a summary yet is one if the
-    config's study spec has that task.
+    Parameters
+    ----------
+    ctx : Context
+        The report's context (its config's studies).
+    study : JudgmentStudy
+        What the judgments stage wrote for the study.
+
+    Returns
+    -------
+    bool
+        The summary's ``task`` is :data:`SITUATED_TASK`; a study without a
+        summary yet is one if the config's study spec has that task.
     """
     task = study.summary.get("task") if study.summary else None
     if task is None:
@@ -100,7 +110,18 @@ def is_situated(ctx: Context, study: JudgmentStudy) -> bool:
 
 
 def situated_studies(ctx: Context) -> list[str]:
-    """IDs of the situated studies: judged ones, then configured ones, in order."""
+    """IDs of the situated studies: judged ones, then configured ones, in order.
+
+    Parameters
+    ----------
+    ctx : Context
+        The report's context.
+
+    Returns
+    -------
+    list of str
+        Study IDs; empty when the campaign has no situated study.
+    """
     found = [s.study for s in ctx.judgments if is_situated(ctx, s)]
     for spec in ctx.config.get("studies") or []:
         if (
@@ -942,9 +963,20 @@ def _study_blocks(ctx: Context, study: JudgmentStudy) -> list[Block]:
 def situated_section(ctx: Context) -> list[Block]:
     """The blocks of the "Situated identification study" section.
 
-    One ``h3`` and one ``situated`` block per situated study (see the module
-    docstring); a configured study without judgments yet gets a placeholder.
-    Empty when the campaign has no situated study.
+    Parameters
+    ----------
+    ctx : Context
+        The report's context: the judgments (summary and measures per study),
+        the analyses (``confusion`` and ``situated_ttests`` records) and the
+        config's study specs. Tables are numbered in *ctx* as they are built.
+
+    Returns
+    -------
+    list of dict
+        One ``h3`` and one ``situated`` block (``id``, ``status``: notices,
+        ``parts``: ``title``, ``id``, ``blocks``) per situated study, drawn by
+        ``_situated.html.j2``; a configured study without judgments yet gets a
+        placeholder. Empty when the campaign has no situated study.
     """
     blocks: list[Block] = []
     judged = {s.study: s for s in ctx.judgments}
