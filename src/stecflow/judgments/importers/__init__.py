@@ -44,6 +44,9 @@ Modules
     :func:`read_generic_table` (generic CSV/TSV).
 :mod:`~stecflow.judgments.importers.dmdx`
     :func:`read_dmdx_azk` and :func:`read_dmdx_item_table` (DMDX).
+:mod:`~stecflow.judgments.importers.situated`
+    :func:`read_situated_responses` (a situated identification study's export,
+    offline file or simulated file: the situated columns after the server's).
 :mod:`~stecflow.judgments.importers.detect`
     :func:`detect_format` and :func:`read_responses`.
 ``_columns`` and ``_rows`` (private)
@@ -63,16 +66,28 @@ from stecflow.judgments.importers.dmdx import (
 )
 from stecflow.judgments.importers.generic import read_generic_table
 from stecflow.judgments.importers.server import read_response_table
+from stecflow.judgments.importers.situated import (
+    SITUATED_IMPORT_COLUMNS,
+    SituatedImport,
+    is_situated_header,
+    read_situated_responses,
+    situated_response_columns,
+)
 
 __all__ = [
     "DMDX_READING_OFFSET",
     "GENERIC_COLUMNS",
+    "SITUATED_IMPORT_COLUMNS",
     "ImportResult",
+    "SituatedImport",
     "concat_results",
     "detect_format",
+    "is_situated_header",
     "read_dmdx_azk",
     "read_dmdx_item_table",
     "read_generic_table",
     "read_response_table",
     "read_responses",
+    "read_situated_responses",
+    "situated_response_columns",
 ]
