@@ -60,6 +60,15 @@ instance and ε ~ N(0, ``time_sigma``). A replay costs a fixed ``replay_ms``
 no replay durations), not the clip's length: otherwise the longer contexts of
 some classes would make them slower whatever the evaluator understood.
 
+**FP-system against FP-Orig.** The defaults are calibrated on TP and FN
+only. On the demo design the model identifies FP-Orig slightly better than
+FP-system (about .99 against .94; MIR equal) and FP-system faster, where seed
+000 found FP-DP about 1 % better and slower: an original expression only ever
+narrows the candidates and adds clarity, an action-mentioning one is helped
+(not hurt, as the seed's overhearers were) by the action in the clip, and the
+shorter pronoun is read faster. ``docs/judgments.md`` gives the figures and the
+reasons; nothing here is tuned per class to change them.
+
 **Sessions.** With probability ``p_session_failure`` a participant's session
 fails part-way (``session_status = "abandoned"``, the trials after a random point
 missing), as 2 of the seed's 36 did.
