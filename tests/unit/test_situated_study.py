@@ -365,14 +365,14 @@ def test_failed_session_discarded_and_recorded(hand):
     assert summary["counts"]["discarded"] == 2
     assert summary["discarded"] == [
         {"subject": "e", "session_status": "abandoned", "n_trials": 3,
-         "reason": "session abandoned; answered 3 of 6 trials", "list": "L01"},
+         "reason": "session abandoned; answered 3 of 6 trials"},
         {"subject": "f", "session_status": "offline", "n_trials": 5,
-         "reason": "answered 5 of 6 trials", "list": "L02"},
+         "reason": "answered 5 of 6 trials"},
     ]  # fmt: skip
     quality = read_tsv(out / "quality.tsv")
-    assert [(q["check"], q["subject"], q["session"]) for q in quality] == [
-        ("partial_session", "e", "s-e"),
-        ("partial_session", "f", "s-f"),
+    assert [(q["check"], q["subject"], q["session"], q["list"]) for q in quality] == [
+        ("partial_session", "e", "s-e", "L01"),
+        ("partial_session", "f", "s-f", "L02"),
     ]
     assert quality[0]["detail"] == (
         "evaluator e discarded: session abandoned; answered 3 of 6 trials"
@@ -388,11 +388,14 @@ def test_misclick_correction_with_audit_row(hand):
     corrections = folder / "corrections.tsv"
     corrections.write_text(
         "session\torder\tfield\told_value\tnew_value\treason\n"
-        "s-b\t6\tchosen_entity\tP3\tP4\tdeclared mis-click\n",
+        "s-b\t6\tchosen_entity\tP3\tP4\tdeclared mis-click\n"
+        "s-d\t3\texclude\t\ttrue\tasked to withdraw this answer\n",
         encoding="utf-8",
     )
-    summary, out = merge(folder, design, [responses], corrections)
+    summary, out = merge(folder, design, [responses], [corrections])
     judgments = read_tsv(out / "judgments.tsv")
+    assert len(judgments) == 23  # d's t1 (L02, order 3) excluded
+    assert not [r for r in judgments if r["subject"] == "d" and r["instance"] == "t1"]
     fixed = [r for r in judgments if r["subject"] == "b" and r["instance"] == "n2"][0]
     assert (fixed["chosen"], fixed["correct"], fixed["corrected"]) == (
         "P4",
@@ -405,10 +408,17 @@ def test_misclick_correction_with_audit_row(hand):
          "list": "L01", "order": 6, "item": "n2", "system": "Orig",
          "field": "chosen_entity", "old_value": "P3", "new_value": "P4",
          "reason": "declared mis-click"},
+        {"study": "hand", "corrections_line": 3, "session": "s-d", "subject": "d",
+         "list": "L02", "order": 3, "item": "t1", "system": "Orig",
+         "field": "exclude", "old_value": "false", "new_value": "true",
+         "reason": "asked to withdraw this answer"},
     ]  # fmt: skip
     quality = read_tsv(out / "quality.tsv")
-    assert [(q["check"], q["severity"], q["line"] if "line" in q else q["source_line"])
-            for q in quality] == [("corrected", "info", "2")]  # fmt: skip
+    assert [(q["check"], q["severity"], q["source_file"], q["source_line"])
+            for q in quality] == [
+        ("corrected", "info", str(corrections), "2"),
+        ("excluded_by_correction", "info", str(corrections), "3"),
+    ]  # fmt: skip
     assert quality[0]["detail"] == "chosen_entity: P3 -> P4 (declared mis-click)"
     fn = by_class(out / "measures.tsv")["FN"]
     # n2 is now 4 of 4: IR 8/8; its corrected trial (9000 ms) leaves IT only
@@ -495,7 +505,7 @@ def test_seed_rescoring_through_the_summary(tmp_path):
 
 def test_no_responses_yet(hand):
     folder, design, _ = hand
-    summary, out = merge(folder, design, [])
+    summary, out = merge(folder, design, [], corrections=[])
     assert summary["awaiting_responses"] is True
     assert summary["counts"]["trials"] == 0 and summary["rescored"] is None
     assert (out / "judgments.tsv").read_text() == "\t".join(

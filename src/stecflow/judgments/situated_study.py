@@ -594,7 +594,7 @@ def merge_situated_study(
     design_path: str | Path,
     settings_path: str | Path,
     responses: Sequence[str | Path],
-    corrections: str | Path | None,
+    corrections: str | Path | Sequence[str | Path] | None,
     judgments_path: str | Path,
     quality_path: str | Path,
     measures_path: str | Path,
@@ -617,9 +617,10 @@ def merge_situated_study(
         Situated response files (exports, offline files, simulated files), read
         in sorted order. Empty: the tables are written without rows and the
         summary says ``awaiting_responses``.
-    corrections : path, optional
+    corrections : path or sequence of paths, optional
         The organisers' corrections file (format of
-        :mod:`stecflow.judgments.corrections`). A corrected trial is
+        :mod:`stecflow.judgments.corrections`; a sequence, possibly empty, is
+        applied file by file). A corrected trial is
         ``corrected`` (left out of IT, kept in IR); a trial with ``exclude``
         leaves the judgments table.
     judgments_path, quality_path, measures_path, summary_path : path
@@ -686,26 +687,29 @@ def merge_situated_study(
     frame = pd.DataFrame(joined, columns=_TRIAL_FIELDS, dtype=object)
 
     report: list[dict[str, Any]] = []
-    if corrections is not None:
-        path = str(corrections)
-        frame, report, found = apply_corrections(
+    if corrections is None:
+        correction_files: list[str] = []
+    elif isinstance(corrections, str | Path):
+        correction_files = [str(corrections)]
+    else:  # a Snakemake input function may give a list, possibly empty
+        correction_files = [str(p) for p in corrections]
+    for path in correction_files:
+        frame, applied, found = apply_corrections(
             frame, read_corrections(path, encoding=encoding), study=study, source=path
         )
+        report.extend(applied)
         problems.extend(found)
-    excluded = frame["excluded"].map(lambda v: bool(plain(v))) if len(frame) else []
-    frame = (
-        frame[~pd.Series(excluded, index=frame.index, dtype=bool)]
-        if len(frame)
-        else frame
-    )
-    for column in ("correct", "cant_tell", "corrected", "simulated"):
+    for column in ("correct", "cant_tell", "corrected", "simulated", "excluded"):
         frame[column] = frame[column].map(lambda v: bool(plain(v)))
     for column in ("time_ms", "replays"):
         frame[column] = pd.to_numeric(frame[column], errors="coerce")
 
+    # Sessions are judged complete with the excluded trials still in: a trial
+    # the organisers withdrew was answered, and does not make a session short.
     if len(frame):
         kept, discarded, found = _discard(frame, design, study)
         problems.extend(found)
+        kept = kept[~kept["excluded"].astype(bool)]
     else:
         kept = frame
         discarded = pd.DataFrame(columns=[*DISCARD_COLUMNS, "list"])
@@ -773,7 +777,7 @@ def merge_situated_study(
             "corrected": sum(1 for r in judgment_rows if r["corrected"]),
         },
         "sources": sources,
-        "discarded": _records(discarded, [*DISCARD_COLUMNS, "list"]),
+        "discarded": _records(discarded, DISCARD_COLUMNS),
         "corrections": [{k: plain(v) for k, v in r.items()} for r in report],
         "identification": _records(identification, IDENTIFICATION_COLUMNS),
         "time": _records(times, TIME_COLUMNS),
