@@ -604,3 +604,37 @@ def test_simulated_fp_direction_is_the_models(simulated_demo):
     assert float(system["replays_mean"]) > float(orig["replays_mean"])
     assert float(system["it_mean_ms"]) < float(orig["it_mean_ms"])
     assert (m["FN"]["n_majority"], m["TP"]["n_correct"]) == ("16", "702")
+
+
+def test_unknown_list_duplicate_and_mismatches(hand):
+    folder, design, _ = hand
+    rows = hand_rows()
+    extra = [
+        response_row("a", "L99", 1, "t1", "P1", 1000),  # line 26
+        dict(rows[0], time_ms=9999),  # line 27: a's t1 again
+        response_row("a", "L01", 2, "t1", "P1", 1000),  # line 28: t1 is order 1
+        response_row("g", "L02", 1, "n2", None, 1000, cant_tell=False),  # line 29
+    ]
+    rows[1] = dict(rows[1], target_entity="P9", correct=False)  # line 3: a's f1
+    path = write_responses(folder / "export.tsv", rows + extra)
+    summary, out = merge(folder, design, [path])
+    quality = read_tsv(out / "quality.tsv")
+    assert [(q["check"], q["severity"], q["source_line"], q["field"])
+            for q in quality] == [
+        ("target_mismatch", "warning", "3", "target_entity"),
+        ("correct_mismatch", "warning", "3", "correct"),
+        ("unknown_list", "error", "26", "list"),
+        ("duplicate", "error", "27", "instance"),
+        ("design_mismatch", "error", "28", "order"),
+        ("no_response", "error", "29", "chosen_entity"),
+        # g answered nothing usable: no trial kept, so nothing to discard
+    ]  # fmt: skip
+    assert quality[3]["detail"] == (
+        f"instance t1 answered again in session s-a (first on line 2 of {path}); "
+        "the first answer is kept"
+    )
+    judgments = read_tsv(out / "judgments.tsv")
+    assert len(judgments) == 24 and judgments[0]["time_ms"] == "2000"
+    f1 = [r for r in judgments if r["subject"] == "a" and r["instance"] == "f1"][0]
+    assert (f1["target"], f1["correct"]) == ("P5", "true")  # the design's
+    assert summary["counts"]["evaluators"] == 4
