@@ -27,6 +27,7 @@ __all__ = [
     "FLUENCY_QUESTION",
     "LANGUAGES",
     "RESPONSE_COLUMNS",
+    "SITUATED_TITLES",
     "SITUATED_UI_STRINGS",
     "TASKS",
     "UI_STRINGS",
@@ -91,6 +92,9 @@ RESPONSE_COLUMNS = (
 LANGUAGES = ("en", "ja")
 #: The page title of a study that sets none (``experiment.title``), by language.
 DEFAULT_TITLES = {"en": "Descriptions of pictures", "ja": "絵の説明"}
+#: The page title of a situated identification study (seed 000) that sets none:
+#: its participants find the Tangram piece a speaker meant, not a picture.
+SITUATED_TITLES = {"en": "Which piece is meant?", "ja": "どのピースのことでしょう"}
 
 #: Every string the participant sees, by language. ``{name}`` marks a value filled
 #: in when the string is shown (the same names in every language). The English
@@ -290,8 +294,9 @@ UI_STRINGS: dict[str, dict[str, str]] = {
 #: change. ``dont_know`` is the seed's "I don't know" button; its Japanese
 #: わからない is stecflow's translation, as for ``cant_tell`` (the seed quotes the
 #: button only in English). The situated study document carries both tables
-#: merged in ``texts.ui``; ``experiment.strings`` overrides only keys of
-#: :data:`UI_STRINGS`.
+#: merged in ``texts.ui``; ``experiment.strings`` overrides keys of both there
+#: (:func:`stecflow.studies.situated.make_situated_study_files` checks the keys
+#: of this table; :class:`StudySettings` those of :data:`UI_STRINGS`).
 SITUATED_UI_STRINGS: dict[str, dict[str, str]] = {
     "en": {
         "instructions_situated": "In each trial you first watch a short clip of "

@@ -73,11 +73,11 @@ import hashlib
 import logging
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
-from stecflow.core.errors import StimuliError
+from stecflow.core.errors import ConfigError, StimuliError
 from stecflow.data.dialogue import (
     Context,
     Session,
@@ -87,10 +87,13 @@ from stecflow.data.dialogue import (
 )
 from stecflow.studies import speech as tts
 from stecflow.studies.settings import (
+    DEFAULT_TITLES,
     RESPONSE_COLUMNS,
+    SITUATED_TITLES,
     SITUATED_UI_STRINGS,
     UI_STRINGS,
     StudySettings,
+    placeholders,
 )
 from stecflow.studies.stimuli import (
     STIMULI_VERSION,
@@ -109,6 +112,7 @@ __all__ = [
     "build_situated_study",
     "highlighted_text",
     "make_situated_study_files",
+    "situated_settings",
     "utf16_offset",
 ]
 
@@ -273,11 +277,73 @@ def _media_kind(name: str) -> str:
     )
 
 
-def _texts(settings: StudySettings) -> dict[str, Any]:
+def situated_settings(
+    settings: StudySettings | Mapping[str, Any] | None,
+) -> tuple[StudySettings, dict[str, str]]:
+    """The settings of a situated study and its overrides of the situated strings.
+
+    ``strings`` may replace keys of :data:`~stecflow.studies.settings.UI_STRINGS`
+    (checked by :class:`~stecflow.studies.settings.StudySettings`) and of
+    :data:`~stecflow.studies.settings.SITUATED_UI_STRINGS` (checked here: a known
+    key, a string with the ``{name}`` fields of the original). A study that sets
+    no title gets :data:`~stecflow.studies.settings.SITUATED_TITLES` in its
+    language, not the REG studies' "Descriptions of pictures".
+
+    Returns
+    -------
+    (StudySettings, dict)
+        The settings (``strings``: the REG keys only) and the situated overrides.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown key or a bad value (``experiment.<key>``,
+        ``experiment.strings.<key>``).
+
+    Examples
+    --------
+    >>> settings, extra = situated_settings({"strings": {"dont_know": "No idea"}})
+    >>> settings.title, extra
+    ('Which piece is meant?', {'dont_know': 'No idea'})
+    >>> situated_settings({"language": "ja"})[0].title
+    'どのピースのことでしょう'
+    """
+    if isinstance(settings, StudySettings):
+        if settings.title == DEFAULT_TITLES[settings.language]:
+            settings = replace(settings, title=SITUATED_TITLES[settings.language])
+        return settings, {}
+    data = dict(settings or {})
+    strings = data.get("strings")
+    situated: dict[str, str] = {}
+    if isinstance(strings, Mapping):
+        english = SITUATED_UI_STRINGS["en"]
+        rest = {}
+        for key, value in strings.items():
+            if key not in english:
+                rest[key] = value
+                continue
+            if not isinstance(value, str):
+                raise ConfigError("must be a string", field=f"experiment.strings.{key}")
+            if placeholders(value) != placeholders(english[key]):
+                wanted = ", ".join(sorted(placeholders(english[key]))) or "none"
+                raise ConfigError(
+                    f"must have the fields {{...}} of the original: {wanted}",
+                    field=f"experiment.strings.{key}",
+                )
+            situated[key] = value
+        data["strings"] = rest or None
+    if not data.get("title"):
+        language = data.get("language", "en")
+        data["title"] = SITUATED_TITLES.get(language, SITUATED_TITLES["en"])
+    return StudySettings.from_mapping(data), dict(sorted(situated.items()))
+
+
+def _texts(settings: StudySettings, situated: Mapping[str, str]) -> dict[str, Any]:
     ui = {
         **UI_STRINGS[settings.language],
         **SITUATED_UI_STRINGS[settings.language],
         **(settings.strings or {}),
+        **situated,
     }
     paragraphs = [ui["instructions_situated"], ui["instructions_situated_replay"]]
     if settings.instructions:
@@ -287,6 +353,15 @@ def _texts(settings: StudySettings) -> dict[str, Any]:
         "language": settings.language,
         "ui": ui,
     }
+
+
+def _settings_document(
+    settings: StudySettings, situated: Mapping[str, str]
+) -> dict[str, Any]:
+    data = settings.to_dict()
+    if situated:
+        data["strings"] = dict(sorted({**(settings.strings or {}), **situated}.items()))
+    return data
 
 
 def make_situated_study_files(
@@ -300,6 +375,7 @@ def make_situated_study_files(
     shuffle_seed: int | None = None,
     speed: float = 1.0,
     speech: bool = False,
+    groups: Mapping[str, int] | None = None,
 ) -> StudyFiles:
     """Make every file of a situated identification study, in memory (pure).
 
@@ -315,7 +391,9 @@ def make_situated_study_files(
         The study's ID.
     settings : StudySettings or mapping, optional
         As for :func:`stecflow.studies.stimuli.make_study_files`; ``language``
-        selects the interface strings, ``break_every`` the breaks.
+        selects the interface strings, ``break_every`` the breaks; ``strings``
+        may also replace the situated trial's strings (:func:`situated_settings`,
+        which also gives the default title).
     max_context_ms : int, default 30000
         Longest context when an instance gives no ``start_ms`` (seed 000: 30 s).
     media_dir : path, optional
@@ -330,6 +408,9 @@ def make_situated_study_files(
         Also speak the transcript: each preceding utterance is synthesised with
         espeak-ng (voice ``settings.voice``, rate ``settings.speech_wpm``) into
         ``audio/`` and played from its logged onset during the replay.
+    groups : mapping of str to int, optional
+        List ID -> the group of the design it belongs to (seed 000's two groups),
+        recorded with the list; 1 for every list if None.
 
     Returns
     -------
@@ -343,10 +424,7 @@ def make_situated_study_files(
         or longer than *max_context_ms*), a missing or unknown media file,
         *speech* without espeak-ng installed.
     """
-    if settings is None:
-        settings = StudySettings()
-    elif not isinstance(settings, StudySettings):
-        settings = StudySettings.from_mapping(settings)
+    settings, situated_strings = situated_settings(settings)
     if not 0.25 <= float(speed) <= 20:
         raise StimuliError(f"must be between 0.25 and 20, got {speed}", field="speed")
     by_id = (
@@ -455,7 +533,7 @@ def make_situated_study_files(
             {
                 "list": str(list_id),
                 "subject_slot": len(out_lists) + 1,
-                "group": 1,
+                "group": int((groups or {}).get(list_id, 1)),
                 "trials": trials,
             }
         )
@@ -471,8 +549,8 @@ def make_situated_study_files(
         "study": study,
         "task": SITUATED_TASK,
         "variant": None,
-        "settings": settings.to_dict(),
-        "texts": _texts(settings),
+        "settings": _settings_document(settings, situated_strings),
+        "texts": _texts(settings, situated_strings),
         "columns": list(RESPONSE_COLUMNS) + list(SITUATED_COLUMNS),
         "design": {
             "max_context_ms": max_context_ms,
