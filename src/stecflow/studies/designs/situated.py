@@ -290,7 +290,8 @@ def qualify_instances(
        solvers' expressions, so that evaluators always play the operator);
     1. ``last_mention_ms`` is given (the target was mentioned before);
     2. ``last_action_ms`` is given (the target was acted on before);
-    3. ``context_start_ms`` is given;
+    3. ``context_start_ms`` is given (the reason says when the context holding
+       both events would be longer than *max_context_ms*);
     4. ``context_start_ms <= last_mention_ms < utterance_start_ms``;
     5. ``context_start_ms <= last_action_ms < utterance_start_ms``;
     6. ``utterance_start_ms - context_start_ms <= max_context_ms``.
@@ -369,6 +370,14 @@ def qualify_instances(
             reason = "no earlier mention of the target"
         elif pd.isna(action):
             reason = "no earlier action on the target"
+        elif pd.isna(start) and onset - min(mention, action) > limit:
+            # the table leaves the start empty when no context short enough
+            # holds both events (stecflow.data.dialogue.context_start)
+            reason = (
+                "no context start: one holding the last mention and the last "
+                f"action would last {_ms(onset - min(mention, action))} ms, over "
+                f"the maximum of {_ms(limit)} ms"
+            )
         elif pd.isna(start):
             reason = "no context start"
         elif not start <= mention < onset:
@@ -675,17 +684,23 @@ def situated_design(
     n_fp = n_fp_qualifying if max_fp is None else min(max_fp, n_fp_qualifying)
     per_participant = n_fp + 2 * n_per_class
     if per_participant > trial_budget:
+        fits = []
+        if trial_budget - 2 * n_per_class >= 2:
+            fits.append(f"set max_fp to at most {trial_budget - 2 * n_per_class}")
+        if trial_budget >= n_fp:
+            fits.append(f"lower n_per_class to at most {(trial_budget - n_fp) // 2}")
+        fits.append(f"raise trial_budget to {per_participant}")
+        fix = f"{', '.join(fits[:-1])} or {fits[-1]}" if len(fits) > 1 else fits[0]
         raise DesignError(
             f"each participant would see {n_fp} FP + {n_per_class} TP + "
             f"{n_per_class} FN = {per_participant} trials, over the budget of "
-            f"{trial_budget}; set max_fp to at most "
-            f"{max(trial_budget - 2 * n_per_class, 0)}, lower n_per_class or "
-            "raise trial_budget",
+            f"{trial_budget}; {fix}",
             field="trial_budget",
         )
     if n_fp < 2:
         raise DesignError(
-            f"only {n_fp} FP instance(s) qualify; the two halves need at least 2",
+            f"only {n_fp} FP instance(s) qualify; the two halves need at least 2: "
+            "lengthen max_context_ms (or test a system with more false positives)",
             field="instances",
         )
     if n_fp < n_fp_qualifying:
