@@ -569,3 +569,22 @@ def test_media_folder_needs_one_file_per_instance(small, campaign, tmp_path):
     )
     assert trial["media_kind"] == "video"
     assert (tmp_path / "w" / trial["media"]).is_file()
+
+
+def test_a_design_that_does_not_fit_the_test_set(small, campaign, tmp_path):
+    out, spec, _ = small
+    lines = (out / "design.tsv").read_text(encoding="utf-8").splitlines(True)
+    header = lines[0].rstrip("\n").split("\t")
+    cells = lines[1].rstrip("\n").split("\t")
+    item, target = cells[header.index("item")], cells[header.index("target")]
+    cells[header.index("target")] = "XX"
+    lines[1] = "\t".join(cells) + "\n"
+    (tmp_path / "design.tsv").write_text("".join(lines), encoding="utf-8")
+    with pytest.raises(ConfigError) as caught:
+        build_situated_stimuli(
+            spec, tmp_path / "design.tsv", campaign["testset"], tmp_path / "w", tmp_path
+        )
+    message = caught.value.message
+    assert f"list L01, trial 1: the test set's {item} is " in message
+    assert f"referring to {target}, not " in message and "referring to XX" in message
+    assert caught.value.field == "studies[situated]"

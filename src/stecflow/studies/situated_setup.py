@@ -669,12 +669,15 @@ def build_situated_stimuli(
         entries = []
         for row in trials:
             item = items[row["item"]]
-            if row["shown"] == "original" and row["expression"] != item.input.text:
+            corpus = (item.input.text, item.input.expression.referent)
+            if row["target"] != corpus[1] or (
+                row["shown"] == "original" and row["expression"] != corpus[0]
+            ):
                 raise ConfigError(
                     f"study {study!r}: {design_path}, list {list_id}, trial"
-                    f" {row['order']}: the corpus's expression of {item.id} is"
-                    f" {item.input.text!r}, not {row['expression']!r}; design the"
-                    " study again",
+                    f" {row['order']}: the test set's {item.id} is {corpus[0]!r}"
+                    f" referring to {corpus[1]}, not {row['expression']!r} referring"
+                    f" to {row['target']}; design the study again",
                     field=f"studies[{study}]",
                 )
             entries.append(
