@@ -293,7 +293,9 @@ def test_spoken_transcript(tmp_path, watched):
     web = _build(tmp_path, speed=SPEED, speech=True)
     doc = json.loads((web / "stimuli.json").read_text())
     lines = [
-        line for t in doc["lists"][0]["trials"] for line in t["context"]["transcript"]
+        line
+        for t in doc["lists"][0]["trials"]
+        for line in doc["contexts"][t["context"]]["transcript"]
     ]
     assert len(lines) == 3 and doc["speech"]["engine"] == "espeak-ng"
     for line in lines:

@@ -47,8 +47,12 @@ def situated_study(tmp_path_factory) -> Path:
 
 
 def _trials(study: Path) -> list[dict[str, Any]]:
+    """The trials of the built study, each with its clip in place of its key."""
     doc = json.loads((study / "web" / "stimuli.json").read_text())
-    return doc["lists"][0]["trials"]
+    return [
+        {**t, "context": doc["contexts"][t["context"]]}
+        for t in doc["lists"][0]["trials"]
+    ]
 
 
 def _pieces(trial: dict[str, Any]) -> list[str]:

@@ -493,8 +493,11 @@ def test_stimuli_folder_builds(small):
         assert trial["description"] == "Turn the triangle you just moved a little"
         assert trial["system"] == "Orig"
     assert trial["description"][start:end] == shown["expression"]
-    assert trial["context"]["start_ms"] == 126912
-    assert trial["context"]["end_ms"] == 132188
+    clip = document["contexts"][trial["context"]]
+    assert trial["context"] == "s05/s05-e034@126912"
+    assert (clip["start_ms"], clip["end_ms"]) == (126912, 132188)
+    # each clip once, however many lists show it: 72 instances, 2 lists
+    assert len(document["contexts"]) == 72
     readme = (out / "dmdx" / "README.txt").read_text(encoding="utf-8")
     assert "stecflow serve situated" in readme and "web/index.html" in readme
 

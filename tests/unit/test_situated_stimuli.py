@@ -23,6 +23,7 @@ from stecflow.studies.situated import (
     build_situated_study,
     highlighted_text,
     make_situated_study_files,
+    trial_context,
     utf16_offset,
 )
 from stecflow.studies.stimuli import study_sha256
@@ -36,8 +37,10 @@ def sessions():
 
 
 def _trial(bundle, n=0, list_id="L01"):
+    """A trial of the document, its clip in place of the clip's key."""
     lst = next(x for x in bundle.document["lists"] if x["list"] == list_id)
-    return lst["trials"][n]
+    trial = lst["trials"][n]
+    return {**trial, "context": trial_context(bundle.document, trial)}
 
 
 def test_context_of_the_square(sessions):

@@ -318,6 +318,14 @@ def test_hand_made_study_through_importer_and_merge(hand):
         "discarded": 0,
         "trials": 24,
         "corrected": 0,
+        # the data-quality overview's columns
+        "rows": 24,
+        "in_analysis": 24,
+        "excluded": 0,
+        "duplicates": 0,
+        "timeouts": 0,
+        "partial_sessions": 0,
+        "missing_trials": 0,
     }
     assert summary["awaiting_responses"] is False and summary["simulated"] is False
     assert summary["settings"] == {
@@ -363,6 +371,10 @@ def test_failed_session_discarded_and_recorded(hand):
     summary, out = merge(folder, design, paths)
     assert summary["counts"]["evaluators"] == 4
     assert summary["counts"]["discarded"] == 2
+    # read: 24 + 3 + 5 rows; the overview counts the discarded and their gaps
+    counts = summary["counts"]
+    assert (counts["rows"], counts["in_analysis"]) == (32, 24)
+    assert (counts["partial_sessions"], counts["missing_trials"]) == (2, 3 + 1)
     assert summary["discarded"] == [
         {"subject": "e", "session_status": "abandoned", "n_trials": 3,
          "reason": "session abandoned; answered 3 of 6 trials"},

@@ -20,6 +20,7 @@ rule render_report:
         ),
         template=workflow.source_path("../templates/report/index.html.j2"),
         macros=workflow.source_path("../templates/report/_macros.html.j2"),
+        situated=workflow.source_path("../templates/report/_situated.html.j2"),
         stylesheet=workflow.source_path("../templates/report/report.css"),
         previous_release=lambda wildcards: list(
             filter(None, [config.get("report", {}).get("previous_release")])

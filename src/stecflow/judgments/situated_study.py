@@ -441,6 +441,17 @@ def _join(
     return trials, problems
 
 
+def _missing_trials(discarded: Any, design: Any) -> int:
+    """Trials the discarded evaluators' lists have and their sessions lack."""
+    if not len(discarded):
+        return 0
+    expected = design.groupby("list").size().to_dict()
+    return sum(
+        max(0, int(expected.get(r["list"], 0)) - int(r["n_trials"]))
+        for r in discarded.to_dict("records")
+    )
+
+
 def _discard(
     trials: Any, design: Any, study: str
 ) -> tuple[Any, Any, list[dict[str, Any]]]:
@@ -775,6 +786,15 @@ def merge_situated_study(
             "discarded": len(discarded),
             "trials": len(judgment_rows),
             "corrected": sum(1 for r in judgment_rows if r["corrected"]),
+            # the data-quality overview's columns, as a REG study's summary has
+            # them (a situated trial has no time-out and no outlier replacement)
+            "rows": len(rows),
+            "in_analysis": len(judgment_rows),
+            "excluded": int(frame["excluded"].sum()) if len(frame) else 0,
+            "duplicates": sum(1 for p in problems if p.get("check") == "duplicate"),
+            "timeouts": 0,
+            "partial_sessions": len(discarded),
+            "missing_trials": _missing_trials(discarded, design),
         },
         "sources": sources,
         "discarded": _records(discarded, DISCARD_COLUMNS),

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from stecflow.core.io import format_tsv, read_json, read_tsv
+from stecflow.submissions.outputs import outputs_file
 from stecflow.submissions.safepath import read_submission_file
 
 __all__ = [
@@ -327,7 +328,8 @@ def build_release(
         name = f"{record['team']}/{record['system']}"
         if record["status"] == "accepted" and record["metadata"].get("release_consent"):
             folder = Path(submissions_root) / record["team"] / record["system"]
-            for leaf in ("system.yaml", "outputs.xml"):
+            outputs = outputs_file(record.get("tasks") or (), campaign.get("tasks"))
+            for leaf in ("system.yaml", outputs):
                 data = read_submission_file(folder, leaf)  # no link out of it
                 if leaf == "system.yaml":
                     data = _without_contact(data)

@@ -76,6 +76,7 @@ FAMILY_TITLES = {
     "text": "word strings",
     "attributes": "attribute sets (against the references)",
     "domain": "attribute sets (against the domain)",
+    "decision": "decisions (against the corpus)",
     "other": "other measures",
 }
 HEADLINE = (

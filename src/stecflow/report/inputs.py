@@ -130,7 +130,9 @@ def metric_infos(config: Mapping[str, Any]) -> dict[str, MetricInfo]:
         if isinstance(metric, DomainMetric):
             family = "domain"
         else:
-            family = "text" if metric.input_type == "text" else "attributes"
+            family = {"text": "text", "decision": "decision"}.get(
+                metric.input_type, "attributes"
+            )
         label = (
             SHORT_LABELS.get(spec.name, metric.display_name)
             if spec.id == spec.name

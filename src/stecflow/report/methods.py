@@ -65,15 +65,26 @@ def methods_section(ctx: Context) -> list[Block]:
     boot = scoring.get("bootstrap") or {}
     stats = ctx.config.get("statistics") or {}
     data = ctx.config.get("data") or {}
+    checks = (
+        "a readable outputs.tsv with one decision (1 or 0) per referring expression"
+        " of the solvers, complete metadata"
+        if data.get("format") == "dialogue"
+        else "well-formed XML, one output per item, attributes and values from the"
+        " item's domain, complete metadata"
+    )
+    items = (
+        f"{ctx.testset.n_items} referring expressions of the solvers in"
+        f" {len(ctx.testset.subdomains)} sessions (the instances)"
+        if data.get("format") == "dialogue"
+        else f"{ctx.testset.n_items} items"
+    )
     blocks: list[Block] = [
         heading("Test data", "methods-data"),
         paragraph(
             f"The test set ({display_path(data.get('testset', ''))}, format"
-            f" {data.get('format', 'tuna')}) has {ctx.testset.n_items} items. Every"
-            " submission was validated against it (well-formed XML, one output per"
-            " item, attributes and values from the item's domain, complete"
-            " metadata); rejected submissions are listed under Data quality and"
-            " not scored."
+            f" {data.get('format', 'tuna')}) has {items}. Every submission was"
+            f" validated against it ({checks}); rejected submissions are listed"
+            " under Data quality and not scored."
         ),
         heading("Automatic metrics", "methods-metrics"),
     ]

@@ -32,6 +32,9 @@ from stecflow.report.presentation import subset_header
 from stecflow.report.svg import IntervalPoint, interval_plot
 from stecflow.report.tables import Cell, Column, Row, Table
 
+#: The task type of seed 000's campaigns (its scores are P, R and F of a decision).
+SITUATED_DIALOGUE = "situated_dialogue"
+
 __all__ = ["scores_section"]
 
 
@@ -53,11 +56,17 @@ def scores_section(ctx: Context) -> list[Block]:
     sizes = [s for s in ctx.testset.subset_sizes() if (s[0], s[1]) in scored]
     main = [s for s in sizes if s[0] in ("all", "subdomain")]
     conds = [s for s in sizes if s[0] == "condition"]
+    model = (
+        "as in the situated-dialogue study of Spanger et al. (seed 000, Table 4):"
+        " precision, recall and F of the pronoun class against the corpus"
+        if set(ctx.config.get("campaign", {}).get("tasks") or ()) == {SITUATED_DIALOGUE}
+        else "as in the TUNA-REG'09 challenge (Gatt, Belz and Kow 2009)"
+    )
     blocks.append(
         paragraph(
             "Automatic intrinsic scores of every accepted submission on the test set,"
-            " computed by stecflow as in the TUNA-REG'09 challenge (Gatt, Belz and"
-            " Kow 2009). Every number carries a signature, listed under the tables."
+            f" computed by stecflow {model}. Every number carries a signature, listed"
+            " under the tables."
         )
     )
 
@@ -107,7 +116,7 @@ def scores_section(ctx: Context) -> list[Block]:
     families: dict[str, list[str]] = {}
     for mid in metric_ids(ctx):
         families.setdefault(ctx.metric(mid).family, []).append(mid)
-    for family in ("text", "attributes", "domain", "other"):
+    for family in ("text", "attributes", "domain", "decision", "other"):
         mids = families.get(family)
         if not mids:
             continue

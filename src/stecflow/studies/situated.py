@@ -38,17 +38,19 @@ studies' trials that apply (``order``, ``item``, ``system``, ``practice``,
 ``description`` (the utterance as shown), ``highlight`` (``[start, end]`` of the
 expression in ``description``, in Python code points; the page converts them to
 UTF-16 indices), ``expression_text``, ``media`` (``media/<name>`` or null),
-``media_kind`` (``video``, ``audio`` or null) and ``context``: ``start_ms`` and
-``end_ms`` in the session, ``duration_ms``, ``area`` (``width``, ``height``),
-``pieces`` (``id``, ``number``, ``shape``, ``outline``: the polygon in pixels about
-the centroid, before rotation and flip, and the state at the start ``x``, ``y``,
-``rotation``, ``flipped``), ``actions`` (``piece``, ``kind``, ``start_ms``,
-``end_ms`` relative to the clip's start, negative for one under way at the start,
-and the state they leave: ``x``, ``y``, ``rotation``, ``flipped``), ``cursor``
-(``[t_ms, x, y]`` relative), ``cursor_start`` and ``transcript`` (``speaker``,
-``start_ms``, ``end_ms`` relative, ``text``, ``audio``: the utterance spoken by
-espeak-ng, ``audio/<name>.wav``, when the study is built with ``speech=True``,
-else null).
+``media_kind`` (``video``, ``audio`` or null) and ``context``: the key of its clip
+in the document's ``contexts`` (``<session>/<expression>@<start_ms>``; each clip is
+stored once, as every list shows the same instances: :func:`trial_context`). A clip
+holds ``start_ms`` and ``end_ms`` in the session, ``duration_ms``, ``area``
+(``width``, ``height``), ``pieces`` (``id``, ``number``, ``shape``, ``outline``: the
+polygon in pixels about the centroid, before rotation and flip, and the state at the
+start ``x``, ``y``, ``rotation``, ``flipped``), ``actions`` (``piece``, ``kind``,
+``start_ms``, ``end_ms`` relative to the clip's start, negative for one under way at
+the start, and the state they leave: ``x``, ``y``, ``rotation``, ``flipped``),
+``cursor`` (``[t_ms, x, y]`` relative), ``cursor_start`` and ``transcript``
+(``speaker``, ``start_ms``, ``end_ms`` relative, ``text``, ``audio``: the utterance
+spoken by espeak-ng, ``audio/<name>.wav``, when the study is built with
+``speech=True``, else null).
 
 The lists are given by the caller (a later step wires
 :mod:`stecflow.studies.designs.situated` to this builder); the folder is that of
@@ -112,6 +114,7 @@ __all__ = [
     "build_situated_study",
     "highlighted_text",
     "make_situated_study_files",
+    "trial_context",
     "situated_settings",
     "utf16_offset",
 ]
@@ -449,6 +452,7 @@ def make_situated_study_files(
     media_root = Path(media_dir) if media_dir is not None else None
     media: dict[str, bytes] = {}
     problems: list[str] = []
+    contexts: dict[str, dict[str, Any]] = {}
     out_lists = []
     for list_id in sorted(lists):
         entries = [_instance(v) for v in lists[list_id]]
@@ -475,21 +479,27 @@ def make_situated_study_files(
                     f"within {max_context_ms} ms before the utterance)"
                 )
                 continue
-            try:
-                context = cut_context(session, inst.expression, start)
-            except ValueError as error:
-                problems.append(str(error))
-                continue
-            context_doc = _context_document(session, context)
-            for line in context_doc["transcript"]:
-                line["audio"] = None
-                if voice is not None:
-                    name = _digest(line["text"], settings.voice, settings.speech_wpm)
-                    line["audio"] = f"audio/{name[:20]}.wav"
-                    if line["audio"] not in audio:
-                        audio[line["audio"]] = tts.speak(
+            # every list shows the same clips: each is stored once, by this key
+            context_key = f"{session.id}/{inst.expression}@{start}"
+            if context_key not in contexts:
+                try:
+                    context = cut_context(session, inst.expression, start)
+                except ValueError as error:
+                    problems.append(str(error))
+                    continue
+                context_doc = _context_document(session, context)
+                for line in context_doc["transcript"]:
+                    line["audio"] = None
+                    if voice is not None:
+                        name = _digest(
                             line["text"], settings.voice, settings.speech_wpm
                         )
+                        line["audio"] = f"audio/{name[:20]}.wav"
+                        if line["audio"] not in audio:
+                            audio[line["audio"]] = tts.speak(
+                                line["text"], settings.voice, settings.speech_wpm
+                            )
+                contexts[context_key] = context_doc
             text, span = highlighted_text(
                 utterance.text, expression.start, expression.end, inst.text
             )
@@ -526,7 +536,7 @@ def make_situated_study_files(
                     "expression_text": text[span[0] : span[1]],
                     "media": shown_media,
                     "media_kind": kind,
-                    "context": context_doc,
+                    "context": context_key,
                 }
             )
         out_lists.append(
@@ -558,9 +568,19 @@ def make_situated_study_files(
             "speed": float(speed),
         },
         "speech": voice,
+        "contexts": dict(sorted(contexts.items())),
         "lists": out_lists,
     }
     return study_files(document, {**media, **audio}, audio)
+
+
+def trial_context(document: Mapping[str, Any], trial: Mapping[str, Any]) -> Any:
+    """The clip of *trial* in a situated study *document*.
+
+    A trial names its clip by key (``context``); the clips are stored once, in
+    the document's ``contexts``, since every list shows the same instances.
+    """
+    return document["contexts"][trial["context"]]
 
 
 def build_situated_study(

@@ -142,7 +142,8 @@ def load_study(study_dir: str | Path) -> Study:
             for t in lst["trials"]:
                 if situated:
                     # the valid answers of a situated trial are its pieces
-                    answers = (p["id"] for p in t["context"]["pieces"])
+                    clip = doc["contexts"][t["context"]]
+                    answers = (p["id"] for p in clip["pieces"])
                 else:
                     answers = (e["id"] for e in t["entities"])
                 trials[int(t["order"])] = Trial(

@@ -506,7 +506,7 @@
   }
 
   function makeBoard(trial, clickable) {
-    const context = trial.context;
+    const context = STUDY.contexts[trial.context];
     const svg = svgEl("svg", {
       id: "board", class: "board", viewBox: "0 0 " + context.area.width + " " + context.area.height,
       role: "img",
@@ -615,7 +615,7 @@
   }
 
   async function situatedTrial(trial) {
-    const context = trial.context;
+    const context = STUDY.contexts[trial.context];
     const video = trial.media_kind === "video";
     const board = video ? null : makeBoard(trial, true);
     const transcript = makeTranscript(context);
