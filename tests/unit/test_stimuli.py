@@ -25,6 +25,7 @@ from stecflow.studies.settings import (
     ADEQUACY_QUESTION,
     FLUENCY_QUESTION,
     RESPONSE_COLUMNS,
+    SITUATED_UI_STRINGS,
     UI_STRINGS,
     StudySettings,
     placeholders,
@@ -656,7 +657,10 @@ def test_config_schema_lists_every_interface_string():
     experiment = schema["properties"]["studies"]["items"]["properties"]["experiment"]
     props = experiment["properties"]
     assert props["language"]["enum"] == ["en", "ja"]
-    assert props["strings"]["propertyNames"]["enum"] == list(UI_STRINGS["en"])
+    # the REG studies' strings, then the situated trial's (seed 000)
+    assert props["strings"]["propertyNames"]["enum"] == list(UI_STRINGS["en"]) + list(
+        SITUATED_UI_STRINGS["en"]
+    )
 
 
 # --------------------------------------------------------------------------- speech
