@@ -559,3 +559,57 @@ def test_wrong_values_anywhere_give_corpus_errors_with_a_line() -> None:
             assert exc.line is not None and 1 <= exc.line <= data.count(b"\n") + 1
             assert exc.field, exc
     assert refused > 200
+
+
+# ------------------------------------------------------------------ corpus file
+
+
+DEMO = Path(__file__).resolve().parents[2] / "resources" / "dialogue-demo"
+
+
+@pytest.fixture(scope="module")
+def corpus_text() -> str:
+    return dlg.dumps_corpus(read_corpus(DEMO))
+
+
+def test_corpus_file_reads_back_the_sessions(corpus_text):
+    sessions = dlg.load_corpus_file(corpus_text.encode(), "testset.json")
+    assert sessions == read_corpus(DEMO)
+    assert corpus_text.startswith('{\n  "format": "stecflow-dialogue-corpus",')
+
+
+def test_corpus_file_errors_name_line_and_field_inside_the_session(corpus_text):
+    # the first operator utterance of the third session, given a speaker that is
+    # not one of the two roles: the line is the file's, the field the session's
+    third = corpus_text.index('"id": "s03"')
+    at = corpus_text.index('"speaker": "operator"', third)
+    bad = corpus_text[:at] + '"speaker": "boss"' + corpus_text[at + 21 :]
+    with pytest.raises(CorpusError) as caught:
+        dlg.load_corpus_file(bad.encode(), "testset.json")
+    error = caught.value
+    assert error.file == "testset.json, sessions[2]"
+    assert error.line == corpus_text.count("\n", 0, at) + 1
+    assert error.field.startswith("utterances[") and error.field.endswith(".speaker")
+    assert "expected one of solver, operator, got 'boss'" in error.message
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ('{"format": "stecflow-dialogue", "version": 1}', "not a corpus file"),
+        ('{"format": "stecflow-dialogue-corpus", "sessions": []}', "no session"),
+        ('{"format": "stecflow-dialogue-corpus", "sessions": [NaN]}', "NaN"),
+        ('{"format": "stecflow-dialogue-corpus",\n"format": 1}', "key given twice"),
+    ],
+)
+def test_what_is_no_corpus_file_is_refused(text, words):
+    with pytest.raises(CorpusError, match=words):
+        dlg.load_corpus_file(text.encode(), "c.json")
+
+
+def test_a_session_twice_in_a_corpus_file_is_refused(corpus_text):
+    doc = json.loads(corpus_text)
+    doc["sessions"].append(doc["sessions"][0])
+    with pytest.raises(CorpusError, match="also the ID of sessions\\[0\\]") as caught:
+        dlg.load_corpus_file(json.dumps(doc).encode(), "c.json")
+    assert caught.value.field == "sessions[6].id"

@@ -591,3 +591,33 @@ def test_a_design_that_does_not_fit_the_test_set(small, campaign, tmp_path):
     assert f"list L01, trial 1: the test set's {item} is " in message
     assert f"referring to {target}, not " in message and "referring to XX" in message
     assert caught.value.field == "studies[situated]"
+
+
+def test_the_workflow_stage_dispatches_and_keeps_an_opened_study_pinned(
+    small, campaign, tmp_path
+):
+    """studies.setup.build_stimuli (the rule's code) builds a situated study with
+    the situated builder, and refuses stimuli that no longer hash to its pin."""
+    from stecflow.studies.setup import build_stimuli
+
+    out, spec, summary = small
+
+    def build(pinned, web):
+        return build_stimuli(
+            {**spec, "sha256": pinned},
+            out / "design.tsv",
+            campaign["testset"],
+            None,
+            {},
+            None,
+            web,
+            tmp_path / "dmdx",
+        )
+
+    assert build(summary["sha256"], tmp_path / "same")["sha256"] == summary["sha256"]
+    assert (tmp_path / "same" / "stimuli.json").read_bytes() == (
+        out / "web" / "stimuli.json"
+    ).read_bytes()
+    with pytest.raises(ConfigError, match="is opened") as caught:
+        build("0" * 64, tmp_path / "other")
+    assert caught.value.field == "studies[situated].sha256"

@@ -53,6 +53,7 @@ __all__ = [
     "Utterance",
     "compute_features",
     "context_start",
+    "context_times",
     "cursor_at",
     "cut_context",
     "dumps_corpus",
@@ -506,17 +507,13 @@ def with_computed_features(session: Session) -> Session:
 # ---------------------------------------------------------------------- context
 
 
-def context_start(
-    session: Session, expression_id: str, max_ms: int = 30_000
-) -> int | None:
-    """Where the context of an expression starts, as seed 000 §5.1 chose it.
-
-    The context must contain both the last earlier mention of the target (the
-    onset of its utterance) and the last action on it (its start) before the
-    onset of the expression's utterance, and last at most *max_ms* (30 s in the
-    seed). Returns the earlier of those two times, or None when the target was
-    not mentioned or not acted on before, or the context would be longer.
-    """
+def context_times(
+    session: Session, expression_id: str
+) -> tuple[int, int | None, int | None]:
+    """The onset of an expression's utterance, the last mention of its target
+    (the onset of the utterance of the last earlier expression with the same
+    referent) and the last action on it (the start of the last action on the
+    referent begun before the onset); None where there is none."""
     utterance, expression = session.find(expression_id)
     onset = utterance.start_ms
     mention = None
@@ -529,6 +526,22 @@ def context_start(
     for a in session.actions:
         if a.piece == expression.referent and a.start_ms < onset:
             action = a.start_ms
+    return onset, mention, action
+
+
+def context_start(
+    session: Session, expression_id: str, max_ms: int = 30_000
+) -> int | None:
+    """Where the context of an expression starts, as seed 000 §5.1 chose it.
+
+    The context must contain both the last earlier mention of the target (the
+    onset of its utterance) and the last action on it (its start) before the
+    onset of the expression's utterance, and last at most *max_ms* (30 s in the
+    seed). Returns the earlier of those two times (:func:`context_times`), or
+    None when the target was not mentioned or not acted on before, or the
+    context would be longer.
+    """
+    onset, mention, action = context_times(session, expression_id)
     if mention is None or action is None:
         return None
     start = min(mention, action)
@@ -800,6 +813,14 @@ def load_session(data: bytes, source: str, *, max_bytes: int = MAX_BYTES) -> Ses
     Traceback (most recent call last):
     stecflow.core.errors.CorpusError: s.json, line 2, format: key given twice; keep one
     """
+    text, raw = _parse(data, source, max_bytes, MAX_DEPTH)
+    return _build(raw, source, _line_finder(text))
+
+
+def _parse(data: bytes, source: str, max_bytes: int, max_depth: int) -> tuple[str, Any]:
+    """The text and the JSON value of a file's bytes, with every guard of
+    :func:`load_session` (size, byte-order mark, UTF-8, depth, repeated keys,
+    NaN and Infinity, overlong numbers); errors name the file and line."""
     if len(data) > max_bytes:
         raise CorpusError(
             f"file is {len(data):,} bytes; the limit is {max_bytes:,} bytes",
@@ -819,7 +840,7 @@ def load_session(data: bytes, source: str, *, max_bytes: int = MAX_BYTES) -> Ses
             file=source,
             line=data.count(b"\n", 0, exc.start) + 1,
         ) from None
-    _check_depth(text, source, MAX_DEPTH)
+    _check_depth(text, source, max_depth)
     try:
         raw = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
@@ -829,8 +850,7 @@ def load_session(data: bytes, source: str, *, max_bytes: int = MAX_BYTES) -> Ses
     except (_Duplicate, _Constant, ValueError) as exc:
         # Find where: the position scanner accepts what json rejected here.
         raise _located_refusal(text, source, exc) from None
-    lines = _line_finder(text)
-    return _build(raw, source, lines)
+    return text, raw
 
 
 def _located_refusal(text: str, source: str, exc: Exception) -> CorpusError:
@@ -1122,28 +1142,7 @@ def load_corpus_file(
         As :func:`load_session`, or the document is not a corpus file, or two
         sessions share an ID.
     """
-    if len(data) > max_bytes:
-        raise CorpusError(
-            f"file is {len(data):,} bytes; the limit is {max_bytes:,} bytes",
-            file=source,
-        )
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CorpusError(
-            "bytes are not valid UTF-8; save the file as UTF-8",
-            file=source,
-            line=data.count(b"\n", 0, exc.start) + 1,
-        ) from None
-    _check_depth(text, source, MAX_DEPTH + 2)
-    try:
-        raw = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        raise CorpusError(
-            f"not valid JSON: {exc.msg}", file=source, line=exc.lineno
-        ) from None
-    except (_Duplicate, _Constant, ValueError) as exc:
-        raise _located_refusal(text, source, exc) from None
+    text, raw = _parse(data, source, max_bytes, MAX_DEPTH + 2)
     if (
         not isinstance(raw, dict)
         or raw.get("format") != CORPUS_FORMAT

@@ -124,28 +124,6 @@ def _study_system(spec: Mapping[str, Any]) -> str:
     return systems[0]
 
 
-def _times(session: Session, expression_id: str) -> tuple[int, int | None, int | None]:
-    """The utterance onset, the last mention of and last action on the target.
-
-    As :func:`stecflow.data.dialogue.context_start` measures them: the onset of
-    the utterance of the last earlier expression with the same referent, the
-    start of the last action on the referent begun before the onset.
-    """
-    utterance, expression = session.find(expression_id)
-    onset = utterance.start_ms
-    mention = None
-    for u, e in session.expressions():
-        if e.id == expression.id:
-            break
-        if e.referent == expression.referent:
-            mention = u.start_ms
-    action = None
-    for a in session.actions:
-        if a.piece == expression.referent and a.start_ms < onset:
-            action = a.start_ms
-    return onset, mention, action
-
-
 def situated_instances(
     sessions: Iterable[Session],
     items: Sequence[Item],
@@ -198,7 +176,7 @@ def situated_instances(
     import pandas as pd
 
     from stecflow.baselines.situated import DEMONSTRATIVES
-    from stecflow.data.dialogue import context_start
+    from stecflow.data.dialogue import context_start, context_times
     from stecflow.metrics.classification import instance_classes
 
     by_id = {s.id: s for s in sessions}
@@ -227,7 +205,7 @@ def situated_instances(
                 field="sessions",
             )
         utterance, expression = session.find(item.id)
-        onset, mention, action = _times(session, item.id)
+        onset, mention, action = context_times(session, item.id)
         output = decisions[item.id]
         system_pronoun = bool(output.get("pronoun"))
         shown = output.word_string or ""
@@ -718,16 +696,7 @@ def build_situated_stimuli(
         raise ConfigError(
             f"study {study!r}: {error.message}", field=f"studies[{study}].situated"
         ) from None
-    pinned = spec.get("sha256")
-    if pinned and pinned != summary["sha256"]:
-        raise ConfigError(
-            f"study {study!r} is opened (sha256 {pinned[:12]}...) but its stimuli"
-            f" now hash to {summary['sha256'][:12]}...; an opened study must not"
-            " change: make a new study",
-            field=f"studies[{study}].sha256",
-        )
     dmdx = Path(dmdx_dir)
     dmdx.mkdir(parents=True, exist_ok=True)
     (dmdx / "README.txt").write_text(DMDX_README.format(study=study), encoding="utf-8")
-    log.info("%s: %d files, sha256 %s", study, summary["files"], summary["sha256"])
     return summary
