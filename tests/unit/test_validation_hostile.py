@@ -10,7 +10,6 @@ from __future__ import annotations
 import codecs
 import datetime as dt
 import json
-import time
 import tracemalloc
 
 import pytest
@@ -67,17 +66,16 @@ def write_meta(folder, text: str | bytes) -> None:
     (folder / "system.yaml").write_bytes(data)
 
 
-def timed(function, *args):
-    """(result, seconds, peak MB of Python allocations)."""
+def with_peak(function, *args):
+    """(result, peak MB of Python allocations): what a refusal "before reading"
+    costs. Wall time is left to the benchmarks: a loaded machine makes it noise."""
     tracemalloc.start()
-    start = time.perf_counter()
     try:
         result = function(*args)
     finally:
-        seconds = time.perf_counter() - start
         peak = tracemalloc.get_traced_memory()[1] / 1e6
         tracemalloc.stop()
-    return result, seconds, peak
+    return result, peak
 
 
 # ------------------------------------------------------------------ metadata
@@ -152,19 +150,19 @@ def test_alias_bomb_is_refused_at_once(folder, items):
         f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 10)
     ]
     write_meta(folder, "\n".join(lines) + "\n")
-    record, seconds, peak = timed(validate, folder, items)
+    record, peak = with_peak(validate, folder, items)
     assert problems(record) == [("bad_yaml", 1, None)]
     assert "anchors (&a0) are not allowed" in record["errors"][0]["message"]
-    assert seconds < 1 and peak < 100
+    assert peak < 100
 
 
 def test_huge_system_yaml_is_refused_before_it_is_read(folder, items):
     write_meta(folder, yaml.safe_dump(META) + "description2: " + "x" * 60_000_000)
-    record, seconds, peak = timed(validate, folder, items)
+    record, peak = with_peak(validate, folder, items)
     assert problems(record) == [("metadata_too_large", None, None)]
     assert record["errors"][0]["message"].startswith("the file is 60,000,")
     assert "the limit is 65,536 bytes" in record["errors"][0]["message"]
-    assert seconds < 1 and peak < 100
+    assert peak < 100
 
 
 @pytest.mark.parametrize(
@@ -249,25 +247,29 @@ def outputs_of(folder) -> bytes:
 def test_outputs_over_the_size_limit_are_refused_before_reading(folder, items):
     with open(folder / "outputs.xml", "ab") as handle:
         handle.truncate(300 * 2**20)  # a sparse 300 MiB file
-    record, seconds, peak = timed(validate, folder, items)
+    record, peak = with_peak(validate, folder, items)
     assert problems(record) == [("outputs_too_large", None, None)]
     message = record["errors"][0]["message"]
     assert message.startswith("the file is 300.0 MiB (314,572,800 bytes);")
     assert "the limit is 16 MiB (submissions.limits.max_outputs_mib" in message
-    assert seconds < 1 and peak < 100
+    assert peak < 100
 
 
-def test_too_many_trials_are_refused_before_parsing(folder, items):
+def test_too_many_trials_are_refused_before_parsing(folder, items, monkeypatch):
+    def never(*args, **kwargs):
+        raise AssertionError("the XML was parsed")
+
+    monkeypatch.setattr("stecflow.data.xmlsafe.etree.fromstring", never)
     trial = b'<TRIAL ID="x"><WORD-STRING>w</WORD-STRING></TRIAL>\n'
     (folder / "outputs.xml").write_bytes(
         b"<OUTPUTS>\n" + trial * 300_000 + b"</OUTPUTS>"
     )
-    record, seconds, peak = timed(validate, folder, items, Limits(max_trials=1000))
+    record, peak = with_peak(validate, folder, items, Limits(max_trials=1000))
     assert problems(record) == [("too_many_trials", None, "<TRIAL>")]
     assert record["errors"][0]["message"] == (
         "the file has 300,000 <TRIAL> elements; the limit is 1,000"
     )
-    assert seconds < 1 and peak < 200
+    assert peak < 200
 
 
 def test_attribute_and_string_limits(folder, items):
