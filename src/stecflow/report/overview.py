@@ -159,10 +159,19 @@ def _studies_table(studies: Sequence[Any]) -> Table:
                 )
             )
         )
+    tasks = {str(s.get("task", "")) for s in studies if isinstance(s, Mapping)}
+    sections = " and ".join(
+        name
+        for name, present in (
+            ("Human evaluation", bool(tasks - {"situated_identification"})),
+            ("Situated identification study", "situated_identification" in tasks),
+        )
+        if present
+    )
     return Table(
         "studies",
         "Human studies configured for this campaign (their results appear under"
-        " Human evaluation once judgments exist).",
+        f" {sections or 'Human evaluation'} once judgments exist).",
         [
             Column("study", "Study", align="l"),
             Column("title", "Title", align="l"),
