@@ -239,7 +239,7 @@ def test_reduce_over_references():
 
 def test_input_types_and_levels():
     corpus = {n for n in available_metrics() if metric_class(n).level == "corpus"}
-    assert corpus == {"bleu3", "nist5", "decision_f"}
+    assert corpus == {"bleu3", "nist5", "decision_f", "bleu", "chrf", "ter"}
     text = {n for n in available_metrics() if metric_class(n).input_type == "text"}
     assert text == {
         "string_accuracy",
@@ -250,6 +250,10 @@ def test_input_types_and_levels():
         "nist5",
         "rouge2",
         "rouge_su4",
+        "bleu",
+        "chrf",
+        "ter",
+        "rouge_l",
     }
     assert [n for n in available_metrics() if metric_class(n).requires_corpus] == [
         "nist5"

@@ -51,6 +51,15 @@ length-normalised string accuracy; ``ssa`` is a deprecated alias), ``se_norm``
 (SE divided by a length), ``rouge2``, ``rouge_su4`` (item level); ``bleu3``,
 ``nist5`` (corpus level).
 
+Text generation (:mod:`stecflow.metrics.sacrebleu`, computed by sacreBLEU, on its
+0-100 scale, corpus level from summed item statistics, each with sacreBLEU's own
+signature string): ``bleu`` (tokenisers 13a, intl, zh, ja-mecab, char, none),
+``chrf`` (chrF++ by default), ``ter`` (lower is better); and ``rouge_l``
+(:mod:`stecflow.metrics.rouge_l`: rouge-score's ROUGE-L F, item level, best
+reference). Organisers add their own metrics without touching stecflow: see
+:mod:`stecflow.scoring.specs` (``"package.module:ClassName"`` or the entry-point
+group ``stecflow.metrics``) and docs/metrics.md.
+
 Binary decisions (seed 000's pronoun decision)
 ----------------------------------------------
 :mod:`stecflow.metrics.classification` is not a registered metric (it scores a
@@ -74,7 +83,7 @@ Examples
 >>> get_metric("nope")  # doctest: +ELLIPSIS
 Traceback (most recent call last):
 ...
-ValueError: unknown metric 'nope'; valid metric names are: bleu3, ...
+ValueError: unknown metric 'nope'; valid metric names are: bleu, bleu3, ...
 
 May import: :mod:`stecflow.core.errors` only: metrics know nothing of files or
 presentation (a value hierarchy arrives as an object, read by
@@ -116,6 +125,8 @@ from stecflow.metrics.distinguishing import (
 )
 from stecflow.metrics.nist import NIST5, ngram_info, nist_length_penalty
 from stecflow.metrics.rouge import ROUGE2, ROUGESU4
+from stecflow.metrics.rouge_l import ROUGEL
+from stecflow.metrics.sacrebleu import BLEU, CHRF, TER
 from stecflow.metrics.sets import (
     MASI,
     AttributeSet,
@@ -143,16 +154,20 @@ from stecflow.metrics.strings import (
 from stecflow.metrics.text import TextNormaliser
 
 __all__ = [
+    "BLEU",
     "BLEU3",
+    "CHRF",
     "CONTEXT_KEYS",
     "DEPRECATED_NAMES",
     "MASI",
     "NIST5",
     "ROUGE2",
+    "ROUGEL",
     "ROUGESU4",
     "SE",
     "SEB",
     "SSA",
+    "TER",
     "AttributeSet",
     "ConfusionMatrix",
     "DecisionF",
