@@ -151,7 +151,7 @@ class ROUGEL(Metric):
         self.check_context(context)
         self.check_refs(refs)
         hyp_tokens = self.tokens(hyp)
-        best: Stats | None = None
+        best: Stats = ()
         for ref in refs:
             ref_tokens = self.tokens(ref)
             lcs = lcs_length(ref_tokens, hyp_tokens)
@@ -162,7 +162,6 @@ class ROUGEL(Metric):
             else:
                 p = r = f = 0.0
             stats = (f, p, r, lcs, len(hyp_tokens), len(ref_tokens))
-            if best is None or f > best[0]:
+            if not best or f > best[0]:
                 best = stats
-        assert best is not None  # check_refs: at least one reference
         return best

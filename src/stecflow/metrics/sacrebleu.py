@@ -11,6 +11,13 @@ which is exactly what sacreBLEU's ``corpus_score`` does; so the values equal
 sacreBLEU's command line on the same hypotheses and references, and bootstrap
 resampling and significance tests re-aggregate statistics without re-reading text.
 
+sacreBLEU 2.x has no public API for per-segment statistics, so the two methods
+above are underscored ones; sacreBLEU's own ``significance.py`` calls the same two
+for the same reason. They are called in one place each (:class:`SacreBLEUMetric`),
+the dependency is pinned below sacreBLEU 3 (pyproject.toml), and the tests compare
+every number with sacreBLEU's command line, so a change of them fails a test
+rather than a score.
+
 Registered names and options (sacreBLEU's names and defaults):
 
 ``bleu``
@@ -310,7 +317,7 @@ class SacreBLEUMetric(Metric):
 
 @register_metric
 class BLEU(SacreBLEUMetric):
-    """sacreBLEU's BLEU (REFERENCE.md, sacreBLEU sections).
+    """sacreBLEU's BLEU (REFERENCE.md §10, sacreBLEU's API).
 
     Parameters
     ----------
@@ -432,7 +439,7 @@ class BLEU(SacreBLEUMetric):
 
 @register_metric
 class CHRF(SacreBLEUMetric):
-    """sacreBLEU's chrF, chrF++ by default (REFERENCE.md, sacreBLEU sections).
+    """sacreBLEU's chrF, chrF++ by default (REFERENCE.md §10, sacreBLEU's API).
 
     Parameters
     ----------
@@ -541,7 +548,7 @@ class CHRF(SacreBLEUMetric):
 
 @register_metric
 class TER(SacreBLEUMetric):
-    """sacreBLEU's TER (REFERENCE.md, sacreBLEU sections); lower is better.
+    """sacreBLEU's TER (REFERENCE.md §10, sacreBLEU's API); lower is better.
 
     The statistics of a segment are sacreBLEU's: the fewest edits to any of the
     references and the mean length of the references; the corpus TER is the sum
