@@ -389,3 +389,55 @@ def test_rouge_l_equals_the_rouge_score_package():
             got = ours.segment_stats(hyp, item_refs)
             assert got[:3] == (expected.fmeasure, expected.precision, expected.recall)
     assert not math.isnan(ROUGEL().corpus_score(EN_HYPS, refs))
+
+
+# -- through the scoring stage -------------------------------------------------------
+
+
+def test_scoring_stage_scores_each_subset_at_corpus_level(tiny_campaign):
+    """score_outputs with the new metrics: each subset's value is sacreBLEU's
+    corpus score of that subset's raw word strings."""
+    import sacrebleu
+
+    from stecflow.data.corpus import read_items
+    from stecflow.scoring.score import score_outputs
+    from stecflow.submissions.outputs import read_outputs
+
+    items = read_items(tiny_campaign / "testset.xml")
+    data = (tiny_campaign / "submissions/alpha/sys1/outputs.xml").read_bytes()
+    outputs, problems = read_outputs(data, "o.xml", items, ["end_to_end"])
+    assert problems == []
+    scoring = {
+        "bootstrap": {"resamples": 100, "seed": 3},
+        "metrics": [{"id": "bleu"}, {"id": "chrf"}, {"id": "ter"}, {"id": "rouge_l"}],
+        "text": {"lowercase": True},  # must not reach sacreBLEU's metrics
+    }
+    item_rows, rows = score_outputs(items, outputs, scoring)
+    by_id = {o.item_id: o.word_string for o in outputs}
+    for subset, chosen in [
+        ("all", items),
+        ("people", items[2:]),
+        ("-LOC", items[1::2]),
+    ]:
+        hyps = [by_id[i.id] for i in chosen]
+        streams = [[i.references[k].word_string for i in chosen] for k in (0, 1)]
+        expected = {
+            "bleu": sacrebleu.corpus_bleu(hyps, streams).score,
+            "chrf": sacrebleu.corpus_chrf(hyps, streams, word_order=2).score,
+            "ter": sacrebleu.corpus_ter(hyps, streams).score,
+        }
+        for metric, score in expected.items():
+            [row] = [r for r in rows if r["metric"] == metric and r["subset"] == subset]
+            assert row["value"] == score, (metric, subset)
+            assert row["ci_low"] <= row["ci_high"]
+    [rouge] = [r for r in rows if r["metric"] == "rouge_l" and r["subset"] == "all"]
+    items_f = [
+        r["value"]
+        for r in item_rows
+        if r["metric"] == "rouge_l" and r["reference"] == "*"
+    ]
+    assert rouge["value"] == pytest.approx(sum(items_f) / len(items_f))
+    sig = {r["metric"]: r["signature"] for r in rows}
+    assert sig["bleu"].startswith(
+        "BLEU|case:mixed|eff:no|tok:13a|smooth:exp|bs:100|seed:3|"
+    )
