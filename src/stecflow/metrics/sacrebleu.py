@@ -57,7 +57,6 @@ inside functions only.
 
 from __future__ import annotations
 
-import importlib.util
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
@@ -101,15 +100,24 @@ JA_MECAB_HINT = (
 
 
 def ja_mecab_available() -> bool:
-    """True if sacreBLEU's ``ja-mecab`` tokeniser can be built (MeCab and ipadic).
+    """True if sacreBLEU's ``ja-mecab`` tokeniser can be used (MeCab and ipadic).
+
+    The two modules are imported (not only looked up), so that an installed but
+    broken MeCab (e.g. without its shared library) counts as missing.
 
     Returns
     -------
     bool
-        Whether the modules ``MeCab`` and ``ipadic`` are importable; nothing is
-        imported.
+        Whether ``import MeCab`` and ``import ipadic`` both succeed.
     """
-    return all(importlib.util.find_spec(m) is not None for m in ("MeCab", "ipadic"))
+    import importlib
+
+    try:
+        importlib.import_module("MeCab")
+        importlib.import_module("ipadic")
+    except Exception:  # ImportError, or OSError of a missing shared library
+        return False
+    return True
 
 
 def reference_count(refs: Sequence[Sequence[str]]) -> int | Literal["var"]:
@@ -467,6 +475,12 @@ class CHRF(SacreBLEUMetric):
 
     name = "chrf"
     display_name = "chrF++"
+    #: The default orders' statistics; an instance sets its own (``__init__``).
+    stat_names = tuple(
+        f"{kind}_{o}"
+        for o in ("c1", "c2", "c3", "c4", "c5", "c6", "w1", "w2")
+        for kind in ("hyp", "ref", "match")
+    )
     signature_fields = (
         ("word_order", "nw"),
         ("char_order", "nc"),
