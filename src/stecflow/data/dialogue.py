@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from stecflow.core.errors import CorpusError
+from stecflow.data._json import _field, _line_finder, _parse
 
 __all__ = [
     "ACTION_KINDS",
@@ -607,115 +608,6 @@ def session_schema() -> dict[str, Any]:
     return json.loads(text)
 
 
-class _Duplicate(Exception):
-    pass
-
-
-def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
-    result: dict[str, Any] = {}
-    for key, value in pairs:
-        if key in result:
-            raise _Duplicate(key)
-        result[key] = value
-    return result
-
-
-class _Constant(Exception):
-    pass
-
-
-def _no_constant(name: str) -> Any:
-    raise _Constant(name)
-
-
-_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}]')
-_CONSTANTS = re.compile(r'"(?:[^"\\\n]|\\.)*"|(-?(?:NaN|Infinity))')
-_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
-
-
-def _check_depth(text: str, source: str, max_depth: int) -> None:
-    depth = 0
-    for match in _TOKENS.finditer(text):
-        token = match.group()
-        if token in "[{":
-            depth += 1
-            if depth > max_depth:
-                raise CorpusError(
-                    f"lists and objects nest more than {max_depth} levels deep",
-                    file=source,
-                    line=text.count("\n", 0, match.start()) + 1,
-                )
-        elif token in "]}":
-            depth -= 1
-
-
-def _locate(text: str, duplicates: bool = False) -> dict[tuple[Any, ...], int]:
-    """Offset of every value of valid JSON *text* by its path (a member: its key).
-
-    With *duplicates*, raise ``_Duplicate(path, offset)`` at the first key given
-    twice in one object.
-    """
-    scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
-    where: dict[tuple[Any, ...], int] = {}
-    space = " \t\r\n"
-
-    def skip(i: int) -> int:
-        while text[i] in space:
-            i += 1
-        return i
-
-    def value(i: int, path: tuple[Any, ...]) -> int:
-        i = skip(i)
-        where.setdefault(path, i)
-        char = text[i]
-        if char == "{":
-            i = skip(i + 1)
-            if text[i] == "}":
-                return i + 1
-            keys: set[str] = set()
-            while True:
-                key_at = skip(i)
-                key, i = scanstring(text, key_at + 1)
-                if duplicates and key in keys:
-                    raise _Duplicate((*path, key), key_at)
-                keys.add(key)
-                where[(*path, key)] = key_at
-                i = skip(skip(i) + 1)  # the colon
-                i = skip(value(i, (*path, key)))
-                if text[i] == "}":
-                    return i + 1
-                i += 1  # the comma
-        if char == "[":
-            i = skip(i + 1)
-            if text[i] == "]":
-                return i + 1
-            n = 0
-            while True:
-                i = skip(value(i, (*path, n)))
-                n += 1
-                if text[i] == "]":
-                    return i + 1
-                i += 1
-        if char == '"':
-            return scanstring(text, i + 1)[1]
-        for literal in ("true", "false", "null"):
-            if text.startswith(literal, i):
-                return i + len(literal)
-        match = _NUMBER.match(text, i)
-        assert match is not None, "valid JSON has a value here"
-        return match.end()
-
-    value(0, ())
-    return where
-
-
-def _field(path: Iterable[Any]) -> str:
-    out = ""
-    for part in path:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
-    return out
-
-
 def _shown(value: Any) -> str:
     if value is None:
         return "null"
@@ -815,90 +707,6 @@ def load_session(data: bytes, source: str, *, max_bytes: int = MAX_BYTES) -> Ses
     """
     text, raw = _parse(data, source, max_bytes, MAX_DEPTH)
     return _build(raw, source, _line_finder(text))
-
-
-def _parse(data: bytes, source: str, max_bytes: int, max_depth: int) -> tuple[str, Any]:
-    """The text and the JSON value of a file's bytes, with every guard of
-    :func:`load_session` (size, byte-order mark, UTF-8, depth, repeated keys,
-    NaN and Infinity, overlong numbers); errors name the file and line."""
-    if len(data) > max_bytes:
-        raise CorpusError(
-            f"file is {len(data):,} bytes; the limit is {max_bytes:,} bytes",
-            file=source,
-        )
-    if data.startswith(b"\xef\xbb\xbf"):
-        raise CorpusError(
-            "the file starts with a byte-order mark; save it as UTF-8 without one",
-            file=source,
-            line=1,
-        )
-    try:
-        text = data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        raise CorpusError(
-            "bytes are not valid UTF-8; save the file as UTF-8",
-            file=source,
-            line=data.count(b"\n", 0, exc.start) + 1,
-        ) from None
-    _check_depth(text, source, max_depth)
-    try:
-        raw = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
-    except json.JSONDecodeError as exc:
-        raise CorpusError(
-            f"not valid JSON: {exc.msg}", file=source, line=exc.lineno
-        ) from None
-    except (_Duplicate, _Constant, ValueError) as exc:
-        # Find where: the position scanner accepts what json rejected here.
-        raise _located_refusal(text, source, exc) from None
-    return text, raw
-
-
-def _located_refusal(text: str, source: str, exc: Exception) -> CorpusError:
-    """The error for what json refused after parsing: where it is, in words."""
-    if isinstance(exc, _Duplicate):
-        try:
-            _locate(text, duplicates=True)
-        except _Duplicate as found:
-            path, offset = found.args
-            return CorpusError(
-                "key given twice; keep one",
-                file=source,
-                line=text.count("\n", 0, offset) + 1,
-                field=_field(path),
-            )
-        return CorpusError(f"key {exc.args[0]!r} given twice; keep one", file=source)
-    if isinstance(exc, _Constant):
-        for match in _CONSTANTS.finditer(text):
-            if match.group(1):
-                return CorpusError(
-                    f"{match.group(1)} is not a number JSON allows; write a finite"
-                    " number",
-                    file=source,
-                    line=text.count("\n", 0, match.start()) + 1,
-                )
-    match = re.search(r"\d{1000,}", text)
-    return CorpusError(
-        "a number has too many digits" if match else f"not valid JSON: {exc}",
-        file=source,
-        line=text.count("\n", 0, match.start()) + 1 if match else None,
-    )
-
-
-def _line_finder(text: str) -> Any:
-    starts = [0] + [m.end() for m in re.finditer("\n", text)]
-    where: dict[tuple[Any, ...], int] | None = None
-
-    def line(path: Sequence[Any]) -> int | None:
-        nonlocal where
-        if where is None:
-            where = _locate(text)
-        path = tuple(path)
-        while path not in where and path:
-            path = path[:-1]
-        offset = where.get(path)
-        return None if offset is None else bisect.bisect_right(starts, offset)
-
-    return line
 
 
 def _build(raw: Any, source: str, line: Any) -> Session:

@@ -1,0 +1,237 @@
+"""The guards of every JSON file stecflow reads from outside (private).
+
+Shared by the situated-dialogue session and corpus files
+(:mod:`stecflow.data.dialogue`) and the JSON Lines test sets and outputs files
+(:mod:`stecflow.data.jsonl`): a size limit, no byte-order mark, UTF-8 only, a
+nesting limit checked before parsing, no key given twice, no NaN or Infinity, no
+number with a thousand digits; every refusal is a
+:class:`~stecflow.core.errors.CorpusError` naming the file, the line and (where
+there is one) the field. :func:`_locate` finds the offset of any value by its
+path, so that errors found after parsing still name their line.
+
+May import: :mod:`stecflow.core`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import json
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from stecflow.core.errors import CorpusError
+
+__all__: list[str] = []
+
+
+class _Duplicate(Exception):
+    pass
+
+
+def _pairs(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    result: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in result:
+            raise _Duplicate(key)
+        result[key] = value
+    return result
+
+
+class _Constant(Exception):
+    pass
+
+
+def _no_constant(name: str) -> Any:
+    raise _Constant(name)
+
+
+_TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}]')
+_CONSTANTS = re.compile(r'"(?:[^"\\\n]|\\.)*"|(-?(?:NaN|Infinity))')
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+
+
+def _check_depth(text: str, source: str, max_depth: int) -> None:
+    depth = 0
+    for match in _TOKENS.finditer(text):
+        token = match.group()
+        if token in "[{":
+            depth += 1
+            if depth > max_depth:
+                raise CorpusError(
+                    f"lists and objects nest more than {max_depth} levels deep",
+                    file=source,
+                    line=text.count("\n", 0, match.start()) + 1,
+                )
+        elif token in "]}":
+            depth -= 1
+
+
+def _locate(text: str, duplicates: bool = False) -> dict[tuple[Any, ...], int]:
+    """Offset of every value of valid JSON *text* by its path (a member: its key).
+
+    With *duplicates*, raise ``_Duplicate(path, offset)`` at the first key given
+    twice in one object.
+    """
+    scanstring = json.decoder.scanstring  # type: ignore[attr-defined]
+    where: dict[tuple[Any, ...], int] = {}
+    space = " \t\r\n"
+
+    def skip(i: int) -> int:
+        while text[i] in space:
+            i += 1
+        return i
+
+    def value(i: int, path: tuple[Any, ...]) -> int:
+        i = skip(i)
+        where.setdefault(path, i)
+        char = text[i]
+        if char == "{":
+            i = skip(i + 1)
+            if text[i] == "}":
+                return i + 1
+            keys: set[str] = set()
+            while True:
+                key_at = skip(i)
+                key, i = scanstring(text, key_at + 1)
+                if duplicates and key in keys:
+                    raise _Duplicate((*path, key), key_at)
+                keys.add(key)
+                where[(*path, key)] = key_at
+                i = skip(skip(i) + 1)  # the colon
+                i = skip(value(i, (*path, key)))
+                if text[i] == "}":
+                    return i + 1
+                i += 1  # the comma
+        if char == "[":
+            i = skip(i + 1)
+            if text[i] == "]":
+                return i + 1
+            n = 0
+            while True:
+                i = skip(value(i, (*path, n)))
+                n += 1
+                if text[i] == "]":
+                    return i + 1
+                i += 1
+        if char == '"':
+            return scanstring(text, i + 1)[1]
+        for literal in ("true", "false", "null"):
+            if text.startswith(literal, i):
+                return i + len(literal)
+        match = _NUMBER.match(text, i)
+        assert match is not None, "valid JSON has a value here"
+        return match.end()
+
+    value(0, ())
+    return where
+
+
+def _field(path: Iterable[Any]) -> str:
+    out = ""
+    for part in path:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else part)
+    return out
+
+
+def _decode(data: bytes, source: str, max_bytes: int) -> str:
+    """The text of a file's bytes: size, byte-order mark and UTF-8 checked.
+
+    >>> _decode(b"\\xef\\xbb\\xbf{}", "f.json", 100)
+    Traceback (most recent call last):
+    stecflow.core.errors.CorpusError: f.json, line 1: the file starts with a byte-order mark; save it as UTF-8 without one
+    """  # noqa: E501
+    if len(data) > max_bytes:
+        raise CorpusError(
+            f"file is {len(data):,} bytes; the limit is {max_bytes:,} bytes",
+            file=source,
+        )
+    if data.startswith(b"\xef\xbb\xbf"):
+        raise CorpusError(
+            "the file starts with a byte-order mark; save it as UTF-8 without one",
+            file=source,
+            line=1,
+        )
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CorpusError(
+            "bytes are not valid UTF-8; save the file as UTF-8",
+            file=source,
+            line=data.count(b"\n", 0, exc.start) + 1,
+        ) from None
+
+
+def _parse_text(text: str, source: str, max_depth: int) -> Any:
+    """The JSON value of *text*: depth, repeated keys, NaN and Infinity and
+    overlong numbers checked; errors name the file and the line in *text*.
+
+    >>> _parse_text('{"a": 1, "a": 2}', "f.json", 4)
+    Traceback (most recent call last):
+    stecflow.core.errors.CorpusError: f.json, line 1, a: key given twice; keep one
+    """
+    _check_depth(text, source, max_depth)
+    try:
+        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
+    except json.JSONDecodeError as exc:
+        raise CorpusError(
+            f"not valid JSON: {exc.msg}", file=source, line=exc.lineno
+        ) from None
+    except (_Duplicate, _Constant, ValueError) as exc:
+        # Find where: the position scanner accepts what json rejected here.
+        raise _located_refusal(text, source, exc) from None
+
+
+def _parse(data: bytes, source: str, max_bytes: int, max_depth: int) -> tuple[str, Any]:
+    """The text and the JSON value of a file's bytes, with every guard
+    (:func:`_decode`, :func:`_parse_text`); errors name the file and line."""
+    text = _decode(data, source, max_bytes)
+    return text, _parse_text(text, source, max_depth)
+
+
+def _located_refusal(text: str, source: str, exc: Exception) -> CorpusError:
+    """The error for what json refused after parsing: where it is, in words."""
+    if isinstance(exc, _Duplicate):
+        try:
+            _locate(text, duplicates=True)
+        except _Duplicate as found:
+            path, offset = found.args
+            return CorpusError(
+                "key given twice; keep one",
+                file=source,
+                line=text.count("\n", 0, offset) + 1,
+                field=_field(path),
+            )
+        return CorpusError(f"key {exc.args[0]!r} given twice; keep one", file=source)
+    if isinstance(exc, _Constant):
+        for match in _CONSTANTS.finditer(text):
+            if match.group(1):
+                return CorpusError(
+                    f"{match.group(1)} is not a number JSON allows; write a finite"
+                    " number",
+                    file=source,
+                    line=text.count("\n", 0, match.start()) + 1,
+                )
+    match = re.search(r"\d{1000,}", text)
+    return CorpusError(
+        "a number has too many digits" if match else f"not valid JSON: {exc}",
+        file=source,
+        line=text.count("\n", 0, match.start()) + 1 if match else None,
+    )
+
+
+def _line_finder(text: str) -> Any:
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    where: dict[tuple[Any, ...], int] | None = None
+
+    def line(path: Sequence[Any]) -> int | None:
+        nonlocal where
+        if where is None:
+            where = _locate(text)
+        path = tuple(path)
+        while path not in where and path:
+            path = path[:-1]
+        offset = where.get(path)
+        return None if offset is None else bisect.bisect_right(starts, offset)
+
+    return line
