@@ -11,7 +11,9 @@ reader of submission files speaks). One module per task type declares it:
 :mod:`stecflow.tasks.reg` (the ``outputs.xml`` reader, the template realiser, the
 entity pictures and the scene a study shows), and
 :mod:`~stecflow.tasks.situated_dialogue` (seed 000: a demonstrative-pronoun
-decision per referring expression of a dialogue session). Adding a task type is one
+decision per referring expression of a dialogue session) and
+:mod:`~stecflow.tasks.text_generation` (one text per input, JSON Lines test sets,
+outputs as JSON Lines, plain text or GEM-style JSON). Adding a task type is one
 new module (docs/architecture.md).
 
 May import: :mod:`stecflow.core`, :mod:`stecflow.data`.

@@ -142,6 +142,11 @@ class TaskType:
         every item (``"attribute_set"``, ``"word_string"``).
     outputs_file
         The file of a submission folder that holds the outputs.
+    outputs_files
+        Other names the outputs file may have, when the task type reads several
+        formats (text generation: ``outputs.jsonl``, ``outputs.txt``,
+        ``outputs.json``); a submission folder holds exactly one of
+        :attr:`outputs_file_names`. Empty for a task type with one file.
     read_outputs
         The reader of that file (:data:`OutputReader`). Task types sharing a file
         share its reader, so one file serves a system that takes part in several.
@@ -179,6 +184,7 @@ class TaskType:
     metric_input: Callable[..., Any] = field(default=_text_only)
     scoring_context: Callable[[Item], Mapping[str, Any]] = field(default=_no_context)
     scene: Scene | None = None
+    outputs_files: tuple[str, ...] = ()
     realiser: Callable[..., str] | None = None
     realiser_id: str | None = None
     labels: Mapping[str, str] = field(
@@ -187,6 +193,16 @@ class TaskType:
             "word_string": "text",
         }
     )
+
+    @property
+    def outputs_file_names(self) -> tuple[str, ...]:
+        """Every name the outputs file may have: :attr:`outputs_file` first.
+
+        >>> from stecflow.tasks.registry import get
+        >>> get("end_to_end").outputs_file_names
+        ('outputs.xml',)
+        """
+        return tuple(dict.fromkeys((self.outputs_file, *self.outputs_files)))
 
     def shown_output(self, output: Output | Reference, realise: bool) -> str | None:
         """The words a stimulus shows for *output* (realised if *realise*)."""

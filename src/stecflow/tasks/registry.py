@@ -3,7 +3,8 @@
 The built-in task types are the three REG tasks, one module each
 (:mod:`stecflow.tasks.attribute_selection`, :mod:`stecflow.tasks.realisation`,
 :mod:`stecflow.tasks.end_to_end`), and seed 000's situated-dialogue pronoun
-decision (:mod:`stecflow.tasks.situated_dialogue`); they are imported on first
+decision (:mod:`stecflow.tasks.situated_dialogue`) and text generation
+(:mod:`stecflow.tasks.text_generation`); they are imported on first
 use, so importing the registry costs nothing. A new task type is one module that
 builds a :class:`~stecflow.tasks.base.TaskType` and is listed in :data:`BUILT_IN`
 (or, from outside the library, passed to :func:`register`). A campaign that names
@@ -43,6 +44,7 @@ BUILT_IN = (
     "stecflow.tasks.realisation",
     "stecflow.tasks.end_to_end",
     "stecflow.tasks.situated_dialogue",
+    "stecflow.tasks.text_generation",
 )
 
 #: The task types of a campaign (or a call) that names none: the REG tasks. The
@@ -128,8 +130,14 @@ def read_testset(path: str | Path) -> list[Item]:
     ``results/data/testset.xml`` (stecflow XML: the REG tasks) or
     ``results/data/testset.json`` (a dialogue corpus file, see
     :func:`stecflow.data.dialogue.load_corpus_file`: one item per solver
-    expression, :func:`stecflow.tasks.situated_dialogue.items_from_sessions`).
+    expression, :func:`stecflow.tasks.situated_dialogue.items_from_sessions`) or
+    ``results/data/testset.jsonl`` (a JSON Lines test set of the text-generation
+    task, :func:`stecflow.tasks.text_generation.read_items`).
     """
+    if Path(path).suffix == ".jsonl":
+        from stecflow.tasks.text_generation import read_items as read_text_items
+
+        return read_text_items(path)
     if Path(path).suffix == ".json":
         from stecflow.data.dialogue import read_sessions
         from stecflow.tasks.situated_dialogue import items_from_sessions
