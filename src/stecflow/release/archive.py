@@ -328,7 +328,9 @@ def build_release(
         name = f"{record['team']}/{record['system']}"
         if record["status"] == "accepted" and record["metadata"].get("release_consent"):
             folder = Path(submissions_root) / record["team"] / record["system"]
-            outputs = outputs_file(record.get("tasks") or (), campaign.get("tasks"))
+            outputs = outputs_file(
+                record.get("tasks") or (), campaign.get("tasks") or (), folder=folder
+            )
             for leaf in ("system.yaml", outputs):
                 data = read_submission_file(folder, leaf)  # no link out of it
                 if leaf == "system.yaml":

@@ -1,7 +1,9 @@
 """A submission's outputs file, read by the reader its task types declare.
 
-Which file a submission's tasks read (:func:`outputs_file`), the files a campaign
-reads in every submission folder (:func:`submission_file_names`), and
+Which file a submission's tasks read (:func:`outputs_file`; a task type may
+accept several names, :func:`outputs_files`, of which a folder holds one), the
+files a campaign reads in every submission folder (:func:`submission_file_names`),
+and
 :func:`read_outputs`, which checks the size limit and hands the bytes to the task
 type's reader (:attr:`stecflow.tasks.base.TaskType.read_outputs`).
 
@@ -21,7 +23,7 @@ from stecflow.submissions.reading import _read_regular, _unreadable
 from stecflow.tasks.base import Limits, Problem, TaskType
 from stecflow.tasks.registry import task_types
 
-__all__ = ["outputs_file", "read_outputs", "submission_file_names"]
+__all__ = ["outputs_file", "outputs_files", "read_outputs", "submission_file_names"]
 
 
 def _read_outputs_file(
@@ -70,20 +72,56 @@ def submission_file_names(campaign_tasks: Sequence[str]) -> tuple[str, ...]:
 
     >>> submission_file_names(["end_to_end", "attribute_selection"])
     ('system.yaml', 'outputs.xml')
+    >>> submission_file_names(["text_generation"])
+    ('system.yaml', 'outputs.json', 'outputs.jsonl', 'outputs.txt')
     """
-    files = sorted({t.outputs_file for t in task_types(campaign_tasks)})
+    files = sorted(
+        {name for t in task_types(campaign_tasks) for name in t.outputs_file_names}
+    )
     return (METADATA_FILE, *files)
 
 
-def outputs_file(tasks: Sequence[str], campaign_tasks: Sequence[str] = ()) -> str:
+def outputs_files(
+    tasks: Sequence[str], campaign_tasks: Sequence[str] = ()
+) -> tuple[str, ...]:
+    """Every name the outputs file of a submission to *tasks* may have, the
+    task type's :attr:`~stecflow.tasks.base.TaskType.outputs_file` first (no
+    task claimed: as the first of *campaign_tasks*, by default the REG tasks).
+
+    Raises
+    ------
+    ValueError
+        If *tasks* read different outputs files.
+
+    >>> outputs_files(["text_generation"])
+    ('outputs.jsonl', 'outputs.txt', 'outputs.json')
+    """
+    types = task_types(tasks) if tasks else task_types(campaign_tasks or None)[:1]
+    return _reader_of(types).outputs_file_names
+
+
+def outputs_file(
+    tasks: Sequence[str],
+    campaign_tasks: Sequence[str] = (),
+    folder: str | Path | None = None,
+) -> str:
     """The name of the outputs file of a submission to *tasks*.
+
+    With *folder* (the submission folder), the first of :func:`outputs_files`
+    that is a file there (links out of the submissions folder do not count);
+    otherwise, or when none is, the task type's own name.
 
     >>> outputs_file(["end_to_end"])
     'outputs.xml'
     """
-    if tasks:
-        return _reader_of(task_types(tasks)).outputs_file
-    return task_types(campaign_tasks or None)[0].outputs_file
+    names = outputs_files(tasks, campaign_tasks)
+    if folder is not None and len(names) > 1:
+        from stecflow.submissions.safepath import is_submission_file
+
+        for name in names:
+            if is_submission_file(folder, name):
+                return name
+    return names[0]
 
 
 def read_outputs(

@@ -24,7 +24,7 @@ from stecflow.submissions.files import METADATA_FILE
 from stecflow.submissions.metadata import _read_metadata, is_late
 from stecflow.submissions.outputs import (
     _read_outputs_file,
-    outputs_file,
+    outputs_files,
     submission_file_names,
 )
 from stecflow.submissions.reading import _sha256
@@ -212,15 +212,27 @@ def _check_submission(
             )
     claimed = [t for t in tasks if t in campaign_tasks]
     try:
-        name = outputs_file(claimed, campaign_tasks)
+        names = outputs_files(claimed, campaign_tasks)
     except ValueError as exc:  # tasks whose outputs are read from different files
         problems.append(
             Problem("mixed_tasks", str(exc), f"{prefix}/{METADATA_FILE}", None, "tasks")
         )
-        claimed, name = [], outputs_file([], campaign_tasks)
+        claimed, names = [], outputs_files([], campaign_tasks)
+    # a task type may accept several names (text: .jsonl, .txt, .json): one file
+    present = [n for n in names if paths[n] is not None and paths[n].is_file()]
+    name = present[0] if present else names[0]
     outputs_path = paths[name]
     outputs: list[Output] = []
-    if outputs_path is not None and outputs_path.is_file():
+    if len(present) > 1:
+        problems.append(
+            Problem(
+                "several_outputs",
+                f"{', '.join(present[:-1])} and {present[-1]} are all outputs files;"
+                " keep the one that holds the system's outputs",
+                prefix,
+            )
+        )
+    elif outputs_path is not None and outputs_path.is_file():
         outputs, output_problems = _read_outputs_file(
             outputs_path, f"{prefix}/{name}", items, claimed, limits
         )
@@ -228,13 +240,15 @@ def _check_submission(
     elif outputs_path is not None:  # None: a link out of submissions/, refused
         others = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
         found = f" (the folder has: {', '.join(others)})" if others else ""
-        problems.append(
-            Problem(
-                "missing_outputs",
-                f"no {name}{found}; put the system's outputs in {name}",
-                prefix,
+        if len(names) == 1:
+            message = f"no {name}{found}; put the system's outputs in {name}"
+        else:
+            choices = f"{', '.join(names[:-1])} or {names[-1]}"
+            message = (
+                f"no outputs file ({choices}){found}; put the system's outputs in"
+                " one of them"
             )
-        )
+        problems.append(Problem("missing_outputs", message, prefix))
     errors = [p for p in problems if p.severity == "error"]
     warnings = [p for p in problems if p.severity == "warning"]
     return {
@@ -261,7 +275,10 @@ def _check_submission(
                 if paths[METADATA_FILE]
                 else None
             ),
-            name: (_sha256(paths[name], limits.outputs_bytes) if paths[name] else None),
+            **{
+                n: (_sha256(paths[n], limits.outputs_bytes) if paths[n] else None)
+                for n in (present or [name])
+            },
         },
     }
 
