@@ -37,9 +37,14 @@ __all__ = [
     "results_dir",
 ]
 
-#: Test-set formats: a TUNA-style XML file or folder, the b5-ref corpus folder, or
-#: a folder of ``stecflow-dialogue`` sessions (the situated task of seed 000).
-DATA_FORMATS = ("tuna", "b5-ref", "dialogue")
+#: Test-set formats: a TUNA-style XML file or folder, the b5-ref corpus folder, a
+#: folder of ``stecflow-dialogue`` sessions (the situated task of seed 000), or a
+#: JSON Lines file of the text-generation task (:mod:`stecflow.data.jsonl`).
+DATA_FORMATS = ("tuna", "b5-ref", "dialogue", "text")
+
+#: Subset kinds scores always have: a meta field in ``data.subsets`` may not
+#: take one of these names.
+_RESERVED_SUBSETS = ("all", "subdomain", "condition")
 
 #: The file in a results folder that names the campaign writing there.
 OWNER_FILE = ".campaign"
@@ -293,6 +298,28 @@ def check_config(config: Mapping[str, Any]) -> None:
             " REG test set",
             field="campaign.tasks",
         )
+    text = data.get("format") == "text"
+    if text != ("text_generation" in tasks) or (text and len(tasks) != 1):
+        raise ConfigError(
+            "a JSON Lines test set (data.format: text) is for the text_generation"
+            " task alone, and that task needs one: set campaign.tasks:"
+            " [text_generation] with data.format: text",
+            field="campaign.tasks",
+        )
+    for n, name in enumerate(data.get("subsets") or []):
+        if not text:
+            raise ConfigError(
+                "only a text test set (data.format: text) has meta fields to give"
+                " subsets; remove data.subsets",
+                field=f"data.subsets[{n}]",
+            )
+        if name in _RESERVED_SUBSETS:
+            raise ConfigError(
+                f"{name!r} names a subset every table has already"
+                f" ({', '.join(_RESERVED_SUBSETS)}); name a meta field of the test"
+                " set",
+                field=f"data.subsets[{n}]",
+            )
     from stecflow.analysis.analyses import analysis_specs
 
     analysis_specs(config)  # checks the metrics too
@@ -394,8 +421,9 @@ def load_testset(path: str | Path, data_format: str = "tuna") -> list[Item]:
     ----------
     path
         A TUNA-style XML file or folder (``tuna``), the b5-ref folder
-        (``b5-ref``), or a folder of dialogue sessions (``dialogue``: one item per
-        solver expression).
+        (``b5-ref``), a folder of dialogue sessions (``dialogue``: one item per
+        solver expression), or a JSON Lines file (``text``: one item per line,
+        :func:`stecflow.tasks.text_generation.read_items`).
     data_format
         One of :data:`DATA_FORMATS`.
     """
@@ -412,6 +440,10 @@ def load_testset(path: str | Path, data_format: str = "tuna") -> list[Item]:
         from stecflow.tasks.situated_dialogue import items_from_sessions
 
         return items_from_sessions(read_corpus(path))
+    if data_format == "text":
+        from stecflow.tasks.text_generation import read_items as read_text_items
+
+        return read_text_items(path)
     raise ConfigError(
         f"unknown format {data_format!r}; expected one of {', '.join(DATA_FORMATS)}",
         field="data.format",
@@ -423,7 +455,11 @@ def prepared_testset_name(data_format: str) -> str:
 
     >>> prepared_testset_name("tuna"), prepared_testset_name("dialogue")
     ('testset.xml', 'testset.json')
+    >>> prepared_testset_name("text")
+    'testset.jsonl'
     """
+    if data_format == "text":
+        return "testset.jsonl"
     return "testset.json" if data_format == "dialogue" else "testset.xml"
 
 
@@ -434,8 +470,14 @@ def prepare_testset(path: str | Path, data_format: str, out_path: str | Path) ->
     :func:`stecflow.tasks.registry.read_testset`), whatever the source format:
     stecflow XML for the REG formats, a dialogue corpus file (every session in
     one JSON document, :func:`stecflow.data.dialogue.write_corpus_file`) for
-    ``dialogue``. Returns the number of items.
+    ``dialogue``, canonical JSON Lines
+    (:func:`stecflow.tasks.text_generation.write_testset`) for ``text``. Returns
+    the number of items.
     """
+    if data_format == "text":
+        from stecflow.tasks.text_generation import write_testset
+
+        return write_testset(load_testset(path, data_format), out_path)
     if data_format == "dialogue":
         from stecflow.data.dialogue import read_corpus, write_corpus_file
         from stecflow.tasks.situated_dialogue import items_from_sessions

@@ -127,7 +127,7 @@ runpy.run_path(scripts + "/validate_submission.py")["main"](N(
 runpy.run_path(scripts + "/score_submission.py")["main"](N(
     input=N(validation=tmp + "/v.json", testset=testset),
     params=N(submission_dir=sub, scoring={{"bootstrap": {{"resamples": 50}}}},
-             tasks=["end_to_end", "attribute_selection"]),
+             tasks=["end_to_end", "attribute_selection"], subsets=[]),
     output=N(item_scores=tmp + "/i.tsv", summary=tmp + "/s.json"), log=[tmp + "/s.log"]))
 print(" ".join(sorted(sys.modules)))
 """

@@ -21,6 +21,7 @@ rule score_submission:
         submission_dir=get_submission_dir,
         scoring=config["scoring"],
         tasks=TASKS,
+        subsets=config["data"]["subsets"],
         signatures=METRIC_SIGNATURES,
     script:
         "../scripts/score_submission.py"

@@ -15,6 +15,7 @@ def main(smk) -> None:
             items_path=smk.output.item_scores,
             summary_path=smk.output.summary,
             tasks=smk.params.tasks,
+            subsets=smk.params.subsets,
         )
 
 

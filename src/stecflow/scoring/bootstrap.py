@@ -1,8 +1,9 @@
 """Subsets of the test set and the bootstrap resampling of its items.
 
-The subsets scores are reported on (all items, each subdomain, each condition),
-and the seeded resampling counts and percentile intervals of REFERENCE.md: the
-same seed and subset name give the same resamples for every system.
+The subsets scores are reported on (all items, each subdomain, each condition,
+and each value of the meta fields a campaign names in ``data.subsets``), and the
+seeded resampling counts and percentile intervals of REFERENCE.md: the same seed
+and subset give the same resamples for every system.
 
 May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.metrics`.
 """
@@ -19,11 +20,23 @@ from stecflow.data.model import Item
 __all__ = ["subsets_of"]
 
 
-def subsets_of(items: Sequence[Item]) -> list[tuple[str, str, list[int]]]:
-    """The subsets scores are reported on: all, each subdomain, each condition.
+def subsets_of(
+    items: Sequence[Item], fields: Sequence[str] = ()
+) -> list[tuple[str, str, list[int]]]:
+    """The subsets scores are reported on: all, each subdomain, each condition,
+    then each value of each meta field in *fields*.
 
     Returns ``(kind, name, indices)`` triples in a fixed order; subdomains and
     conditions are sorted, items without a condition are in no condition subset.
+    A meta field (config ``data.subsets``; an item's :attr:`~Item.extra`) gives
+    one subset per value, sorted, its kind the field's name (as WebNLG reports
+    seen and unseen categories); items without the field are in none of them.
+
+    >>> from stecflow.data.model import Domain
+    >>> items = [Item(f"t{n}", Domain(()), "all", extra=(("seen", s),))
+    ...          for n, s in enumerate(["seen", "unseen", "seen"])]
+    >>> subsets_of(items, ["seen"])
+    [('all', 'all', [0, 1, 2]), ('seen', 'seen', [0, 2]), ('seen', 'unseen', [1])]
     """
     subsets = [("all", "all", list(range(len(items))))]
     for kind, key in (("subdomain", "subdomain"), ("condition", "condition")):
@@ -36,6 +49,16 @@ def subsets_of(items: Sequence[Item]) -> list[tuple[str, str, list[int]]]:
                     kind,
                     value,
                     [n for n, i in enumerate(items) if getattr(i, key) == value],
+                )
+            )
+    metas = [dict(i.extra) for i in items]
+    for field in dict.fromkeys(fields):
+        for value in sorted({m[field] for m in metas if field in m}):
+            subsets.append(
+                (
+                    field,
+                    value,
+                    [n for n, m in enumerate(metas) if m.get(field) == value],
                 )
             )
     return subsets

@@ -9,7 +9,8 @@ computes every metric on every item and writes two files:
   so tables can be recomputed without re-reading any text; the other rows score the
   output against each reference alone.
 * ``scores/systems/<team>/<system>.json``: the system's score for every metric and
-  subset (all items, each subdomain, each condition) with n, a seeded 95% bootstrap
+  subset (all items, each subdomain, each condition, each value of the meta
+  fields the config names in ``data.subsets``) with n, a seeded 95% bootstrap
   confidence interval and the signature. Corpus-level metrics (BLEU, NIST) are
   computed at corpus level on each subset, never averaged from item scores.
 
@@ -94,6 +95,7 @@ def score_outputs(
     *,
     exclude_reference: str | None = None,
     tasks: Sequence[str] | None = None,
+    subsets: Sequence[str] = (),
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Score a system's outputs on *items* with every configured metric.
 
@@ -116,6 +118,9 @@ def score_outputs(
         says what each metric scores of an output and of a reference and what an
         item's input gives metrics that look at it; together they give the
         default metrics.
+    subsets
+        Meta fields (config ``data.subsets``) whose values each give a subset
+        of their own (:func:`~stecflow.scoring.bootstrap.subsets_of`).
 
     Returns
     -------
@@ -134,12 +139,12 @@ def score_outputs(
     extra = {"bs": resamples, "seed": seed}
     item_rows: list[dict[str, Any]] = []
     system_rows: list[dict[str, Any]] = []
-    subsets = subsets_of(scored_items)
+    subset_list = subsets_of(scored_items, subsets)
     task = _task(tasks)
     contexts = [dict(task.scoring_context(i)) for i in scored_items]
     counts = {
-        name: _bootstrap_counts(len(indices), resamples, seed, f"{kind}:{name}")
-        for kind, name, indices in subsets
+        (kind, name): _bootstrap_counts(len(indices), resamples, seed, f"{kind}:{name}")
+        for kind, name, indices in subset_list
     }
     realiser = _realiser(scoring, task)
     for spec, metric in build_metrics(metric_specs(scoring, tasks)):
@@ -219,7 +224,7 @@ def score_outputs(
                             "value": metric.score_segment(hyp, [value], **context),
                         }
                     )
-        for kind, name, indices in subsets:
+        for kind, name, indices in subset_list:
             if metric.requires_corpus and kind != "all":
                 subset_stats = metric.corpus_stats(
                     [hyps[i] for i in indices],
@@ -229,7 +234,9 @@ def score_outputs(
             else:
                 subset_stats = [stats[i] for i in indices]
             summary = metric.summary(subset_stats)
-            low, high = _bootstrap_ci(metric, subset_stats, counts[name], confidence)
+            low, high = _bootstrap_ci(
+                metric, subset_stats, counts[kind, name], confidence
+            )
             system_rows.append(
                 {
                     **base,
@@ -263,11 +270,14 @@ def score_submission(
     items_path: str | Path,
     summary_path: str | Path,
     tasks: Sequence[str] | None = None,
+    subsets: Sequence[str] = (),
 ) -> dict[str, Any]:
     """Score one validated submission and write its item table and summary.
 
     A rejected submission is not scored: its files say ``skipped`` and why.
-    *tasks* are the campaign's task-type names (None: the built-in REG tasks).
+    *tasks* are the campaign's task-type names (None: the built-in REG tasks);
+    *subsets* the meta fields of ``data.subsets`` (see :func:`score_outputs`).
+    The outputs file is the one of the task type's names in the folder.
     """
     from stecflow.submissions.outputs import outputs_file, read_outputs
     from stecflow.submissions.safepath import read_submission_file
@@ -290,7 +300,7 @@ def score_submission(
         log.info("%s/%s skipped: %s", record["team"], record["system"], reason)
         return summary
     items = read_testset(testset_path)
-    name = outputs_file(record["tasks"], tasks or ())
+    name = outputs_file(record["tasks"], tasks or (), folder=submission_dir)
     data = read_submission_file(submission_dir, name)  # no link out of it
     limits = Limits.from_config(record.get("limits"))
     outputs, problems = read_outputs(
@@ -304,7 +314,12 @@ def score_submission(
         )
     exclude = record["system"] if record["reference"] else None
     item_rows, system_rows = score_outputs(
-        items, outputs, scoring, exclude_reference=exclude, tasks=tasks
+        items,
+        outputs,
+        scoring,
+        exclude_reference=exclude,
+        tasks=tasks,
+        subsets=subsets,
     )
     write_tsv(item_rows, ITEM_COLUMNS, items_path)
     summary = {**identity, "status": "scored", "reason": None, "scores": system_rows}

@@ -73,6 +73,7 @@ def system_rows(summaries: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
             r["system"],
             r.get("metric") or "",
             order.get(r.get("subset_kind") or "all", 3),
+            r.get("subset_kind") or "",  # meta fields (data.subsets) by name
             r.get("subset") or "",
         )
     )
