@@ -38,6 +38,10 @@ DIALOGUE_FORMAT = "dialogue"
 FORMATS = DATA_FORMATS
 #: The task type of a dialogue corpus's instances.
 SITUATED_TASK = "situated_dialogue"
+#: The ``--format`` of a JSON Lines test set (a ``.jsonl`` file).
+TEXT_FORMAT = "text"
+#: The task type of a JSON Lines test set's items.
+TEXT_TASK = "text_generation"
 #: The baselines of the situated task (:mod:`stecflow.baselines.situated`).
 SITUATED_BASELINES = ("recency", "logistic")
 
@@ -114,14 +118,18 @@ def _layout(path: Path) -> tuple[str, str] | None:
         return None
     if path.is_file() and path.suffix.lower() == ".xml":
         return "tuna", "an XML file (b5-ref is read from its corpus folder)"
+    if path.is_file() and path.suffix.lower() == ".jsonl":
+        return TEXT_FORMAT, "a JSON Lines test set of the text_generation task"
     return None
 
 
 def _data_format(path: str, given: str | None) -> str:
     """The ``--format`` of *path*: the one given, else ``dialogue`` for a folder of
-    ``stecflow-dialogue`` sessions, else ``tuna``."""
+    ``stecflow-dialogue`` sessions, ``text`` for a ``.jsonl`` file, else ``tuna``."""
     if given:
         return given
+    if Path(path).suffix.lower() == ".jsonl":
+        return TEXT_FORMAT
     return DIALOGUE_FORMAT if _is_dialogue_folder(Path(path)) else "tuna"
 
 
@@ -172,6 +180,8 @@ def _cmd_validate(args: argparse.Namespace) -> int:
     data_format = _data_format(testset, data_format)
     if data_format == DIALOGUE_FORMAT and not args.tasks and not args.config:
         tasks = [SITUATED_TASK]
+    if data_format == TEXT_FORMAT and not args.tasks and not args.config:
+        tasks = [TEXT_TASK]
     folder = folder.resolve()
     if not folder.is_dir():
         raise StecflowError(
@@ -209,10 +219,11 @@ def _cmd_score(args: argparse.Namespace) -> int:
     from stecflow.scoring.score import ITEM_COLUMNS, score_outputs
     from stecflow.submissions.outputs import read_outputs
 
-    scoring, tasks = {}, None
+    scoring, tasks, subsets = {}, None, []
     if args.config:
         config = _load_yaml(args.config)
         scoring = dict(config.get("scoring") or {})
+        subsets = list((config.get("data") or {}).get("subsets") or [])
         tasks = (config.get("campaign") or {}).get("tasks") or None
     if args.metrics:
         scoring["metrics"] = [{"id": name} for name in args.metrics]
@@ -225,6 +236,8 @@ def _cmd_score(args: argparse.Namespace) -> int:
     situated = data_format == DIALOGUE_FORMAT
     if situated and not tasks:
         tasks = [SITUATED_TASK]
+    if data_format == TEXT_FORMAT and not tasks:
+        tasks = [TEXT_TASK]
     items = _load_items(args.data, data_format)
     path = Path(args.outputs)
     try:
@@ -252,7 +265,12 @@ def _cmd_score(args: argparse.Namespace) -> int:
         )
         return 1
     item_rows, system_rows = score_outputs(
-        items, outputs, scoring, exclude_reference=args.exclude_reference, tasks=tasks
+        items,
+        outputs,
+        scoring,
+        exclude_reference=args.exclude_reference,
+        tasks=tasks,
+        subsets=subsets,
     )
     n_scored = len({o.item_id for o in outputs})
     of = (

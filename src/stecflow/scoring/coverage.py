@@ -75,8 +75,10 @@ def check_coverage(
     ids: dict[str, list[str]] = {"unknown_item": [], "missing_item": []}
     rest = []
     for problem in problems:
-        if problem.code in ids and (problem.field or "").startswith("TRIAL "):
-            ids[problem.code].append(problem.field[len("TRIAL ") :])
+        field = problem.field or ""
+        prefix = next((p for p in ("TRIAL ", "item ") if field.startswith(p)), None)
+        if problem.code in ids and prefix is not None:  # REG: TRIAL, text: item
+            ids[problem.code].append(field[len(prefix) :])
         else:
             rest.append(problem)
     unknown, missing = ids["unknown_item"], ids["missing_item"]
