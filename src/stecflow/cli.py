@@ -8,7 +8,10 @@ task of seed 000 (task type ``situated_dialogue``), a folder of
 ``stecflow-dialogue`` JSON sessions (``--format dialogue``, also recognised by its
 files): its instances are the solvers' referring expressions
 (:func:`stecflow.tasks.situated_dialogue.items_from_sessions`), and ``validate``,
-``score`` and ``baseline`` then work on ``outputs.tsv`` with that task type.
+``score`` and ``baseline`` then work on ``outputs.tsv`` with that task type. A
+JSON Lines test set (``--format text``, also recognised by its ``.jsonl`` suffix)
+is the text-generation task's (``text_generation``): ``validate`` and ``score``
+then read ``outputs.jsonl``, ``outputs.txt`` or GEM-style ``outputs.json``.
 
 May import: any :mod:`stecflow` package (the top layer).
 """
@@ -578,8 +581,9 @@ def build_parser() -> argparse.ArgumentParser:
         "validate",
         help="check a submission folder before sending it",
         description=(
-            "Check a submission folder (system.yaml and outputs.xml, or outputs.tsv"
-            " for the situated dialogue task) against the test set, print every"
+            "Check a submission folder (system.yaml and outputs.xml, outputs.tsv"
+            " for the situated dialogue task, or one of outputs.jsonl, outputs.txt"
+            " and outputs.json for text generation) against the test set, print every"
             " problem found with file, line and field, and exit 0 if the submission"
             " is valid or 1 if it is not. The checks are the campaign workflow's"
             " own."
@@ -590,7 +594,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     validate.add_argument(
         "--testset",
-        help="the test set (XML file, corpus folder, or folder of dialogue sessions)",
+        help="the test set (XML file, corpus folder, folder of dialogue sessions,"
+        " or JSON Lines file of the text task)",
     )
     validate.add_argument(
         "--format",
@@ -598,7 +603,8 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="format of the test set (default: dialogue for a folder of"
         " stecflow-dialogue sessions, whose submissions hold outputs.tsv and are"
-        " checked for the situated_dialogue task; tuna otherwise)",
+        " checked for the situated_dialogue task; text for a .jsonl file, checked"
+        " for the text_generation task; tuna otherwise)",
     )
     validate.add_argument(
         "--config",
@@ -637,23 +643,29 @@ def build_parser() -> argparse.ArgumentParser:
             " task, give the folder of dialogue sessions and the team's outputs.tsv:"
             " the pronoun decisions are scored with precision, recall and F of the"
             " 'use a demonstrative pronoun' class (seed 000, Table 4), and the"
-            " confusion matrix (TP, FP, FN, TN) is printed below the table."
+            " confusion matrix (TP, FP, FN, TN) is printed below the table. For"
+            " the text-generation task, give the JSON Lines test set and the"
+            " team's outputs.jsonl, outputs.txt or GEM-style outputs.json; with"
+            " --config, its data.subsets add a row per value of those meta"
+            " fields."
         ),
     )
     score.add_argument(
         "data",
-        help="data set with references (XML file, corpus folder, or folder of"
-        " stecflow-dialogue sessions)",
+        help="data set with references (XML file, corpus folder, folder of"
+        " stecflow-dialogue sessions, or JSON Lines file of the text task)",
     )
     score.add_argument(
-        "outputs", help="the system's outputs.xml (outputs.tsv for situated dialogue)"
+        "outputs",
+        help="the system's outputs.xml (outputs.tsv for situated dialogue;"
+        " outputs.jsonl, .txt or GEM-style .json for text generation)",
     )
     score.add_argument(
         "--format",
         choices=FORMATS,
         default=None,
         help="format of the data set (default: dialogue for a folder of"
-        " stecflow-dialogue sessions, tuna otherwise)",
+        " stecflow-dialogue sessions, text for a .jsonl file, tuna otherwise)",
     )
     score.add_argument(
         "--config", help="a campaign config whose scoring settings to use"
@@ -740,7 +752,7 @@ def build_parser() -> argparse.ArgumentParser:
         choices=FORMATS,
         default=None,
         help="format of the data set (default: dialogue for a folder of"
-        " stecflow-dialogue sessions, tuna otherwise)",
+        " stecflow-dialogue sessions, text for a .jsonl file, tuna otherwise)",
     )
     baseline.add_argument(
         "--folds",

@@ -340,6 +340,7 @@ def test_the_three_formats_read_the_same_outputs(items):
         ("o/outputs.json", keyed),
         ("hyp.out", _jsonl(TEXTS)),  # another name: told by its content
         ("hyp.out", _gem(TEXTS)),
+        ("hyp.out", json.dumps(json.loads(_gem(TEXTS))).encode()),  # on one line
         ("hyp.out", txt),
     ):
         outputs, problems = read_outputs(data, label, items, ["word_string"])
@@ -366,7 +367,7 @@ def test_jsonl_problems_have_their_lines(items):
         '{"id": "t2", "output": "d", "score": 0.5}',  # extra key: a warning
         '{"output": "e"}',  # no id
         '{"id": "t3"}',  # no output
-        '{"id": "t4", "output": 4}',  # not a string
+        '{"id": "t4", "output": null}',  # not a string
         '{"id": "t5", "output": "f"',  # not JSON
     ]
     problems = _problems(("\n".join(lines) + "\n").encode(), "o.jsonl", items)
@@ -381,6 +382,15 @@ def test_jsonl_problems_have_their_lines(items):
         ("missing_item", None, "item t3", "error"),
         ("missing_item", None, "item t5", "error"),
     ]
+
+
+def test_a_wrong_type_is_named_as_json_names_it(items):
+    _, problems = read_outputs(
+        b'{"id": "t1", "output": null}\n', "o.jsonl", items, ["word_string"]
+    )
+    assert problems[0].describe() == (
+        "o.jsonl, line 1, item t1: the output must be a string, not null"
+    )
 
 
 def test_bytes_and_limits(items):
@@ -508,10 +518,22 @@ def test_validation_accepts_one_file_and_refuses_two_or_none(items, tmp_path):
     assert [(e["code"], e["message"]) for e in record["errors"]] == [
         (
             "several_outputs",
-            "outputs.jsonl and outputs.txt are all outputs files; keep the one that"
-            " holds the system's outputs",
+            "outputs.jsonl and outputs.txt are both outputs files; keep the one"
+            " that holds the system's outputs",
         )
     ]
+    three = _submit(
+        root,
+        "team",
+        "three",
+        {"outputs.jsonl": b"", "outputs.txt": b"", "outputs.json": b""},
+    )
+    record = validate_submission(
+        three, items, team="team", system="three", campaign_tasks=TASKS
+    )
+    assert record["errors"][0]["message"].startswith(
+        "outputs.jsonl, outputs.txt and outputs.json are all outputs files"
+    )
     none = _submit(root, "team", "none", {})
     record = validate_submission(
         none, items, team="team", system="none", campaign_tasks=TASKS
@@ -615,10 +637,13 @@ def test_end_to_end_validate_and_score(items, tmp_path):
     ]
 
 
-def test_score_outputs_without_subsets_is_all_only(items):
+def test_score_outputs_without_subsets_is_all_only(items, caplog):
     outputs = [Output(i.id, t) for i, t in zip(items, TEXTS, strict=True)]
     _, rows = score_outputs(items, outputs, SCORING, tasks=TASKS)
     assert {(r["subset_kind"], r["subset"]) for r in rows} == {("all", "all")}
+    _, rows = score_outputs(items, outputs, SCORING, tasks=TASKS, subsets=["lang"])
+    assert {(r["subset_kind"], r["subset"]) for r in rows} == {("all", "all")}
+    assert "data.subsets names 'lang', a meta field no scored item has" in caplog.text
 
 
 def test_cli_validate_and_score_a_text_testset(tmp_path, capsys):

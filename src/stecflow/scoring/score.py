@@ -140,6 +140,13 @@ def score_outputs(
     item_rows: list[dict[str, Any]] = []
     system_rows: list[dict[str, Any]] = []
     subset_list = subsets_of(scored_items, subsets)
+    for field in subsets:
+        if not any(kind == field for kind, _, _ in subset_list):
+            log.warning(
+                "data.subsets names %r, a meta field no scored item has: no"
+                " subsets for it",
+                field,
+            )
     task = _task(tasks)
     contexts = [dict(task.scoring_context(i)) for i in scored_items]
     counts = {

@@ -227,8 +227,9 @@ def _check_submission(
         problems.append(
             Problem(
                 "several_outputs",
-                f"{', '.join(present[:-1])} and {present[-1]} are all outputs files;"
-                " keep the one that holds the system's outputs",
+                f"{', '.join(present[:-1])} and {present[-1]} are"
+                f" {'both' if len(present) == 2 else 'all'} outputs files; keep the"
+                " one that holds the system's outputs",
                 prefix,
             )
         )

@@ -207,11 +207,17 @@ def _format_of(label: str, text: str) -> str:
     suffix = PurePosixPath(label.replace("\\", "/")).suffix.lower()
     if suffix in (".jsonl", ".txt", ".json"):
         return suffix[1:]
-    stripped = text.lstrip()
-    if stripped.startswith("{"):
-        first = stripped.split("\n", 1)[0]
-        return "json" if '"values"' in stripped and '"id"' not in first else "jsonl"
-    return "txt"
+    if not text.lstrip().startswith("{"):
+        return "txt"
+    try:  # one JSON document (GEM style), or one object per line?
+        value = json.loads(text)
+    except (ValueError, RecursionError):
+        return "jsonl"
+    return (
+        "json"
+        if isinstance(value, dict) and {"values", "tasks"} & set(value)
+        else ("jsonl")
+    )
 
 
 def _decoded(
@@ -433,6 +439,21 @@ def _entries_gem(
     return with_id
 
 
+def _json_type(value: Any) -> str:
+    """How JSON names the type of a parsed *value*.
+
+    >>> _json_type(None), _json_type(3), _json_type([1])
+    ('null', 'a number', 'a list')
+    """
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true or false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    return "a list" if isinstance(value, list) else "an object"
+
+
 def _counted(problems: list[Problem], code: str, found: list[Problem]) -> None:
     problems.extend(found[:_LISTED])
     if len(found) > _LISTED:
@@ -556,7 +577,7 @@ def read_outputs(
             problems.append(
                 Problem(
                     "bad_output",
-                    f"the output must be a string, not {type(output).__name__}",
+                    f"the output must be a string, not {_json_type(output)}",
                     label,
                     line,
                     field,
