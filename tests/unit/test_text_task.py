@@ -195,6 +195,15 @@ GOOD = '{"id": "t1", "input": "x", "references": ["y"]}'
             "flat object of texts",
         ),
         (
+            [
+                GOOD,
+                '{"id": "t2", "input": "x", "references": ["y"], "meta": {" ": "a"}}',
+            ],
+            2,
+            "meta",
+            "needs a name",
+        ),
+        (
             [GOOD, '{"id": "t2", "input": "x", "references": ["y"], "ref": 1}'],
             2,
             "ref",
@@ -382,6 +391,18 @@ def test_jsonl_problems_have_their_lines(items):
         ("missing_item", None, "item t3", "error"),
         ("missing_item", None, "item t5", "error"),
     ]
+
+
+def test_blank_lines_in_outputs_jsonl_are_a_warning(items):
+    data = _jsonl(TEXTS).replace(b"\n", b"\n\n", 1) + b"\n"
+    outputs, problems = read_outputs(data, "o.jsonl", items)
+    assert len(outputs) == 5
+    assert [(p.code, p.line, p.severity, p.message) for p in problems][0] == (
+        "blank_line",
+        2,
+        "warning",
+        "2 blank lines ignored (first: line 2); give one object per line",
+    )
 
 
 def test_a_wrong_type_is_named_as_json_names_it(items):

@@ -97,14 +97,14 @@ def split_lines(text: str) -> list[str]:
 
 
 def parse_lines(
-    text: str, source: str, *, max_depth: int = MAX_DEPTH
+    text: str, source: str, *, max_depth: int = MAX_DEPTH, skip_blank: bool = False
 ) -> Iterator[tuple[int, Any]]:
     """``(line number, value)`` for every line of *text*, never raising.
 
     A line that is not one JSON value (or breaks a guard: depth, a key given
     twice, NaN) yields its :class:`~stecflow.core.errors.CorpusError` as the
     value, with the line of the file; a blank line yields a ``CorpusError``
-    saying so.
+    saying so, or nothing with *skip_blank*.
 
     >>> [(n, v) for n, v in parse_lines('{"id": "a"}\\n[1, 2]\\n', "f.jsonl")]
     [(1, {'id': 'a'}), (2, [1, 2])]
@@ -114,6 +114,8 @@ def parse_lines(
     """
     for n, line in enumerate(split_lines(text), start=1):
         if not line.strip():
+            if skip_blank:
+                continue
             yield (
                 n,
                 CorpusError(
@@ -279,12 +281,12 @@ def _record(value: Any, n: int, source: str, seen: dict[str, int]) -> TestRecord
     if not isinstance(meta, dict):
         raise error(f"expected an object of texts, got {_shown(meta)}", "meta")
     for key, field_value in meta.items():
-        if not key or not isinstance(field_value, str):
+        if not key.strip():
+            raise error("a meta field needs a name", "meta")
+        if not isinstance(field_value, str):
             raise error(
-                'meta is a flat object of texts (e.g. {"category": "Chair"}),'
-                f" got {_shown(field_value)}"
-                if key
-                else "a meta field needs a name",
+                'meta is a flat object of texts (e.g. {"category": "Chair"}), got'
+                f" {_shown(field_value)}",
                 f"meta.{key}",
             )
     seen[item_id] = n

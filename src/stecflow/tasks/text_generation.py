@@ -246,7 +246,19 @@ def _entries_jsonl(
     """``(line, id, output)`` of every line that is an object with both keys."""
     entries: list[tuple[int, str | None, Any]] = []
     unknown: dict[str, int] = {}
-    for n, value in parse_lines(text, label, max_depth=_MAX_DEPTH):
+    blank = [n for n, line in enumerate(split_lines(text), 1) if not line.strip()]
+    if blank:
+        problems.append(
+            Problem(
+                "blank_line",
+                f"{len(blank):,} blank line{'' if len(blank) == 1 else 's'} ignored"
+                f" (first: line {blank[0]}); give one object per line",
+                label,
+                blank[0],
+                severity="warning",
+            )
+        )
+    for n, value in parse_lines(text, label, max_depth=_MAX_DEPTH, skip_blank=True):
         if isinstance(value, CorpusError):
             problems.append(
                 Problem("json_syntax", value.message, label, n, value.field)
