@@ -113,6 +113,7 @@ def test_schema_defaults_complete_a_minimal_config():
     assert config["data"] == {
         "testset": "test.xml",
         "format": "tuna",
+        "subsets": [],
         "train": None,
         "dev": None,
         "images": None,

@@ -693,3 +693,35 @@ def test_text_input_data_round_trips():
     value = (("a", "b", "c"),)
     assert TextInput("triples", value).data == [["a", "b", "c"]]
     assert TextInput("text", "x").data == "x"
+
+
+def test_cli_score_part_of_the_items_with_the_configs_subsets(tmp_path, capsys):
+    outputs = tmp_path / "outputs.jsonl"
+    outputs.write_bytes(_jsonl(TEXTS[2:], ids=("t3", "t4", "t5")))
+    config = tmp_path / "campaign.yaml"
+    config.write_text(
+        yaml.safe_dump(
+            {
+                "campaign": {"tasks": TASKS},
+                "data": {"format": "text", "subsets": ["seen"]},
+                "scoring": SCORING,
+            }
+        )
+    )
+    tsv = tmp_path / "scores.tsv"
+    argv = ["score", str(FIXTURE), str(outputs), "--config", str(config)]
+    assert main([*argv, "--tsv", str(tsv)]) == 0
+    assert f"2 of the 5 items of {FIXTURE} have no output in {outputs} (t1, t2)" in (
+        capsys.readouterr().err
+    )
+    rows = {(r["metric"], r["subset_kind"], r["subset"]): r for r in read_tsv(tsv)}
+    assert set(rows) == {
+        (m, k, n)
+        for m in ("string_accuracy", "se")
+        for k, n in (("all", "all"), ("seen", "seen"), ("seen", "unseen"))
+    }
+    assert float(rows["se", "all", "all"]["value"]) == pytest.approx(
+        _mean(["t3", "t4", "t5"], 1)
+    )
+    assert float(rows["se", "seen", "unseen"]["value"]) == pytest.approx(2.25)
+    assert rows["se", "seen", "seen"]["n"] == "1"  # t5 alone
