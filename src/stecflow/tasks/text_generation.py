@@ -213,11 +213,8 @@ def _format_of(label: str, text: str) -> str:
         value = json.loads(text)
     except (ValueError, RecursionError):
         return "jsonl"
-    return (
-        "json"
-        if isinstance(value, dict) and {"values", "tasks"} & set(value)
-        else ("jsonl")
-    )
+    gem = isinstance(value, dict) and bool({"values", "tasks"} & set(value))
+    return "json" if gem else "jsonl"
 
 
 def _decoded(
