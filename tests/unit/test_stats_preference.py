@@ -125,18 +125,29 @@ def test_bradley_terry_ties_split_half_and_half():
     assert result.loc["A", "se_diff"] == pytest.approx(math.sqrt(3 / 4))
 
 
+CHOIX_SPEC = [
+    *HAND,
+    ("A", "B", "tie", 1),
+    ("C", "D", "left", 2),
+    ("D", "A", "left", 1),
+    ("D", "B", "right", 3),
+    ("B", "D", "tie", 2),
+    ("C", "D", "right", 1),
+]
+#: choix 0.4.1's opt_pairwise(4, data, alpha=0, tol=1e-12) on CHOIX_SPEC (data as
+#: in test_bradley_terry_against_choix), centred; run on 2026-11-26.
+CHOIX_STRENGTHS = [0.5516834, 0.39090741, -0.37946954, -0.56312127]
+
+
+def test_bradley_terry_matches_choix_recorded_values():
+    result = bradley_terry(_trials(CHOIX_SPEC)).set_index("system")
+    strengths = result.loc[["A", "B", "C", "D"], "strength"].tolist()
+    assert strengths == pytest.approx(CHOIX_STRENGTHS, abs=1e-7)
+
+
 def test_bradley_terry_against_choix():
     choix = pytest.importorskip("choix")
-    spec = [
-        *HAND,
-        ("A", "B", "tie", 1),
-        ("C", "D", "left", 2),
-        ("D", "A", "left", 1),
-        ("D", "B", "right", 3),
-        ("B", "D", "tie", 2),
-        ("C", "D", "right", 1),
-    ]
-    trials = _trials(spec)
+    trials = _trials(CHOIX_SPEC)
     systems = ["A", "B", "C", "D"]
     data = []
     for left, right, outcome in trials.itertuples(index=False):
