@@ -47,6 +47,10 @@ Modules
 :mod:`~stecflow.judgments.importers.situated`
     :func:`read_situated_responses` (a situated identification study's export,
     offline file or simulated file: the situated columns after the server's).
+:mod:`~stecflow.judgments.importers.text`
+    :func:`read_text_responses` (a text study's export, offline file or
+    simulated file: ``rating_<criterion>`` columns, or the preference columns,
+    after the server's).
 :mod:`~stecflow.judgments.importers.detect`
     :func:`detect_format` and :func:`read_responses`.
 ``_columns`` and ``_rows`` (private)
@@ -73,13 +77,21 @@ from stecflow.judgments.importers.situated import (
     read_situated_responses,
     situated_response_columns,
 )
+from stecflow.judgments.importers.text import (
+    TEXT_IMPORT_COLUMNS,
+    TextImport,
+    read_text_responses,
+    text_response_columns,
+)
 
 __all__ = [
     "DMDX_READING_OFFSET",
     "GENERIC_COLUMNS",
     "SITUATED_IMPORT_COLUMNS",
+    "TEXT_IMPORT_COLUMNS",
     "ImportResult",
     "SituatedImport",
+    "TextImport",
     "concat_results",
     "detect_format",
     "is_situated_header",
@@ -89,5 +101,7 @@ __all__ = [
     "read_response_table",
     "read_responses",
     "read_situated_responses",
+    "read_text_responses",
     "situated_response_columns",
+    "text_response_columns",
 ]

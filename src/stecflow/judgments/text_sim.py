@@ -1,0 +1,399 @@
+"""SIMULATED participants of a text human study (``text_rating``, ``text_preference``).
+
+Owns the model that answers a text study's trials when no people have: every
+answer depends on a **latent quality of the output shown**, computed from the
+output and its input (:func:`output_quality`), so that a better system comes
+out better because its outputs are better, never from a constant per system:
+
+``coverage``
+    The share of the input the output mentions: for RDF-style triples, the mean
+    over triples of the share of the words of its subject and object found in
+    the output (``Alan_Bean`` -> ``alan``, ``bean``; ``birthPlace`` -> ``birth``,
+    ``place``); for text or a JSON object, the share of the input's content
+    words (three letters or more, a few function words left out; a JSON
+    object's string values) found in the output.
+``repetition``
+    One minus the share of distinct word bigrams among the output's bigrams.
+``fluency``
+    ``1 - repetition`` (0 for an empty output).
+``quality``
+    ``coverage_weight * coverage + (1 - coverage_weight) * fluency``.
+
+A criterion whose ID names fluency (``fluen``, ``grammat``, ``natural``,
+``readab``) is answered from ``fluency``; any other from ``quality``. An
+evaluator has a bias (normal, ``subject_bias_sd``, drawn once per study and
+evaluator); each answer adds normal noise. A Likert answer is
+``1 + round(x * (points - 1))`` and a slider answer ``round(100 * x)`` of the
+noisy value ``x`` clipped to [0, 1]. A preference prefers the left output
+with probability ``1 / (1 + exp(-(q_left - q_right) / temperature))``; when
+the criterion allows ties, a tie comes first with probability
+``tie_rate * exp(-|q_left - q_right| / tie_margin)``. With probability
+``lapse_rate`` an answer is a lapse of attention instead: a value drawn
+uniformly from the scale (``x`` uniform in [0, 1]), or left, right (or tie,
+when allowed) with equal probability. The answer time is
+``time_base_ms + time_per_word_ms * words shown`` times a log-normal factor.
+
+Every draw is seeded with :func:`stecflow.judgments._common.digest_seed` of the
+study seed, the study, the evaluator and the item (and the trial's order), so a
+re-run gives the same answers and one evaluator's answers do not change when
+another is added. Every row produced is labelled ``simulated``.
+
+May import: :mod:`stecflow.core`, :mod:`stecflow.judgments` (``_common``,
+``importers.text``); numpy inside functions.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, fields
+from typing import Any
+
+from stecflow.judgments._common import JudgmentsError, digest_seed
+from stecflow.judgments.importers.text import Criterion
+
+__all__ = [
+    "OutputQuality",
+    "TextSimulationSettings",
+    "output_quality",
+    "simulate_text_answers",
+]
+
+_FLUENCY_WORDS = ("fluen", "grammat", "natural", "readab")
+_STOP = frozenset(
+    [
+        "the",
+        "and",
+        "for",
+        "with",
+        "that",
+        "this",
+        "from",
+        "are",
+        "was",
+        "were",
+        "has",
+        "have",
+        "had",
+        "its",
+        "his",
+        "her",
+        "their",
+        "which",
+        "who",
+        "whom",
+        "what",
+        "when",
+        "where",
+        "into",
+        "onto",
+        "than",
+        "then",
+        "there",
+        "these",
+        "those",
+        "been",
+        "being",
+        "also",
+        "not",
+        "but",
+    ]
+)
+
+
+@dataclass(frozen=True)
+class TextSimulationSettings:
+    """The simulated evaluators' model (config ``judgments.simulation``).
+
+    Attributes
+    ----------
+    coverage_weight : float
+        Weight of coverage in ``quality`` (the rest is fluency).
+    subject_bias_sd : float
+        SD of an evaluator's bias, on the 0-1 quality scale.
+    noise_sd : float
+        SD of the noise of one rating, on the 0-1 scale.
+    temperature : float
+        Scale of the logistic preference between two outputs' qualities.
+    tie_rate, tie_margin : float
+        Probability of a tie for equal qualities, and how fast it decays with
+        their difference.
+    lapse_rate : float
+        Probability that an answer ignores the output (uniform on the scale).
+    time_base_ms, time_per_word_ms, time_sd : float
+        The answer time: base plus words shown, times ``exp(normal(0, time_sd))``.
+    """
+
+    coverage_weight: float = 0.7
+    subject_bias_sd: float = 0.06
+    noise_sd: float = 0.10
+    temperature: float = 0.15
+    tie_rate: float = 0.4
+    tie_margin: float = 0.1
+    lapse_rate: float = 0.05
+    time_base_ms: float = 3000.0
+    time_per_word_ms: float = 150.0
+    time_sd: float = 0.25
+
+    @classmethod
+    def from_mapping(cls, values: Mapping[str, Any] | None) -> TextSimulationSettings:
+        """Build from a config mapping, taking only the keys this model has.
+
+        Raises
+        ------
+        JudgmentsError
+            A value that is not a number of 0 or more (naming
+            ``simulation.<key>``).
+        """
+        known = {f.name for f in fields(cls)}
+        chosen = {k: v for k, v in dict(values or {}).items() if k in known}
+        for key, value in chosen.items():
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int | float)
+                or value < 0
+            ):
+                raise JudgmentsError(
+                    f"{value!r}; expected a number of 0 or more",
+                    field=f"simulation.{key}",
+                )
+        return cls(**{k: float(v) for k, v in chosen.items()})
+
+
+@dataclass(frozen=True)
+class OutputQuality:
+    """The latent quality of one output (see the module docstring)."""
+
+    coverage: float
+    repetition: float
+    fluency: float
+    quality: float
+    words: int
+
+
+def _words(text: str) -> list[str]:
+    spaced = re.sub(r"(?<=[a-z])(?=[A-Z])", " ", text)
+    return [w.lower() for w in re.findall(r"[^\W_]+", spaced)]
+
+
+def _strings(value: Any) -> Iterable[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for v in value.values():
+            yield from _strings(v)
+    elif isinstance(value, list | tuple):
+        for v in value:
+            yield from _strings(v)
+
+
+def _is_triples(value: Any) -> bool:
+    return (
+        isinstance(value, list | tuple)
+        and bool(value)
+        and all(
+            isinstance(t, list | tuple)
+            and len(t) == 3
+            and all(isinstance(p, str) for p in t)
+            for t in value
+        )
+    )
+
+
+def output_quality(
+    source: Any, output: str | None, *, coverage_weight: float = 0.7
+) -> OutputQuality:
+    """The latent quality of *output* for the input *source*.
+
+    Parameters
+    ----------
+    source : str, list of [subject, predicate, object], or mapping
+        The item's input, as the test set holds it.
+    output : str or None
+        The system's output (None or empty: quality 0).
+    coverage_weight : float
+        Weight of coverage in ``quality``.
+
+    Examples
+    --------
+    >>> q = output_quality([["Alan_Bean", "birthPlace", "Wheeler,_Texas"]],
+    ...                    "Alan Bean was born in Wheeler.")
+    >>> q.coverage, q.repetition
+    (0.75, 0.0)
+    >>> output_quality("a red chair", "").quality
+    0.0
+    """
+    words = _words(output or "")
+    if not words:
+        return OutputQuality(0.0, 0.0, 0.0, 0.0, 0)
+    present = set(words)
+    if _is_triples(source):
+        shares = []
+        for subject, _, obj in source:
+            needed = set(_words(subject)) | set(_words(obj))
+            if needed:
+                shares.append(len(needed & present) / len(needed))
+        coverage = sum(shares) / len(shares) if shares else 1.0
+    else:
+        needed = {
+            w
+            for text in _strings(source)
+            for w in _words(text)
+            if len(w) >= 3 and w not in _STOP
+        }
+        coverage = len(needed & present) / len(needed) if needed else 1.0
+    bigrams = list(zip(words, words[1:], strict=False))
+    repetition = 1 - len(set(bigrams)) / len(bigrams) if bigrams else 0.0
+    fluency = 1 - repetition
+    quality = coverage_weight * coverage + (1 - coverage_weight) * fluency
+    return OutputQuality(coverage, repetition, fluency, quality, len(words))
+
+
+def _criterion_quality(criterion: Criterion, q: OutputQuality) -> float:
+    if any(w in criterion.id.lower() for w in _FLUENCY_WORDS):
+        return q.fluency
+    return q.quality
+
+
+def simulate_text_answers(
+    trials: Sequence[Mapping[str, Any]],
+    *,
+    task: str,
+    criteria: Sequence[Criterion],
+    inputs: Mapping[str, Any],
+    outputs: Mapping[tuple[str, str], str | None],
+    seed: int,
+    study: str,
+    settings: TextSimulationSettings | None = None,
+) -> list[dict[str, Any]]:
+    """Answer a text study's trials with simulated evaluators.
+
+    Parameters
+    ----------
+    trials : sequence of mapping
+        The design's trials (``list``, ``order``, ``item``, and ``system`` for a
+        rating study or ``system_left`` and ``system_right`` for a preference
+        study); one simulated evaluator per list, ``sim-<list>``.
+    task : str
+        ``text_rating`` or ``text_preference``.
+    criteria : sequence of Criterion
+        The study's criteria.
+    inputs : mapping
+        Item ID -> the item's input.
+    outputs : mapping
+        (system, item ID) -> the output shown (a missing output counts as
+        empty: quality 0).
+    seed : int
+        The study seed.
+    study : str
+        The study ID (part of every draw's seed).
+    settings : TextSimulationSettings, optional
+        The model's settings.
+
+    Returns
+    -------
+    list of dict
+        One per trial, in the trials' order: ``subject``, ``list``, ``order``,
+        ``item``, ``ratings`` (criterion ID -> value; rating) or
+        ``system_left``, ``system_right``, ``preferred``, ``chosen_system``
+        (preference), ``time_ms``, ``quality`` (the latent qualities used) and
+        ``simulated`` (True).
+
+    Raises
+    ------
+    JudgmentsError
+        An item of the trials has no input (naming the item).
+    """
+    import numpy as np
+
+    config = settings or TextSimulationSettings()
+    cache: dict[tuple[str, str], OutputQuality] = {}
+
+    def quality(system: str, item: str) -> OutputQuality:
+        key = (system, item)
+        if key not in cache:
+            cache[key] = output_quality(
+                inputs[item],
+                outputs.get(key),
+                coverage_weight=config.coverage_weight,
+            )
+        return cache[key]
+
+    biases: dict[str, float] = {}
+    rows = []
+    for trial in trials:
+        item = str(trial["item"])
+        if item not in inputs:
+            raise JudgmentsError(
+                f"item {item!r} of list {trial['list']} is not in the test set",
+                field="item",
+            )
+        subject = f"sim-{trial['list']}"
+        if subject not in biases:
+            rng = np.random.default_rng(digest_seed(seed, study, subject, "bias"))
+            biases[subject] = float(rng.normal(0.0, config.subject_bias_sd))
+        rng = np.random.default_rng(
+            digest_seed(seed, study, subject, item, trial["order"])
+        )
+        row: dict[str, Any] = {
+            "subject": subject,
+            "list": trial["list"],
+            "order": int(trial["order"]),
+            "item": item,
+            "simulated": True,
+        }
+        if task == "text_rating":
+            q = quality(str(trial["system"]), item)
+            ratings = {}
+            for criterion in criteria:
+                x = _criterion_quality(criterion, q) + biases[subject]
+                x = min(1.0, max(0.0, x + float(rng.normal(0.0, config.noise_sd))))
+                if rng.random() < config.lapse_rate:
+                    x = float(rng.random())
+                if criterion.scale == "likert":
+                    points = criterion.points or 5
+                    ratings[criterion.id] = 1 + round(x * (points - 1))
+                else:
+                    ratings[criterion.id] = round(100 * x)
+            row.update(system=trial["system"], ratings=ratings, quality=q.quality)
+            shown = q.words
+        else:
+            left, right = str(trial["system_left"]), str(trial["system_right"])
+            ql, qr = quality(left, item), quality(right, item)
+            criterion = criteria[0]
+            a, b = _criterion_quality(criterion, ql), _criterion_quality(criterion, qr)
+            difference = a - b
+            u_tie, u_side, u_lapse = rng.random(), rng.random(), rng.random()
+            p_tie = config.tie_rate * math.exp(
+                -abs(difference) / max(config.tie_margin, 1e-9)
+            )
+            p_left = 1 / (1 + math.exp(-difference / max(config.temperature, 1e-9)))
+            if u_lapse < config.lapse_rate:  # a lapse: any answer, equally likely
+                options = (
+                    ("left", "right", "tie")
+                    if criterion.allow_tie
+                    else ("left", "right")
+                )
+                preferred = options[min(int(u_side * len(options)), len(options) - 1)]
+                chosen = {"left": left, "right": right}.get(preferred)
+            elif criterion.allow_tie and u_tie < p_tie:
+                preferred, chosen = "tie", None
+            elif u_side < p_left:
+                preferred, chosen = "left", left
+            else:
+                preferred, chosen = "right", right
+            row.update(
+                system_left=left,
+                system_right=right,
+                preferred=preferred,
+                chosen_system=chosen,
+                quality=(a, b),
+            )
+            shown = ql.words + qr.words
+        factor = math.exp(float(rng.normal(0.0, config.time_sd)))
+        row["time_ms"] = round(
+            (config.time_base_ms + config.time_per_word_ms * shown) * factor
+        )
+        rows.append(row)
+    return rows
