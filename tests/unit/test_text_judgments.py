@@ -601,3 +601,219 @@ def test_simulation_depends_on_outputs_not_on_system_names():
             seed=1,
             study="tr",
         )
+
+
+# ----------------------------------------------------------------- analyses
+
+
+def _text_config(analyses=None) -> dict:
+    """The parts of a text campaign's config that analysis_specs reads."""
+    return {
+        "scoring": {"metrics": [{"id": "string_accuracy"}]},
+        "studies": [
+            {**RATING, "systems": ["org/good", "org/rules", "org/weak"]},
+            {**PREFERENCE, "systems": ["org/good", "org/rules", "org/weak"]},
+        ],
+        "statistics": {"analyses": analyses or []},
+    }
+
+
+def _merged_study(tmp_path: Path, task: str) -> Path:
+    """results/judgments/<study>.tsv and its summary, from a simulated study."""
+    study = RATING if task == "text_rating" else PREFERENCE
+    design = _sim_design(tmp_path, task)
+    sim = tmp_path / f"{study['id']}-sim.tsv"
+    simulate_text_study(
+        design, _testset(tmp_path), _system_outputs(), sim, study=study, seed=7
+    )
+    folder = tmp_path / "judgments"
+    merge_text_study(
+        design,
+        [sim],
+        None,
+        folder / f"{study['id']}.tsv",
+        folder / "quality" / f"{study['id']}.tsv",
+        folder / "measures" / f"{study['id']}.tsv",
+        folder / "summary" / f"{study['id']}.json",
+        study=study,
+    )
+    return folder / f"{study['id']}.tsv"
+
+
+def _analysed(tmp_path: Path) -> Path:
+    path = tmp_path / "analysed.tsv"
+    rows = [
+        {"team": "org", "system": s, "label": s.upper(), "properties": ""}
+        for s in ("good", "rules", "weak")
+    ]
+    write_tsv(rows, ["team", "system", "label", "properties"], path)
+    return path
+
+
+def _run(tmp_path: Path, spec: dict, judgments: dict) -> tuple[dict, list[dict]]:
+    from stecflow.analysis.analyses import run_analysis
+
+    record = run_analysis(
+        spec,
+        tmp_path / "no-items.tsv",
+        _analysed(tmp_path),
+        tmp_path / "stats" / f"{spec['id']}.tsv",
+        tmp_path / "stats" / f"{spec['id']}.json",
+        judgments=judgments,
+    )
+    return record, read_tsv(tmp_path / "stats" / f"{spec['id']}.tsv")
+
+
+def test_default_analyses_of_text_studies():
+    from stecflow.analysis.analyses import analysis_specs
+
+    specs = analysis_specs(_text_config())
+    text = [
+        (s["id"], s["test"], s.get("measure")) for s in specs if s["source"] != "scores"
+    ]
+    assert text == [
+        ("tr-fluency-anova", "anova", "fluency"),
+        ("tr-fluency-tukey", "tukey", "fluency"),
+        ("tr-adequacy-anova", "anova", "adequacy"),
+        ("tr-adequacy-tukey", "tukey", "adequacy"),
+        ("tp-preference", "preference", None),
+    ]
+    assert specs[1]["criteria"] == ["fluency", "adequacy"]
+    assert specs[0]["id"] == "accuracy-kruskal"  # the scores' default stays
+
+
+def test_text_analysis_config_errors_name_the_field():
+    from stecflow.analysis.analyses import analysis_specs
+    from stecflow.core.errors import ConfigError
+
+    def fails(entry, match, field):
+        with pytest.raises(ConfigError, match=match) as err:
+            analysis_specs(_text_config([entry]))
+        assert err.value.field == field
+
+    fails(
+        {"id": "a", "test": "anova", "source": "tr", "measure": "clarity"},
+        "unknown measure 'clarity'; measures here: fluency, adequacy",
+        "statistics.analyses[0].measure",
+    )
+    fails(
+        {"id": "a", "test": "anova", "source": "tp", "measure": "overall"},
+        "analyse it with test preference",
+        "statistics.analyses[0].test",
+    )
+    fails(
+        {"id": "a", "test": "preference", "source": "tr"},
+        "'tr' is not a text_preference study",
+        "statistics.analyses[0].source",
+    )
+    fails(
+        {"id": "a", "test": "preference", "source": "tp", "reference": "org/none"},
+        "reference 'org/none' is not a system of study tp",
+        "statistics.analyses[0].reference",
+    )
+    fails(
+        {"id": "a", "test": "preference", "source": "tp", "factors": ["system"]},
+        "factors does not apply",
+        "statistics.analyses[0].factors",
+    )
+
+
+def test_schema_accepts_the_text_analyses():
+    import jsonschema
+    import yaml
+
+    from tests.conftest import REPO
+
+    schema = yaml.safe_load(
+        (REPO / "workflow" / "schemas" / "config.schema.yaml").read_text()
+    )
+    analyses = schema["properties"]["statistics"]["properties"]["analyses"]
+    validator = jsonschema.Draft202012Validator(analyses)
+    validator.validate(
+        [
+            {
+                "id": "tp-bt",
+                "test": "preference",
+                "source": "tp",
+                "reference": "org/weak",
+            },
+            {"id": "tr-fl", "test": "mixed", "source": "tr", "measure": "fluency"},
+        ]
+    )
+    with pytest.raises(jsonschema.ValidationError):
+        validator.validate([{"id": "x", "test": "preference", "reference": "a b"}])
+
+
+def test_anova_and_mixed_of_a_rating_criterion(tmp_path):
+    from scipy.stats import f_oneway
+
+    from stecflow.analysis.analyses import analysis_specs
+
+    path = _merged_study(tmp_path, "text_rating")
+    (anova, mixed) = analysis_specs(
+        _text_config(
+            [
+                {"id": "a", "test": "anova", "source": "tr", "measure": "adequacy"},
+                {"id": "m", "test": "mixed", "source": "tr", "measure": "fluency"},
+            ]
+        )
+    )
+    record, rows = _run(tmp_path, anova, {"tr": path})
+    trials = pd.read_csv(path, sep="\t")
+    trials = trials[trials["in_analysis"]]
+    groups = [g["adequacy"].to_numpy() for _, g in trials.groupby("system")]
+    expected = f_oneway(*groups)
+    system_row = next(r for r in rows if r["source"] == "system")
+    assert float(system_row["f"]) == pytest.approx(expected.statistic)
+    assert float(system_row["p_val"]) == pytest.approx(expected.pvalue)
+    assert record["systems"] == ["GOOD", "RULES", "WEAK"]
+    assert record["n_observations"] == len(trials) == 72
+    assert record["judgments"]["tr"]["simulated"] is True
+    record, rows = _run(tmp_path, mixed, {"tr": path})
+    assert record["n_observations"] == 72
+    # balanced and crossed (every evaluator rates each system 4 times, every item
+    # is shown by each system twice): the means-coded estimates are the raw means
+    means = trials.groupby("system")["fluency"].mean()
+    fixed = {r["term"]: float(r["estimate"]) for r in rows if r["effect"] == "fixed"}
+    assert fixed == pytest.approx(
+        {s.split("/")[1].upper(): m for s, m in means.items()}
+    )
+    assert {r["n_subjects"] for r in rows} == {"6"}
+
+
+def test_preference_analysis_equals_bradley_terry_on_the_judgments(tmp_path):
+    from stecflow.analysis.analyses import PREFERENCE_COLUMNS, analysis_specs
+
+    path = _merged_study(tmp_path, "text_preference")
+    (spec,) = analysis_specs(
+        _text_config(
+            [
+                {
+                    "id": "bt",
+                    "test": "preference",
+                    "source": "tp",
+                    "reference": "org/weak",
+                }
+            ]
+        )
+    )
+    record, rows = _run(tmp_path, spec, {"tp": path})
+    assert list(rows[0]) == list(PREFERENCE_COLUMNS)
+    trials = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    trials = trials[trials["in_analysis"] == "true"].replace(
+        {"org/good": "GOOD", "org/rules": "RULES", "org/weak": "WEAK"}
+    )
+    expected = bradley_terry(trials, reference="WEAK").set_index("system")
+    assert [r["system"] for r in rows] == list(expected.index)
+    for r in rows:
+        e = expected.loc[r["system"]]
+        assert float(r["strength"]) == pytest.approx(e["strength"], abs=1e-9)
+        assert r["reference"] == "WEAK"
+        if r["system"] != "WEAK":
+            assert float(r["p_value"]) == pytest.approx(e["p_value"])
+    good = next(r for r in rows if r["system"] == "GOOD")
+    assert int(good["n"]) == int(good["wins"]) + int(good["losses"]) + int(good["ties"])
+    assert len(record["pairs"]) == 3
+    assert record["model"]["ties"] == "half"
+    assert record["n_trials"] == len(trials)
+    assert record["awaiting_responses"] == []

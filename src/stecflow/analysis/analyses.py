@@ -20,7 +20,13 @@ for the situated task of seed 000 (:mod:`stecflow.analysis.situated`)
 ``situated_ttests`` (paired t-tests over the evaluators of a
 ``situated_identification`` study, the only kind such a study takes) and
 ``confusion`` (each instance's TP/FP/FN/TN per system and each system's P, R, F,
-from the decision metrics' item scores).
+from the decision metrics' item scores). A ``text_rating`` study (issue #16) is
+analysed per criterion through the kinds above (``measure: <criterion id>``: the
+criterion's column of its judgments table, the trials ``in_analysis``); a
+``text_preference`` study takes ``preference`` only: per system its
+Bradley-Terry strength (:func:`stecflow.stats.preference.bradley_terry`, ties
+split half and half) tested against a reference system, with its wins, losses,
+ties and win rate (Wilson interval), and in the JSON the pairwise win rates.
 
 Factors are columns of the data (:data:`SCORE_FACTORS` for scores,
 :data:`STUDY_FACTORS` for a study's trials) or system properties the campaign
@@ -88,6 +94,40 @@ TESTS = (
     "property_means",
     "situated_ttests",
     "confusion",
+    "preference",
+)
+
+#: The tasks of the text studies (issue #16): ratings per criterion, and
+#: pairwise preferences (analysed by ``preference`` only).
+TEXT_RATING_TASK = "text_rating"
+TEXT_PREFERENCE_TASK = "text_preference"
+
+#: Keys a ``preference`` analysis may have.
+PREFERENCE_KEYS = ("id", "test", "source", "reference")
+
+#: Columns of a ``preference`` analysis's table (one row per system, best first).
+PREFERENCE_COLUMNS = (
+    "system",
+    "rank",
+    "n",
+    "wins",
+    "losses",
+    "ties",
+    "win_rate",
+    "win_rate_ci_low",
+    "win_rate_ci_high",
+    "strength",
+    "se",
+    "worth",
+    "reference",
+    "diff",
+    "se_diff",
+    "ci_low",
+    "ci_high",
+    "z",
+    "p_value",
+    "computable",
+    "reason",
 )
 
 #: The task of a situated identification study (seed 000), which only
@@ -162,7 +202,31 @@ ITEM_TABLE_COLUMNS = (
 
 
 def _study_measures(study: Mapping[str, Any]) -> list[str]:
+    if study["task"] == TEXT_RATING_TASK:
+        return _criteria(study)
     return [m for m, (*_, tasks) in JUDGMENT_MEASURES.items() if study["task"] in tasks]
+
+
+def _criteria(study: Mapping[str, Any]) -> list[str]:
+    """The criterion IDs of a text study (its measures)."""
+    return [str(c["id"]) for c in study.get("criteria") or [] if c.get("id")]
+
+
+def _measure_column(
+    measure: str, criteria: Sequence[str] = ()
+) -> tuple[str, str, bool]:
+    """(column, flag, higher is better) of a study measure.
+
+    A text study's criterion is its own column of the judgments table, over the
+    trials ``in_analysis``, higher better; the REG measures are
+    :data:`JUDGMENT_MEASURES`. *criteria* (the source study's) win over the REG
+    names; a name that is neither (a criterion of a correlation's
+    ``<study>:<criterion>``, checked by :func:`analysis_specs`) is a criterion.
+    """
+    if measure in criteria or measure not in JUDGMENT_MEASURES:
+        return measure, "in_analysis", True
+    column, flag, higher, _ = JUDGMENT_MEASURES[measure]
+    return column, flag, higher
 
 
 def _decision_metric_ids(metrics: Mapping[str, Any]) -> list[str]:
@@ -209,6 +273,19 @@ def _default_analyses(
             out.append(
                 {"id": f"{sid}-ttests", "test": "situated_ttests", "source": sid}
             )
+        elif study["task"] == TEXT_PREFERENCE_TASK:
+            out.append({"id": f"{sid}-preference", "test": "preference", "source": sid})
+        elif study["task"] == TEXT_RATING_TASK:
+            for measure in _criteria(study):
+                out += [
+                    {
+                        "id": f"{sid}-{measure}-{test}",
+                        "test": test,
+                        "source": sid,
+                        "measure": measure,
+                    }
+                    for test in ("anova", "tukey")
+                ]
         elif study["task"] == "rating":
             for measure in ("adequacy", "fluency"):
                 out += [
@@ -321,6 +398,8 @@ def _checked_spec(
     test = entry["test"]
     if test in SITUATED_KEYS:
         return _checked_situated_spec(entry, where, metrics, studies, seen)
+    if test == "preference":
+        return _checked_preference_spec(entry, where, studies, seen)
     default_factors: list[str] = [] if test == "ttest" else ["system"]
     if test == "property_means":
         default_factors = list(declared)
@@ -345,6 +424,14 @@ def _checked_spec(
                 f" test situated_ttests, not {test}",
                 field=f"{where}.test",
             )
+        if studies[spec["source"]]["task"] == TEXT_PREFERENCE_TASK:
+            raise ConfigError(
+                f"{spec['source']} is a {TEXT_PREFERENCE_TASK} study: analyse it"
+                f" with test preference, not {test}",
+                field=f"{where}.test",
+            )
+        if studies[spec["source"]]["task"] == TEXT_RATING_TASK:
+            spec["criteria"] = _criteria(studies[spec["source"]])
         valid = _study_measures(studies[spec["source"]])
         if test in MULTI_MEASURE_TESTS:  # a study's measures and metrics joined
             valid += [m for m, metric in metrics.items() if metric.level != "corpus"]
@@ -445,6 +532,44 @@ def _checked_spec(
                 f" factors ({', '.join(spec['factors'])})",
                 field=f"{where}.terms",
             )
+    return spec
+
+
+def _checked_preference_spec(
+    entry: Mapping[str, Any],
+    where: str,
+    studies: Mapping[str, Mapping[str, Any]],
+    seen: set[str],
+) -> dict[str, Any]:
+    """A ``preference`` entry: its source must be a text_preference study."""
+    spec = dict(entry)
+    if spec["id"] in seen:
+        raise ConfigError(f"analysis ID {spec['id']!r} is used twice", field=where)
+    seen.add(spec["id"])
+    extra = sorted(set(spec) - set(PREFERENCE_KEYS))
+    if extra:
+        raise ConfigError(
+            f"{extra[0]} does not apply to a preference analysis (keys: "
+            + ", ".join(PREFERENCE_KEYS)
+            + ")",
+            field=f"{where}.{extra[0]}",
+        )
+    preference = [s for s, st in studies.items() if st["task"] == TEXT_PREFERENCE_TASK]
+    if spec.get("source") not in preference:
+        what = "not" if spec.get("source") in studies else "unknown: give"
+        raise ConfigError(
+            f"source {spec.get('source')!r} is {what} a {TEXT_PREFERENCE_TASK}"
+            f" study ({', '.join(preference) or 'none is configured'})",
+            field=f"{where}.source",
+        )
+    systems = [str(s) for s in studies[spec["source"]].get("systems") or []]
+    reference = spec.get("reference")
+    if reference is not None and systems and reference not in systems:
+        raise ConfigError(
+            f"reference {reference!r} is not a system of study {spec['source']}"
+            f" ({', '.join(systems)})",
+            field=f"{where}.reference",
+        )
     return spec
 
 
@@ -743,6 +868,7 @@ def _trial_frame(
     measures: Sequence[str],
     labels: Mapping[tuple[str, str], str],
     items_path: str | Path,
+    criteria: Sequence[str] = (),
 ) -> Any:
     """A study's analysed trials, one column per measure (NaN where not analysed).
 
@@ -757,18 +883,18 @@ def _trial_frame(
     frame = frame[frame["system"] != ""].copy()
     pairs = [tuple(s.split("/", 1)) for s in frame["system"]]
     frame["label"] = [labels.get(p, f"{p[0]}/{p[1]}") for p in pairs]
-    study = [m for m in measures if m in JUDGMENT_MEASURES]
-    flags = {JUDGMENT_MEASURES[m][1] for m in study}
+    study = [m for m in measures if m in JUDGMENT_MEASURES or m in criteria]
+    flags = {_measure_column(m, criteria)[1] for m in study}
     if flags:
         frame = frame[frame[list(flags)].eq("true").any(axis=1)].copy()
     for name in study:
-        column, flag, _, _ = JUDGMENT_MEASURES[name]
+        column, flag, _ = _measure_column(name, criteria)
         values = pd.to_numeric(
             frame[column].replace({"true": "1", "false": "0", "": "nan"})
         )
         frame[name] = values.where(frame[flag] == "true")
     for name in measures:
-        if name in JUDGMENT_MEASURES:
+        if name in study:
             continue
         scores = _item_frame(items_path, name)
         lookup = scores.set_index(["label", "item"])["value"]
@@ -805,12 +931,15 @@ def _item_frame(items_path: str | Path, measure: str) -> Any:
 
 
 def _judgment_frame(
-    judgments_path: str | Path, measure: str, labels: Mapping[tuple[str, str], str]
+    judgments_path: str | Path,
+    measure: str,
+    labels: Mapping[tuple[str, str], str],
+    criteria: Sequence[str] = (),
 ) -> Any:
     """Trials analysed for one judgment measure, with ``label`` and ``value``."""
     import pandas as pd
 
-    column, flag, _, _ = JUDGMENT_MEASURES[measure]
+    column, flag, _ = _measure_column(measure, criteria)
     frame = pd.read_csv(judgments_path, sep="\t", dtype=str, keep_default_na=False)
     frame = frame[(frame[flag] == "true") & (frame["system"] != "")].copy()
     frame["value"] = pd.to_numeric(
@@ -968,6 +1097,10 @@ def run_analysis(
         "spec": dict(spec),
         "settings": {"ss_type": ss_type, "digits": digits, "posthoc": posthoc},
     }
+    if test == "preference":
+        return _run_preference(
+            spec, judgments, labels, out_tsv, out_json, record, alpha=alpha
+        )
     if test in SITUATED_KEYS:
         return _run_situated(
             spec,
@@ -1102,6 +1235,128 @@ def _run_situated(
     return record
 
 
+def _run_preference(
+    spec: Mapping[str, Any],
+    judgments: Mapping[str, str | Path],
+    labels: Mapping[tuple[str, str], str],
+    out_tsv: str | Path,
+    out_json: str | Path,
+    record: dict[str, Any],
+    *,
+    alpha: float,
+) -> dict[str, Any]:
+    """``preference``: Bradley-Terry strengths and win rates of a preference study.
+
+    The trials are those of ``judgments/<study>.tsv`` in the analysis; systems
+    are named by their labels (``team/system`` when not analysed). The table
+    has one row per system (:data:`PREFERENCE_COLUMNS`, best first); the JSON
+    adds the pairwise win rates (``pairs``), how ties entered the model, its
+    log-likelihood and the reference.
+    """
+    import pandas as pd
+
+    from stecflow.stats.preference import (
+        bradley_terry,
+        pairwise_preferences,
+        preference_counts,
+    )
+
+    study = spec["source"]
+    path = judgments[study]
+    frame = pd.read_csv(path, sep="\t", dtype=str, keep_default_na=False)
+    missing = [
+        c
+        for c in ("system_left", "system_right", "preferred", "in_analysis")
+        if c not in frame.columns
+    ]
+    if missing:
+        raise ConfigError(
+            f"{path} has no column {missing[0]}: not the judgments of a"
+            f" {TEXT_PREFERENCE_TASK} study",
+            field=f"{spec['id']}.source",
+        )
+    frame = frame[frame["in_analysis"] == "true"]
+
+    def label(system: str) -> str:
+        team, _, name = system.partition("/")
+        return labels.get((team, name), system)
+
+    trials = pd.DataFrame(
+        {
+            "system_left": frame["system_left"].map(label),
+            "system_right": frame["system_right"].map(label),
+            "preferred": frame["preferred"],
+        }
+    )
+    confidence = 1 - alpha
+    reference = spec.get("reference")
+    systems = sorted(set(trials["system_left"]) | set(trials["system_right"]))
+    if reference is not None:
+        reference = label(str(reference))
+        if reference not in systems:
+            reference = None  # not compared (yet): the first system by name
+    rows: list[dict[str, Any]] = []
+    pairs: list[dict[str, Any]] = []
+    model: dict[str, Any] = {"ties": "half", "reference": reference}
+    if len(trials):
+        counts = preference_counts(trials, confidence=confidence).set_index("system")
+        bt = bradley_terry(trials, reference=reference, confidence=confidence)
+        for r in bt.to_dict("records"):
+            c = counts.loc[r["system"]]
+            rows.append(
+                {
+                    **{k: r[k] for k in PREFERENCE_COLUMNS if k in r},
+                    "n": int(c["n"]),
+                    "wins": int(c["wins"]),
+                    "losses": int(c["losses"]),
+                    "ties": int(c["ties"]),
+                    "win_rate": float(c["win_rate"]),
+                    "win_rate_ci_low": float(c["ci_low"]),
+                    "win_rate_ci_high": float(c["ci_high"]),
+                }
+            )
+        if not bool(bt["computable"].iloc[0]):  # no ranks: best win rate first
+            rows.sort(key=lambda r: (-r["win_rate"], r["system"]))
+        pairs = pairwise_preferences(trials, confidence=confidence).to_dict("records")
+        first = bt.iloc[0]
+        model.update(
+            reference=str(first["reference"]),
+            computable=bool(first["computable"]),
+            reason=str(first["reason"]),
+            log_likelihood=float(first["log_likelihood"]),
+        )
+    record["settings"] = {
+        "confidence": confidence,
+        "ties": "split half and half (a tie is half a win for each side)",
+        "win_rate": "(wins + ties / 2) / comparisons, Wilson interval",
+        "pairs_test": "two-sided exact binomial test of wins, ties left out",
+    }
+    record["model"] = model
+    record["systems"] = systems
+    record["n_trials"] = len(trials)
+    record["pairs"] = pairs
+    record["text"] = [
+        {
+            "about": r["system"],
+            "text": f"{r['system']}: win rate {r['win_rate']:.2f}"
+            f" [{r['win_rate_ci_low']:.2f}, {r['win_rate_ci_high']:.2f}]"
+            + (
+                f", Bradley-Terry strength {r['strength']:.2f} (SE {r['se']:.2f})"
+                if r.get("computable")
+                else ""
+            ),
+        }
+        for r in rows
+    ]
+    info = _judgment_settings(path)
+    record["judgments"] = {study: info}
+    record["awaiting_responses"] = [study] if info["awaiting_responses"] else []
+    write_tsv(rows, list(PREFERENCE_COLUMNS), out_tsv)
+    write_json(record, out_json)
+    log.info("%s: %d systems, %d trials", spec["id"], len(rows), len(trials))
+    return record
+
+
 def _design_factors(spec: Mapping[str, Any]) -> list[str]:
     """The factors whose cells the design check counts."""
     if spec["test"] == "ttest":
@@ -1194,15 +1449,24 @@ def _run_item_analysis(
         if source == "scores":
             frame = _score_frame(items_path, measures)
         else:
-            frame = _trial_frame(judgments[source], measures, labels, items_path)
+            frame = _trial_frame(
+                judgments[source],
+                measures,
+                labels,
+                items_path,
+                spec.get("criteria") or (),
+            )
         best_high = True
     else:
         if source == "scores":
             frame = _item_frame(items_path, spec["measure"])
             best_high = (higher_is_better or {}).get(spec["measure"], True)
         else:
-            frame = _judgment_frame(judgments[source], spec["measure"], labels)
-            best_high = JUDGMENT_MEASURES[spec["measure"]][2]
+            criteria = spec.get("criteria") or ()
+            frame = _judgment_frame(
+                judgments[source], spec["measure"], labels, criteria
+            )
+            best_high = _measure_column(spec["measure"], criteria)[2]
         measures = ["value"]
     properties = system_properties(systems_path)
     named = [*spec.get("factors", [])]
