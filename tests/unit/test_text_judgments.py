@@ -271,6 +271,34 @@ def test_rating_file_errors_name_file_line_and_column(tmp_path):
     assert err.value.field == "criteria[0].scale"
 
 
+def test_offline_files_and_undecodable_bytes(tmp_path):
+    rows = [{**r, "session_status": "offline"} for r in _rating_rows()[:3]]
+    offline = _responses(tmp_path / "off.tsv", "text_rating", RATING["criteria"], rows)
+    criteria = criteria_from_config(RATING["criteria"], "text_rating")
+    result = read_text_responses(offline, task="text_rating", criteria=criteria)
+    assert result.source_format == "offline"
+    assert [r["time_ms"] for r in result.rows] == [4000, 5000, 4500]
+    data = offline.read_bytes().split(b"\n")
+    data[2] = data[2].replace(b"s1", b"s\xff1")
+    broken = tmp_path / "broken.tsv"
+    broken.write_bytes(b"\n".join(data))
+    with pytest.raises(JudgmentsError, match="not valid utf-8") as err:
+        read_text_responses(broken, task="text_rating", criteria=criteria)
+    assert (err.value.file, err.value.line) == (str(broken), 3)
+    bad_testset = tmp_path / "testset.jsonl"
+    bad_testset.write_text('{"id": "t1", "input": "a chair"}\n{"id": 2}\n')
+    with pytest.raises(JudgmentsError, match="string id") as err:
+        simulate_text_study(
+            _rating_design(tmp_path),
+            bad_testset,
+            {},
+            tmp_path / "sim.tsv",
+            study=RATING,
+            seed=1,
+        )
+    assert (err.value.line, err.value.field) == (2, "id")
+
+
 def test_rating_design_join_problems(tmp_path):
     rows = _rating_rows()
     rows.append(dict(rows[0]))  # duplicate of s1's trial 1 (line 7)
@@ -296,7 +324,7 @@ def test_rating_corrections_change_and_exclude(tmp_path):
     corrections = tmp_path / "corrections.tsv"
     corrections.write_text(
         "session\torder\tfield\told_value\tnew_value\treason\n"
-        "s1\t1\tfluency\t5\t4\tslider slipped\n"
+        "s1\t1\tfluency\t5.0\t4\tslider slipped\n"
         "s2\t2\texclude\t\ttrue\tread aloud by the experimenter\n"
     )
     summary, out = _merge(

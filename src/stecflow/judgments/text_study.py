@@ -446,7 +446,7 @@ def _apply_corrections(
             old = trial["ratings"].get(name)
             trial["ratings"][name] = c["new_value"]
         old_text = _plain_text(old)
-        if c.get("old_value") is not None and c["old_value"] != old_text:
+        if c.get("old_value") is not None and not _same(c["old_value"], old):
             raise JudgmentsError(
                 f"old_value {c['old_value']!r} is not the trial's value {old_text!r}",
                 file=source,
@@ -488,6 +488,17 @@ def _apply_corrections(
             }
         )
     return report, problems
+
+
+def _same(expected: str, value: Any) -> bool:
+    """Whether a correction's ``old_value`` is the trial's value (numbers by value)."""
+    if isinstance(value, float):
+        try:
+            number = parse_number(expected)
+        except ValueError:
+            return False
+        return number is not None and abs(number - value) < 1e-9
+    return expected == _plain_text(value)
 
 
 def _plain_text(value: Any) -> str:
