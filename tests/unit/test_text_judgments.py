@@ -443,6 +443,8 @@ def test_preference_merge_counts_and_bradley_terry(tmp_path):
     )
     assert (ab["n"], ab["wins_a"], ab["wins_b"], ab["ties"]) == (4, 3, 1, 0)
     assert summary["settings"]["preference"]["ties"] == "half"
+    # p1 llrrtl, p2 rllrrt: 5 left, 5 right, 2 ties
+    assert summary["sides"] == {"left": 5, "right": 5, "tie": 2}
 
 
 def test_preference_import_checks_chosen_system_and_outcome(tmp_path):

@@ -1135,6 +1135,13 @@ def merge_text_study(
     }
     if task == "text_preference":
         summary["pairs"] = pairs
+        # how often each side won: a check of position bias (the design
+        # counterbalances the sides; a large imbalance is worth a look)
+        summary["sides"] = dict(
+            sorted(
+                Counter(str(r["preferred"]) for r in table if r["in_analysis"]).items()
+            )
+        )
     write_tsv(table, columns, judgments_path)
     write_tsv(problems, QUALITY_COLUMNS, quality_path)
     write_tsv(measure_rows, measure_columns, measures_path)
