@@ -365,3 +365,41 @@ def test_the_broken_submission_has_its_problems_in_its_bytes(fresh, splits) -> N
     assert json.loads(lines[30])["output"].strip() == ""
     assert ids[30] == "t030"
     assert set(ids) - {"t999"} == set(test_ids) - {"t005"}
+
+
+# --- the campaign config -----------------------------------------------------------
+
+
+def test_the_config_names_the_demo_files() -> None:
+    config = yaml.safe_load((ROOT / "config" / "text-demo.yaml").read_text("utf-8"))
+    assert config["results"] == "results/text-demo"
+    assert config["campaign"]["tasks"] == ["text_generation"]
+    data = config["data"]
+    assert data["format"] == "text" and data["subsets"] == ["category", "seen"]
+    for key in ("testset", "train", "dev"):
+        assert (ROOT / data[key]).is_file()
+    assert (ROOT / config["submissions"]["root"]) == SUBMISSIONS
+    assert config["campaign"]["deadline"] == demo.DEADLINE
+    assert [m["id"] for m in config["scoring"]["metrics"]] == [
+        "bleu",
+        "chrf",
+        "ter",
+        "rouge_l",
+        "string_accuracy",
+        "se",
+    ]
+    assert config["studies"] == []
+    # the commented example of the text studies is valid YAML naming demo systems
+    text = (ROOT / "config" / "text-demo.yaml").read_text("utf-8")
+    block = text.split("# studies:\n", 1)[1].split("\nstudies: []", 1)[0]
+    example = yaml.safe_load(
+        "studies:\n" + "\n".join(line[2:] for line in block.splitlines())
+    )
+    systems = {s for study in example["studies"] for s in study["systems"]}
+    assert systems == {
+        "organisers/template",
+        "organisers/rules",
+        "organisers/weak",
+        "human/ref",
+    }
+    assert all((SUBMISSIONS / s / "system.yaml").is_file() for s in systems)
