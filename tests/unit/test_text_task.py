@@ -420,10 +420,26 @@ def test_bytes_and_limits(items):
         ("byte_order_mark", 1, None, "error")
     ]
     broken = data.replace(b"Alan", b"Al\xe9n")
-    assert _problems(broken, "o.jsonl", items) == [("undecodable", 4, None, "error")]
+    # the lines around bad bytes are still read and checked: the empty fifth
+    # output is still a warning, a line repeated after the bad one an error
+    empty = ("empty_output", 5, "item t5", "warning")
+    assert _problems(broken, "o.jsonl", items) == [
+        ("undecodable", 4, None, "error"),
+        empty,
+    ]
     assert _problems(broken.replace(b"\n", b"\r\n"), "o.txt", items) == [
         ("undecodable", 4, None, "error")
     ]
+    lines = broken.split(b"\n")
+    again = b"\n".join([*lines[:5], lines[0], *lines[5:]])
+    assert sorted(_problems(again, "o.jsonl", items)) == sorted(
+        [("undecodable", 4, None, "error"), ("duplicate_item", 6, "item t1", "error"),
+         empty]
+    )  # fmt: skip
+    outputs, _ = read_outputs(broken, "o.jsonl", items, ["word_string"])
+    assert len(outputs) == 5 and "\ufffd" in outputs[3].word_string
+    gem = b'{"language": "en", "values": ["Al\xe9n"]}'
+    assert _problems(gem, "o.json", items) == [("undecodable", 1, None, "error")]
     long = _jsonl(["x" * 11, "a", "b", "c", "d"])
     assert _problems(long, "o.jsonl", items, Limits(max_word_string_chars=10)) == [
         ("string_too_long", 1, "item t1", "error")

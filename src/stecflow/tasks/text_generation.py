@@ -233,8 +233,29 @@ def _decoded(
     try:
         return _decode(data, label, len(data)), []
     except CorpusError as exc:
-        code = "byte_order_mark" if "byte-order" in exc.message else "undecodable"
-        return None, [Problem(code, exc.message, label, exc.line)]
+        if "byte-order" in exc.message:
+            return None, [Problem("byte_order_mark", exc.message, label, exc.line)]
+    if label.endswith(".json"):  # one document: nothing to read around the bytes
+        text = data.decode("utf-8", errors="replace")
+        line = text.count("\n", 0, text.index("\ufffd")) + 1
+        message = "bytes are not valid UTF-8; save the file as UTF-8"
+        return None, [Problem("undecodable", message, label, line)]
+    # A line-based file: every line with bad bytes is an error, and the other
+    # lines are still read and checked (the bad ones as replacement characters).
+    problems = []
+    for n, raw in enumerate(data.split(b"\n"), 1):
+        try:
+            raw.decode("utf-8")
+        except UnicodeDecodeError:
+            problems.append(
+                Problem(
+                    "undecodable",
+                    "bytes on this line are not valid UTF-8; save the file as UTF-8",
+                    label,
+                    n,
+                )
+            )
+    return data.decode("utf-8", errors="replace"), problems
 
 
 def _entries_jsonl(
