@@ -1,0 +1,129 @@
+"""The data-to-text campaign (config/text-demo.yaml) end to end.
+
+The demo's test set is JSON Lines with three references per input; its systems
+submit in the three outputs formats (JSON Lines, plain text, GEM-style JSON), one
+submission is broken and one late. The scores must equal sacreBLEU's command line
+on the same texts, per subset of the inputs' meta fields too.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from stecflow.core.io import read_tsv
+from tests.conftest import REPO
+from tests.workflow.helpers import planned_jobs, snakemake
+
+pytestmark = pytest.mark.workflow
+
+CONFIG = "config/text-demo.yaml"
+DEMO = REPO / "resources" / "text-demo"
+
+
+@pytest.fixture(scope="module")
+def checkout(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("text-checkout")
+    shutil.copytree(REPO / "config", folder / "config")
+    shutil.copytree(DEMO, folder / "resources" / "text-demo")
+    snakemake(folder, "--configfile", CONFIG)
+    return folder
+
+
+def _sacrebleu(tmp: Path, hyps: list[str], refs: list[list[str]]) -> dict:
+    """sacreBLEU's command line on *hyps* against the reference streams."""
+    (tmp / "hyp.txt").write_text("".join(h + "\n" for h in hyps), encoding="utf-8")
+    ref_files = []
+    for n, stream in enumerate(zip(*refs, strict=True)):
+        path = tmp / f"ref{n}.txt"
+        path.write_text("".join(r + "\n" for r in stream), encoding="utf-8")
+        ref_files.append(str(path))
+    done = subprocess.run(
+        [sys.executable, "-m", "sacrebleu", *ref_files, "-i", str(tmp / "hyp.txt")]
+        + ["-m", "bleu", "chrf", "ter", "--chrf-word-order", "2", "-w", "8"],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return {r["name"]: r["score"] for r in json.loads(done.stdout)}
+
+
+def test_validation_reads_every_format_and_reports_every_problem(checkout):
+    results = checkout / "results" / "text-demo"
+    assert (results / "data" / "testset.jsonl").is_file()
+    status = {
+        f"{r['team']}/{r['system']}": (r["status"], r["late"], r["n_errors"])
+        for r in read_tsv(results / "validation" / "summary.tsv")
+    }
+    assert status == {
+        "broken-team/primary": ("rejected", "false", "4"),
+        "human/ref": ("accepted", "false", "0"),
+        "late-team/primary": ("accepted", "true", "0"),
+        "organisers/rules": ("accepted", "false", "0"),  # outputs.txt
+        "organisers/template": ("accepted", "false", "0"),  # outputs.jsonl
+        "organisers/weak": ("accepted", "false", "0"),  # outputs.json (GEM)
+    }
+    record = json.loads(
+        (results / "validation" / "broken-team" / "primary.json").read_text()
+    )
+    problems = sorted((e["code"], e["line"]) for e in record["errors"])
+    assert problems == [
+        ("duplicate_item", 10),
+        ("missing_item", None),
+        ("undecodable", 3),
+        ("unknown_item", 21),
+    ]
+
+
+def test_scores_equal_sacrebleu_on_the_same_texts(checkout, tmp_path):
+    results = checkout / "results" / "text-demo"
+    lines = [
+        json.loads(line)
+        for line in (DEMO / "test.jsonl").read_text(encoding="utf-8").splitlines()
+    ]
+    refs = [line["references"] for line in lines]
+    hyps = (DEMO / "submissions/organisers/rules/outputs.txt").read_text("utf-8")
+    hyps = hyps.splitlines()
+    scores = {
+        (r["metric"], r["subset_kind"], r["subset"]): float(r["value"])
+        for r in read_tsv(results / "scores" / "systems.tsv")
+        if r["system"] == "rules"
+    }
+    expected = _sacrebleu(tmp_path, hyps, refs)
+    assert scores[("bleu", "all", "all")] == pytest.approx(expected["BLEU"], abs=1e-6)
+    assert scores[("chrf", "all", "all")] == pytest.approx(
+        expected["chrF2++"], abs=1e-6
+    )
+    assert scores[("ter", "all", "all")] == pytest.approx(expected["TER"], abs=1e-6)
+    # a subset is the corpus score of its own inputs, not a mean of items
+    unseen = [n for n, line in enumerate(lines) if line["meta"]["seen"] == "unseen"]
+    expected_unseen = _sacrebleu(
+        tmp_path, [hyps[n] for n in unseen], [refs[n] for n in unseen]
+    )
+    assert scores[("bleu", "seen", "unseen")] == pytest.approx(
+        expected_unseen["BLEU"], abs=1e-6
+    )
+    assert {k[2] for k in scores if k[1] == "category"} == {
+        "Chair",
+        "Desk",
+        "Fan",
+        "Person",
+        "Sofa",
+    }
+
+
+def test_report_release_and_nothing_left_to_do(checkout):
+    results = checkout / "results" / "text-demo"
+    html = (results / "report" / "index.html").read_text(encoding="utf-8")
+    assert "chrF++" in html and "TER" in html
+    with zipfile.ZipFile(results / "release" / "demo-text-1.zip") as zipped:
+        names = set(zipped.namelist())
+    assert "submissions/organisers/rules/outputs.txt" in names
+    assert "submissions/organisers/weak/outputs.json" in names
+    assert planned_jobs(checkout, "--configfile", CONFIG) == {}
