@@ -26,6 +26,7 @@ from stecflow.studies.settings import (
     FLUENCY_QUESTION,
     RESPONSE_COLUMNS,
     SITUATED_UI_STRINGS,
+    TEXT_UI_STRINGS,
     UI_STRINGS,
     StudySettings,
     placeholders,
@@ -657,10 +658,11 @@ def test_config_schema_lists_every_interface_string():
     experiment = schema["properties"]["studies"]["items"]["properties"]["experiment"]
     props = experiment["properties"]
     assert props["language"]["enum"] == ["en", "ja"]
-    # the REG studies' strings, then the situated trial's (seed 000)
+    # the REG studies' strings, then the situated trial's (seed 000), then the
+    # text trials' (stecflow.studies.text)
     assert props["strings"]["propertyNames"]["enum"] == list(UI_STRINGS["en"]) + list(
         SITUATED_UI_STRINGS["en"]
-    )
+    ) + list(TEXT_UI_STRINGS["en"])
 
 
 # --------------------------------------------------------------------------- speech

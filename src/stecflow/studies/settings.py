@@ -9,7 +9,9 @@ table (:data:`RESPONSE_COLUMNS`), the presentation settings of a study
 (:class:`StudySettings`, config ``studies[].experiment``) and every string the
 participant sees, in English and Japanese (:data:`UI_STRINGS`, selected by
 ``experiment.language`` and overridden one by one by ``experiment.strings``;
-:data:`SITUATED_UI_STRINGS` for the situated identification trial of seed 000).
+:data:`SITUATED_UI_STRINGS` for the situated identification trial of seed 000,
+:data:`TEXT_UI_STRINGS` for the text-rating and text-preference trials of
+:mod:`stecflow.studies.text`).
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ __all__ = [
     "SITUATED_TITLES",
     "SITUATED_UI_STRINGS",
     "TASKS",
+    "TEXT_TITLES",
+    "TEXT_UI_STRINGS",
     "UI_STRINGS",
     "VARIANTS",
     "StudySettings",
@@ -334,6 +338,81 @@ SITUATED_UI_STRINGS: dict[str, dict[str, str]] = {
         "speaker_solver": "指示者",
         "speaker_operator": "作業者",
         "media_failed": "映像を再生できませんでした。",
+    },
+}
+
+
+#: The page title of a text-rating or text-preference study that sets none.
+TEXT_TITLES = {"en": "Judging texts", "ja": "文章の評価"}
+
+#: The strings of the text-rating and text-preference trials
+#: (:mod:`stecflow.studies.text`), by language, kept apart from
+#: :data:`UI_STRINGS` (as :data:`SITUATED_UI_STRINGS`) so that the files of the
+#: REG studies do not change. The Japanese strings are stecflow's translation.
+#: A text study's document carries this table merged with :data:`UI_STRINGS` in
+#: ``texts.ui``; ``experiment.strings`` overrides keys of both there
+#: (:func:`stecflow.studies.text.text_settings` checks the keys of this table).
+#: The criteria's questions and anchors are the organiser's own (config
+#: ``studies[].criteria``) and are not translated.
+TEXT_UI_STRINGS: dict[str, dict[str, str]] = {
+    "en": {
+        "instructions_text_rating": "In this experiment you will read texts, each "
+        "produced from an input: a text, a small table of facts or a short "
+        "document, shown above it. Some texts were written by people, others were "
+        "produced by computer programs. Answer every question below each text.",
+        "instructions_text_scales": "Some questions are answered by choosing one "
+        "point of a scale, others by moving a slider between its two labelled "
+        "ends: the slider starts in the middle and must be moved before you can "
+        "go on.",
+        "instructions_text_preference": "In this experiment you will see two texts "
+        "produced from the same input, which is shown above them, side by side. "
+        "Read both and choose the one that answers the question better.",
+        "instructions_text_tie": "If you cannot choose between them, click "
+        "\u201cNo preference\u201d.",
+        "input_heading": "Input",
+        "output_heading": "Text",
+        "text_left": "Text A",
+        "text_right": "Text B",
+        "choose_left": "A is better",
+        "choose_right": "B is better",
+        "choose_tie": "No preference",
+        "triple_subject": "Subject",
+        "triple_predicate": "Predicate",
+        "triple_object": "Object",
+        "field_name": "Field",
+        "field_value": "Value",
+        "likert_point": "{n} of {points}",
+        "answer_all": "Answer every question to go on.",
+        "choose_one": "Choose one of the answers to go on.",
+    },
+    "ja": {
+        "instructions_text_rating": "この実験では、入力（文章、事実の小さな表、"
+        "または短い文書）から作られた文章を読んでいただきます。入力は文章の上に表示"
+        "されます。文章には人が書いたものと、コンピュータのプログラムが作ったものが"
+        "あります。各文章の下にあるすべての質問に答えてください。",
+        "instructions_text_scales": "質問には、尺度の中から一つを選んで答えるもの"
+        "と、両端に説明のあるスライダーを動かして答えるものがあります。スライダーは"
+        "中央から始まり、動かさないと先に進めません。",
+        "instructions_text_preference": "この実験では、同じ入力から作られた二つの"
+        "文章が左右に並べて表示されます。入力はその上に表示されます。両方を読み、"
+        "質問によりよく当てはまる方を選んでください。",
+        "instructions_text_tie": "どちらとも決められない場合は、「どちらとも"
+        "言えない」をクリックしてください。",
+        "input_heading": "入力",
+        "output_heading": "文章",
+        "text_left": "文章A",
+        "text_right": "文章B",
+        "choose_left": "Aの方がよい",
+        "choose_right": "Bの方がよい",
+        "choose_tie": "どちらとも言えない",
+        "triple_subject": "主語",
+        "triple_predicate": "述語",
+        "triple_object": "目的語",
+        "field_name": "項目",
+        "field_value": "値",
+        "likert_point": "{points}段階の{n}",
+        "answer_all": "先に進むにはすべての質問に答えてください。",
+        "choose_one": "先に進むにはいずれかを選んでください。",
     },
 }
 

@@ -1,5 +1,6 @@
 /*
- * stecflow experiment runner (rating, identification and situated identification studies).
+ * stecflow experiment runner (rating, identification, situated identification, and
+ * text rating and preference studies).
  *
  * Plain JavaScript with no library and no network access other than same-origin
  * "api/..." calls in online mode. The study document is window.STECFLOW_STUDY,
@@ -756,6 +757,215 @@
     };
   }
 
+  // ------------------------------------------------------------------ text trials
+
+  // Text rating and preference (stecflow.studies.text). The stimulus shows the
+  // item's input (STUDY.inputs, stored once per item) above the output(s): plain
+  // text, a table of triples, a table of a JSON object's fields, or the
+  // organiser's HTML snippet, sanitised by the builder and built here element by
+  // element from the same allow-list (never through innerHTML). Strings come
+  // from TEXT_UI_STRINGS (settings.py), carried in texts.ui and read by say().
+  const CRITERIA = STUDY.criteria || [];
+  const HTML_TAGS = new Set([
+    "p", "br", "hr", "div", "span", "b", "strong", "i", "em", "u", "s", "sub", "sup", "small",
+    "mark", "code", "pre", "blockquote", "q", "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol",
+    "li", "dl", "dt", "dd", "table", "caption", "thead", "tbody", "tfoot", "tr", "th", "td",
+  ]);
+  const HTML_ATTRIBUTES = {
+    colspan: /^[1-9][0-9]?$/,
+    rowspan: /^[1-9][0-9]?$/,
+    lang: /^[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*$/,
+    dir: /^(ltr|rtl|auto)$/,
+  };
+
+  function appendNodes(parent, nodes) {
+    for (const node of nodes || []) {
+      if (typeof node === "string") {
+        parent.append(document.createTextNode(node));
+        continue;
+      }
+      if (!Array.isArray(node)) continue;
+      const [tag, attrs, children] = node;
+      if (!HTML_TAGS.has(tag)) {
+        appendNodes(parent, children); // not allowed: its text only
+        continue;
+      }
+      const element = document.createElement(tag);
+      for (const [name, value] of Object.entries(attrs || {})) {
+        const pattern = HTML_ATTRIBUTES[name];
+        if (pattern && pattern.test(String(value))) element.setAttribute(name, String(value));
+      }
+      appendNodes(element, children);
+      parent.append(element);
+    }
+  }
+
+  function makeTable(className, headings, rows) {
+    const head = el("tr");
+    for (const heading of headings) head.append(el("th", { scope: "col", text: heading }));
+    const body = el("tbody");
+    for (const row of rows) {
+      const tr = el("tr");
+      for (const cell of row) tr.append(el("td", { text: cell }));
+      body.append(tr);
+    }
+    return el("table", { className: "input-table " + className }, el("thead", null, head), body);
+  }
+
+  function makeInput(trial) {
+    const input = STUDY.inputs[trial.input];
+    if (!input || input.kind === "none") return null;
+    const box = el("section", { className: "input", id: "input", "data-kind": input.kind },
+      el("h2", { className: "heading", text: say("input_heading") }));
+    if (input.kind === "text") {
+      box.append(el("p", { className: "input-text", text: input.text }));
+    } else if (input.kind === "triples") {
+      box.append(makeTable("triples",
+        [say("triple_subject"), say("triple_predicate"), say("triple_object")], input.triples));
+    } else if (input.kind === "json") {
+      box.append(makeTable("fields", [say("field_name"), say("field_value")], input.fields));
+    } else if (input.kind === "html") {
+      const snippet = el("div", { className: "snippet", id: "snippet" });
+      appendNodes(snippet, input.nodes);
+      box.append(snippet);
+    }
+    return box;
+  }
+
+  function makeOutput(text, heading, id) {
+    return el("section", { className: "output", id: id },
+      el("h2", { className: "heading", text: heading }),
+      el("p", { className: "output-text", id: id + "-text", text: text }));
+  }
+
+  // A Likert scale: radio buttons 1..points, answered when one is checked.
+  function makeLikert(criterion) {
+    const name = "rating_" + criterion.id;
+    const perPoint = criterion.anchors.length === criterion.points;
+    const points = el("div", { className: "points" });
+    points.style.setProperty("--points", String(criterion.points));
+    for (let n = 1; n <= criterion.points; n++) {
+      const input = el("input", {
+        type: "radio", name: name, value: String(n), id: name + "-" + n,
+        "aria-label": say("likert_point", { n: n, points: criterion.points })
+          + (perPoint ? ": " + criterion.anchors[n - 1] : ""),
+      });
+      points.append(el("label", { className: "point", for: name + "-" + n },
+        input,
+        el("span", { className: "number", text: String(n) }),
+        perPoint ? el("span", { className: "anchor", text: criterion.anchors[n - 1] }) : null));
+    }
+    const box = el("fieldset", { className: "criterion likert", id: "criterion-" + criterion.id },
+      el("legend", { className: "question", text: criterion.question }), points);
+    if (criterion.anchors.length === 2 && !perPoint) {
+      box.append(el("div", { className: "ends" },
+        el("span", { text: criterion.anchors[0] }), el("span", { text: criterion.anchors[1] })));
+    }
+    const checked = () => box.querySelector("input:checked");
+    box.addEventListener("change", () => box.dispatchEvent(new Event("touched")));
+    return { id: criterion.id, box: box, answered: () => Boolean(checked()), value: () => Number(checked().value) };
+  }
+
+  // A direct-assessment slider 0-100: the pointer starts in the middle, the two
+  // anchors are shown at its ends, and it counts as answered once moved.
+  function makeDA(criterion) {
+    const name = "rating_" + criterion.id;
+    const input = el("input", {
+      type: "range", id: name, name: name, min: "0", max: "100", step: "1", value: "50",
+      "aria-label": criterion.question,
+    });
+    const box = el("fieldset", { className: "criterion slider", id: "criterion-" + criterion.id },
+      el("legend", { className: "question", text: criterion.question }),
+      input,
+      el("div", { className: "ends" },
+        el("span", { text: criterion.anchors[0] }), el("span", { text: criterion.anchors[1] })));
+    const slider = { id: criterion.id, box: box, touched: false };
+    for (const type of ["input", "change", "pointerdown"]) {
+      input.addEventListener(type, () => {
+        slider.touched = true;
+        box.classList.add("touched");
+        box.dispatchEvent(new Event("touched"));
+      });
+    }
+    slider.answered = () => slider.touched || !S.require_slider_touch;
+    slider.value = () => Math.max(0, Math.min(100, Math.round(Number(input.value))));
+    return slider;
+  }
+
+  async function textRatingTrial(trial) {
+    const answers = CRITERIA.map((c) => (c.scale === "slider" ? makeDA(c) : makeLikert(c)));
+    const next = el("button", { id: "next", type: "button", text: t("next"), disabled: true });
+    const hint = el("p", { className: "hint", id: "hint", text: say("answer_all") });
+    const update = () => {
+      const ready = answers.every((a) => a.answered());
+      next.disabled = !ready;
+      hint.textContent = ready ? "" : say("answer_all");
+    };
+    for (const answer of answers) answer.box.addEventListener("touched", update);
+    update();
+    show("text-rating",
+      makeInput(trial),
+      makeOutput(trial.output, say("output_heading"), "output"),
+      el("div", { className: "criteria" }, ...answers.map((a) => a.box)),
+      next, hint);
+    document.body.dataset.order = String(trial.order);
+    const t0 = await onset();
+    await waitFor(next, null);
+    const result = { rt_ms: r1(now() - t0) };
+    for (const answer of answers) result["rating_" + answer.id] = answer.value();
+    return result;
+  }
+
+  async function textPreferenceTrial(trial) {
+    const criterion = CRITERIA[0];
+    let choice = null;
+    const next = el("button", { id: "next", type: "button", text: t("next"), disabled: true });
+    const hint = el("p", { className: "hint", id: "hint", text: say("choose_one") });
+    const buttons = [];
+    function choose(value) {
+      choice = value;
+      for (const button of buttons) {
+        const on = button.dataset.choice === value;
+        button.setAttribute("aria-pressed", on ? "true" : "false");
+        button.classList.toggle("chosen", on);
+      }
+      document.body.dataset.choice = value;
+      next.disabled = false;
+      hint.textContent = "";
+    }
+    function chooser(value, label) {
+      const button = el("button", {
+        type: "button", className: "secondary choose", id: "choose-" + value,
+        "data-choice": value, "aria-pressed": "false", text: label,
+      });
+      button.addEventListener("click", () => choose(value));
+      buttons.push(button);
+      return button;
+    }
+    const left = makeOutput(trial.output_left, say("text_left"), "output-left");
+    left.append(chooser("left", say("choose_left")));
+    const right = makeOutput(trial.output_right, say("text_right"), "output-right");
+    right.append(chooser("right", say("choose_right")));
+    delete document.body.dataset.choice;
+    show("text-preference",
+      makeInput(trial),
+      el("p", { className: "question", id: "question", text: criterion.question }),
+      el("div", { className: "pair", id: "pair" }, left, right),
+      criterion.allow_tie ? chooser("tie", say("choose_tie")) : null,
+      next, hint);
+    document.body.dataset.order = String(trial.order);
+    const t0 = await onset();
+    await waitFor(next, null);
+    const chosen = choice === "left" ? trial.system_left : choice === "right" ? trial.system_right : null;
+    return {
+      rt_ms: r1(now() - t0),
+      system_left: trial.system_left,
+      system_right: trial.system_right,
+      preferred: choice,
+      chosen_system: chosen,
+    };
+  }
+
   // ------------------------------------------------------------------ the session
 
   function welcomeScreen(offline) {
@@ -800,9 +1010,12 @@
         ? t("progress_practice", { n: practiceDone + 1, total: nPractice })
         : t("progress_trial", { n: testDone + 1, total: nTest });
       setProgress(label, (practiceDone + testDone) / trials.length);
-      const result = TASK === "rating"
-        ? await ratingTrial(trial)
-        : TASK === "situated_identification" ? await situatedTrial(trial) : await identificationTrial(trial);
+      let result;
+      if (TASK === "rating") result = await ratingTrial(trial);
+      else if (TASK === "situated_identification") result = await situatedTrial(trial);
+      else if (TASK === "text_rating") result = await textRatingTrial(trial);
+      else if (TASK === "text_preference") result = await textPreferenceTrial(trial);
+      else result = await identificationTrial(trial);
       await record(trial, result);
       done.add(trial.order);
       if (trial.practice) practiceDone += 1;

@@ -1,0 +1,954 @@
+"""Human studies of generated text: rating and preference trials, and their stimuli.
+
+Owns the study document of ``task: text_rating`` and ``task: text_preference``
+and its builder (:func:`make_text_study_files`, :func:`build_text_study`), the
+organiser's criteria (:class:`Criterion`, :func:`text_criteria`), how an item's
+input is shown (:func:`shown_input`) and the allow-list sanitiser of an
+organiser's HTML snippet (:func:`sanitise_html`).
+
+``text_rating``
+    Each trial shows an item's input and one system's output, and asks every
+    criterion's question: a Likert scale (``scale: likert``: ``points`` radio
+    buttons 1..points, numbered, with the two ``anchors`` under its ends or one
+    label per point) or a continuous slider (``scale: slider``, direct
+    assessment: 0-100, its two ``anchors`` visible at its ends, no numbers; the
+    pointer starts in the middle and must be moved before going on, as the REG
+    rating's ``require_slider_touch``). Every criterion must be answered.
+``text_preference``
+    Each trial shows the input and two systems' outputs side by side (left and
+    right as the design gives them, randomised and counterbalanced by
+    :func:`stecflow.studies.designs.pairs.pair_design`) and the one criterion's
+    question; the participant chooses the left or the right text, or, with
+    ``allow_tie``, "No preference".
+
+The stimulus shows the input above the output(s) (:func:`shown_input`): plain
+text (``kind: text``), RDF-style triples as a table subject | predicate | object
+(``kind: triples``), a JSON object as a table of its fields (``kind: json``,
+nested values as compact JSON) or, for an object with an ``html`` string, the
+organiser's HTML snippet (``kind: html``), sanitised here by an allow-list and
+built by the page element by element (never through ``innerHTML``): the tags of
+:data:`HTML_TAGS`, the attributes of :data:`HTML_ATTRIBUTES` only (``colspan``
+and ``rowspan`` of 1-99, ``lang``, ``dir``); the contents of :data:`HTML_DROPPED`
+(scripts, styles, frames, forms' fields, media...) and comments are removed,
+every other tag is unwrapped (its text kept). What was removed is logged and
+listed in the document's ``notes``.
+
+What the page records (after :data:`~stecflow.studies.settings.RESPONSE_COLUMNS`,
+:func:`text_columns`): ``text_rating``: ``rating_<criterion id>`` per criterion
+(an integer 1..points for a Likert scale, 0-100 for a slider); ``text_preference``:
+``system_left``, ``system_right``, ``preferred`` (``left``, ``right`` or ``tie``)
+and ``chosen_system`` (empty for a tie). ``rt_ms`` is the time from the display
+to "Next"; ``system`` is the rated system, or in a preference trial the sorted
+pair ``a|b`` (:func:`~stecflow.studies.designs.pairs.pair_label`).
+
+The study document holds, besides the fields every study has (``format``,
+``version``, ``study``, ``task``, ``variant`` (null), ``settings``, ``texts``,
+``columns``, ``design``): ``criteria`` (``id``, ``question``, ``scale``,
+``points``, ``anchors``, ``allow_tie``), ``inputs`` (item ID -> the input as
+shown, stored once: every list shows the same items), ``notes`` and ``lists``,
+whose trials have ``order``, ``item``, ``system``, ``subdomain``, ``item_set``,
+``practice``, ``filler``, ``target`` (null), ``input`` (the key in ``inputs``)
+and ``output`` (rating) or ``system_left``, ``system_right``, ``output_left``,
+``output_right`` (preference).
+
+Examples
+--------
+>>> from stecflow.data.model import Domain, Item
+>>> from stecflow.studies.designs import latin_square_design
+>>> items = [Item(f"t{k}", Domain(()), "all", input=f"input {k}") for k in (1, 2)]
+>>> design = latin_square_design(["A", "B"], ["t1", "t2"], subjects=2, seed=1)
+>>> outputs = {"A": {"t1": "one", "t2": "two"}, "B": {"t1": "uno", "t2": "dos"}}
+>>> bundle = make_text_study_files(design, items, outputs, task="text_rating",
+...     criteria=[{"id": "fluency", "question": "How fluent?", "points": 5}])
+>>> bundle.document["columns"][-1]
+'rating_fluency'
+>>> bundle.document["inputs"]["t1"]
+{'kind': 'text', 'text': 'input 1'}
+
+May import: :mod:`stecflow.core`, :mod:`stecflow.data`,
+:mod:`stecflow.studies.settings`, :mod:`stecflow.studies.stimuli`,
+:mod:`stecflow.studies.designs` (typing only).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, replace
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from stecflow.core.errors import ConfigError, StimuliError
+from stecflow.core.ids import is_valid_id
+from stecflow.data.model import Item
+from stecflow.studies.settings import (
+    DEFAULT_TITLES,
+    RESPONSE_COLUMNS,
+    TEXT_TITLES,
+    TEXT_UI_STRINGS,
+    UI_STRINGS,
+    StudySettings,
+    placeholders,
+)
+from stecflow.studies.stimuli import (
+    STIMULI_VERSION,
+    StudyFiles,
+    _plain,
+    _write_tree,
+    study_files,
+)
+
+if TYPE_CHECKING:  # pragma: no cover - typing only (designs imports pandas)
+    from stecflow.studies.designs import Design
+
+__all__ = [
+    "HTML_ATTRIBUTES",
+    "HTML_DROPPED",
+    "HTML_TAGS",
+    "PREFERENCE_COLUMNS",
+    "SCALES",
+    "TEXT_PREFERENCE_TASK",
+    "TEXT_RATING_TASK",
+    "TEXT_TASKS",
+    "Criterion",
+    "build_text_study",
+    "make_text_study_files",
+    "sanitise_html",
+    "shown_input",
+    "text_columns",
+    "text_criteria",
+    "text_settings",
+]
+
+logger = logging.getLogger(__name__)
+
+#: The ``task`` of a rating study of texts (Likert scales and sliders).
+TEXT_RATING_TASK = "text_rating"
+#: The ``task`` of a pairwise preference study of texts.
+TEXT_PREFERENCE_TASK = "text_preference"
+TEXT_TASKS = (TEXT_RATING_TASK, TEXT_PREFERENCE_TASK)
+#: The scales of a rating criterion.
+SCALES = ("likert", "slider")
+#: Columns of a preference study's response table after RESPONSE_COLUMNS.
+PREFERENCE_COLUMNS = ("system_left", "system_right", "preferred", "chosen_system")
+#: The answers of a preference trial (``preferred``).
+PREFERRED = ("left", "right", "tie")
+
+#: Tags of an organiser's HTML snippet that are kept (the page builds only these).
+HTML_TAGS = frozenset(
+    {
+        "p", "br", "hr", "div", "span", "b", "strong", "i", "em", "u", "s",
+        "sub", "sup", "small", "mark", "code", "pre", "blockquote", "q",
+        "h1", "h2", "h3", "h4", "h5", "h6", "ul", "ol", "li", "dl", "dt", "dd",
+        "table", "caption", "thead", "tbody", "tfoot", "tr", "th", "td",
+    }
+)  # fmt: skip
+#: Tags without content or end tag.
+_VOID = frozenset({"br", "hr"})
+#: The attributes kept, with the values allowed (anything else is dropped).
+HTML_ATTRIBUTES = {
+    "colspan": r"[1-9][0-9]?",
+    "rowspan": r"[1-9][0-9]?",
+    "lang": r"[A-Za-z]{1,8}(-[A-Za-z0-9]{1,8})*",
+    "dir": r"ltr|rtl|auto",
+}
+#: Elements removed with everything inside them.
+HTML_DROPPED = frozenset(
+    {
+        "script", "style", "template", "iframe", "frame", "frameset", "object",
+        "embed", "applet", "noscript", "svg", "math", "textarea", "select",
+        "option", "button", "input", "form", "head", "title", "meta", "link",
+        "base", "img", "picture", "video", "audio", "source", "track", "canvas",
+        "map", "area", "portal", "dialog",
+    }
+)  # fmt: skip
+_VOID_DROPPED = frozenset(
+    {"img", "input", "meta", "link", "base", "source", "track", "area", "embed"}
+)
+_MAX_INPUT_CHARS = 100_000
+
+
+# --------------------------------------------------------------------------- criteria
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """One question of a text study (config ``studies[].criteria[]``).
+
+    Attributes
+    ----------
+    id : str
+        The criterion's ID (an ID as :mod:`stecflow.core.ids` allows); the
+        response column is ``rating_<id>`` in a rating study.
+    question : str
+        The question shown.
+    scale : {"likert", "slider"} or None
+        Rating: a Likert scale or a 0-100 slider; None in a preference study.
+    points : int or None
+        Likert: the number of points (2-11; default 5).
+    anchors : tuple of str
+        Likert: the labels of its two ends, or one per point (or none: numbers
+        only); slider: the labels of its two ends (required: direct assessment
+        shows them); preference: none.
+    allow_tie : bool
+        Preference: offer "No preference".
+    """
+
+    id: str
+    question: str
+    scale: str | None = None
+    points: int | None = None
+    anchors: tuple[str, ...] = ()
+    allow_tie: bool = False
+
+    def to_dict(self) -> dict[str, Any]:
+        """The criterion as plain, JSON-ready data."""
+        return {
+            "id": self.id,
+            "question": self.question,
+            "scale": self.scale,
+            "points": self.points,
+            "anchors": list(self.anchors),
+            "allow_tie": self.allow_tie,
+        }
+
+
+_RATING_KEYS = frozenset({"id", "question", "scale", "points", "anchors"})
+_PREFERENCE_KEYS = frozenset({"id", "question", "allow_tie"})
+
+
+def _criterion(data: Any, task: str, where: str) -> Criterion:
+    allowed = _RATING_KEYS if task == TEXT_RATING_TASK else _PREFERENCE_KEYS
+    if isinstance(data, Criterion):
+        data = {k: v for k, v in data.to_dict().items() if k in allowed}
+    if not isinstance(data, Mapping):
+        raise ConfigError("must be a mapping with id and question", field=where)
+    unknown = sorted(set(data) - allowed)
+    if unknown:
+        raise ConfigError(
+            f"{task} criteria take {', '.join(sorted(allowed))}, not "
+            f"{', '.join(unknown)}",
+            field=f"{where}.{unknown[0]}",
+        )
+    cid = data.get("id")
+    if not isinstance(cid, str) or not is_valid_id(cid):
+        raise ConfigError(
+            f"must be an ID (letters, digits, '_' and '-'), got {cid!r}",
+            field=f"{where}.id",
+        )
+    question = data.get("question")
+    if not isinstance(question, str) or not question.strip():
+        raise ConfigError("must be a non-empty string", field=f"{where}.question")
+    if task == TEXT_PREFERENCE_TASK:
+        tie = data.get("allow_tie", False)
+        if not isinstance(tie, bool):
+            raise ConfigError("must be true or false", field=f"{where}.allow_tie")
+        return Criterion(cid, question.strip(), allow_tie=tie)
+    scale = data.get("scale") or "likert"
+    if scale not in SCALES:
+        raise ConfigError(
+            f"must be one of {', '.join(SCALES)}, got {scale!r}", field=f"{where}.scale"
+        )
+    anchors_raw = data.get("anchors") or []
+    if isinstance(anchors_raw, str) or not isinstance(anchors_raw, Sequence):
+        raise ConfigError("must be a list of strings", field=f"{where}.anchors")
+    anchors = tuple(anchors_raw)
+    if any(not isinstance(a, str) or not a.strip() for a in anchors):
+        raise ConfigError(
+            "every anchor must be a non-empty string", field=f"{where}.anchors"
+        )
+    points = data.get("points")
+    if scale == "slider":
+        if points is not None:
+            raise ConfigError(
+                "a slider has no points (it records 0-100)", field=f"{where}.points"
+            )
+        if len(anchors) != 2:
+            raise ConfigError(
+                f"a slider shows the labels of its two ends: give 2 anchors, got "
+                f"{len(anchors)}",
+                field=f"{where}.anchors",
+            )
+        return Criterion(cid, question.strip(), "slider", None, anchors)
+    if points is None:
+        points = 5
+    if isinstance(points, bool) or not isinstance(points, int) or not 2 <= points <= 11:
+        raise ConfigError(
+            f"must be an integer from 2 to 11, got {points!r}", field=f"{where}.points"
+        )
+    if len(anchors) not in (0, 2, points):
+        raise ConfigError(
+            f"give no anchors, 2 (the ends) or {points} (one per point), got "
+            f"{len(anchors)}",
+            field=f"{where}.anchors",
+        )
+    return Criterion(cid, question.strip(), "likert", points, anchors)
+
+
+def text_criteria(criteria: Iterable[Any], task: str) -> tuple[Criterion, ...]:
+    """Check a text study's criteria (config ``studies[].criteria``).
+
+    Parameters
+    ----------
+    criteria : iterable of mapping or Criterion
+        Each with ``id`` and ``question``; rating: ``scale`` (``likert``, the
+        default, or ``slider``), ``points`` (Likert, 2-11, default 5) and
+        ``anchors``; preference: ``allow_tie`` (default false).
+    task : {"text_rating", "text_preference"}
+
+    Returns
+    -------
+    tuple of Criterion
+        In the order given.
+
+    Raises
+    ------
+    ConfigError
+        Naming the criterion's key (``criteria[<n>].<key>``): an unknown task, a
+        key the task does not take, a bad ID or duplicate one, a bad scale,
+        points or anchors, no criterion, or more than one in a preference
+        study (it records one choice per trial).
+
+    Examples
+    --------
+    >>> [c.scale for c in text_criteria(
+    ...     [{"id": "fluency", "question": "Fluent?", "points": 5},
+    ...      {"id": "adequacy", "question": "Adequate?", "scale": "slider",
+    ...       "anchors": ["Not at all", "Completely"]}], "text_rating")]
+    ['likert', 'slider']
+    >>> text_criteria([{"id": "x", "question": "Q?", "scale": "slider"}],
+    ...               "text_rating")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    stecflow.core.errors.ConfigError: criteria[0].anchors: a slider shows ...
+    """
+    if task not in TEXT_TASKS:
+        raise ConfigError(
+            f"{task!r} is not one of {', '.join(TEXT_TASKS)}", field="task"
+        )
+    if isinstance(criteria, Mapping | str):
+        raise ConfigError("must be a list of criteria", field="criteria")
+    checked = tuple(
+        _criterion(c, task, f"criteria[{n}]") for n, c in enumerate(criteria)
+    )
+    if not checked:
+        raise ConfigError("give at least one criterion", field="criteria")
+    seen: set[str] = set()
+    for n, c in enumerate(checked):
+        if c.id in seen:
+            raise ConfigError(f"duplicate ID {c.id}", field=f"criteria[{n}].id")
+        seen.add(c.id)
+    if task == TEXT_PREFERENCE_TASK and len(checked) != 1:
+        raise ConfigError(
+            f"a text_preference study asks one question per trial (one choice is "
+            f"recorded); got {len(checked)} criteria: make one study per question",
+            field="criteria",
+        )
+    return checked
+
+
+def text_columns(task: str, criteria: Iterable[Criterion]) -> tuple[str, ...]:
+    """The columns of a text study's response table after RESPONSE_COLUMNS.
+
+    >>> text_columns("text_rating", text_criteria(
+    ...     [{"id": "fluency", "question": "Q?"}], "text_rating"))
+    ('rating_fluency',)
+    >>> text_columns("text_preference", ())
+    ('system_left', 'system_right', 'preferred', 'chosen_system')
+    """
+    if task == TEXT_PREFERENCE_TASK:
+        return PREFERENCE_COLUMNS
+    return tuple(f"rating_{c.id}" for c in criteria)
+
+
+# --------------------------------------------------------------------------- inputs
+
+
+class _Sanitiser(HTMLParser):
+    """Parse a snippet into allowed nodes: str or [tag, {attr: value}, children]."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.root: list[Any] = []
+        self.stack: list[tuple[str, list[Any]]] = [("", self.root)]
+        self.dropping: list[str] = []
+        self.removed: set[str] = set()
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        tag = tag.lower()
+        if self.dropping:
+            if tag not in _VOID_DROPPED and tag not in _VOID:
+                self.dropping.append(tag)
+            return
+        if tag in HTML_DROPPED:
+            self.removed.add(tag)
+            if tag not in _VOID_DROPPED:
+                self.dropping.append(tag)
+            return
+        if tag not in HTML_TAGS:
+            self.removed.add(f"<{tag}> (unwrapped)")
+            return
+        kept: dict[str, str] = {}
+        for name, value in attrs:
+            name = name.lower()
+            pattern = HTML_ATTRIBUTES.get(name)
+            if (
+                pattern is not None
+                and value is not None
+                and re.fullmatch(pattern, value.strip())
+            ):
+                kept[name] = value.strip()
+                continue
+            self.removed.add(f"{tag}@{name}")
+        node: list[Any] = [tag, dict(sorted(kept.items())), []]
+        self.stack[-1][1].append(node)
+        if tag not in _VOID:
+            self.stack.append((tag, node[2]))
+
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag.lower() in _VOID or tag.lower() in _VOID_DROPPED:
+            self.handle_starttag(tag, attrs)
+            return
+        self.handle_starttag(tag, attrs)
+        self.handle_endtag(tag)
+
+    def handle_endtag(self, tag: str) -> None:
+        tag = tag.lower()
+        if self.dropping:
+            if tag in self.dropping:
+                while self.dropping and self.dropping.pop() != tag:
+                    pass
+            return
+        if tag in _VOID:
+            return
+        if any(open_tag == tag for open_tag, _ in self.stack[1:]):
+            while self.stack[-1][0] != tag:
+                self.stack.pop()
+            self.stack.pop()
+
+    def handle_data(self, data: str) -> None:
+        if self.dropping or not data:
+            return
+        children = self.stack[-1][1]
+        if children and isinstance(children[-1], str):
+            children[-1] += data
+        else:
+            children.append(data)
+
+    def handle_comment(self, data: str) -> None:
+        self.removed.add("comment")
+
+    def handle_decl(self, decl: str) -> None:
+        self.removed.add("declaration")
+
+    def handle_pi(self, data: str) -> None:
+        self.removed.add("processing instruction")
+
+    def unknown_decl(self, data: str) -> None:  # pragma: no cover - CDATA etc.
+        self.removed.add("declaration")
+
+
+def sanitise_html(snippet: str) -> tuple[list[Any], list[str]]:
+    """An organiser's HTML snippet as allowed nodes, and what was removed.
+
+    Parameters
+    ----------
+    snippet : str
+        The HTML fragment.
+
+    Returns
+    -------
+    (list, list of str)
+        The nodes, each a string (text, entities decoded) or ``[tag, {attribute:
+        value}, children]`` with a tag of :data:`HTML_TAGS` and attributes of
+        :data:`HTML_ATTRIBUTES` only; and what was removed, sorted (``script``,
+        ``<font> (unwrapped)``, ``td@style``, ``comment``...).
+
+    Examples
+    --------
+    >>> nodes, removed = sanitise_html(
+    ...     '<p onclick="x()">A <b>bold</b> claim<script>evil()</script></p>'
+    ...     '<a href="http://x">link</a>')
+    >>> nodes
+    [['p', {}, ['A ', ['b', {}, ['bold']], ' claim']], 'link']
+    >>> removed
+    ['<a> (unwrapped)', 'p@onclick', 'script']
+    >>> sanitise_html('<td colspan="2" style="color:red">&amp;</td>')[0]
+    [['td', {'colspan': '2'}, ['&']]]
+    """
+    parser = _Sanitiser()
+    parser.feed(snippet)
+    parser.close()
+    return parser.root, sorted(parser.removed)
+
+
+def _input_value(value: Any) -> tuple[str, Any]:
+    """(kind, value) of an item's input: a TextInput-like object, str, list or dict."""
+    kind = getattr(value, "kind", None)
+    if isinstance(kind, str) and hasattr(value, "value"):
+        inner = value.value
+        if kind == "json" and isinstance(inner, str):
+            inner = json.loads(inner)
+        elif kind == "json" and isinstance(inner, tuple | list):
+            inner = dict(inner)
+        return kind, inner
+    if value is None:
+        return "none", None
+    if isinstance(value, str):
+        return "text", value
+    if isinstance(value, Mapping):
+        return "json", value
+    if isinstance(value, Sequence):
+        return "triples", value
+    raise StimuliError(
+        f"cannot show an input of type {type(value).__name__}: give text, a list "
+        "of triples or a JSON object",
+        field="input",
+    )
+
+
+def _plain_json(value: Any) -> Any:
+    if isinstance(value, Mapping):
+        return {str(k): _plain_json(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain_json(v) for v in value]
+    return value
+
+
+def shown_input(value: Any) -> tuple[dict[str, Any], list[str]]:
+    """How a stimulus shows an item's input, and what was removed from it.
+
+    Parameters
+    ----------
+    value : object
+        The item's ``input``: a string, a sequence of ``(subject, predicate,
+        object)`` triples, a mapping (a JSON object; with an ``html`` string it
+        is the organiser's HTML snippet), an object with ``kind`` (``text``,
+        ``triples``, ``json``) and ``value`` (the text task type's input), or
+        None (nothing shown).
+
+    Returns
+    -------
+    (dict, list of str)
+        ``{"kind": "text", "text": ...}``, ``{"kind": "triples", "triples":
+        [[s, p, o], ...]}``, ``{"kind": "json", "fields": [[name, value],
+        ...]}`` (values that are not strings as compact JSON, keys sorted),
+        ``{"kind": "html", "nodes": ...}`` (:func:`sanitise_html`) or
+        ``{"kind": "none"}``; and what the sanitiser removed.
+
+    Raises
+    ------
+    StimuliError
+        A triple that is not three strings, an input that is none of these or
+        longer than 100 000 characters.
+
+    Examples
+    --------
+    >>> shown_input([("Alan_Bean", "birthPlace", "Wheeler,_Texas")])[0]
+    {'kind': 'triples', 'triples': [['Alan_Bean', 'birthPlace', 'Wheeler,_Texas']]}
+    >>> shown_input({"name": "Aromi", "stars": 3})[0]
+    {'kind': 'json', 'fields': [['name', 'Aromi'], ['stars', '3']]}
+    """
+    kind, inner = _input_value(value)
+    if kind == "none":
+        return {"kind": "none"}, []
+    if kind == "text":
+        text = str(inner)
+        if len(text) > _MAX_INPUT_CHARS:
+            raise StimuliError(
+                f"the input has {len(text)} characters, more than a stimulus shows "
+                f"({_MAX_INPUT_CHARS})",
+                field="input",
+            )
+        return {"kind": "text", "text": text}, []
+    if kind == "triples":
+        triples = []
+        for n, triple in enumerate(inner):
+            if (
+                isinstance(triple, str)
+                or not isinstance(triple, Sequence)
+                or len(triple) != 3
+                or not all(isinstance(x, str) for x in triple)
+            ):
+                raise StimuliError(
+                    f"triple {n + 1} is {triple!r}, not three strings "
+                    "(subject, predicate, object)",
+                    field="input",
+                )
+            triples.append([str(x) for x in triple])
+        return {"kind": "triples", "triples": triples}, []
+    if kind == "json":
+        data = _plain_json(inner)
+        if isinstance(data, Mapping) and isinstance(data.get("html"), str):
+            nodes, removed = sanitise_html(data["html"])
+            return {"kind": "html", "nodes": nodes}, removed
+        if not isinstance(data, Mapping):
+            raise StimuliError("a JSON input must be an object", field="input")
+        fields = []
+        for key in sorted(data):
+            item = data[key]
+            text = (
+                item
+                if isinstance(item, str)
+                else json.dumps(
+                    item, sort_keys=True, ensure_ascii=False, separators=(",", ":")
+                )
+            )
+            fields.append([key, text])
+        if sum(len(k) + len(v) for k, v in fields) > _MAX_INPUT_CHARS:
+            raise StimuliError(
+                f"the input is longer than a stimulus shows ({_MAX_INPUT_CHARS} "
+                "characters)",
+                field="input",
+            )
+        return {"kind": "json", "fields": fields}, []
+    raise StimuliError(
+        f"unknown input kind {kind!r}: text, triples or json", field="input"
+    )
+
+
+# --------------------------------------------------------------------------- settings
+
+
+def text_settings(
+    settings: StudySettings | Mapping[str, Any] | None,
+) -> tuple[StudySettings, dict[str, str]]:
+    """The settings of a text study and its overrides of the text trials' strings.
+
+    ``strings`` may replace keys of :data:`~stecflow.studies.settings.UI_STRINGS`
+    (checked by :class:`~stecflow.studies.settings.StudySettings`) and of
+    :data:`~stecflow.studies.settings.TEXT_UI_STRINGS` (checked here: a known key,
+    a string with the ``{name}`` fields of the original). A study that sets no
+    title gets :data:`~stecflow.studies.settings.TEXT_TITLES` in its language.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown key or a bad value (``experiment.<key>``,
+        ``experiment.strings.<key>``).
+
+    Examples
+    --------
+    >>> settings, extra = text_settings({"strings": {"choose_tie": "Same"}})
+    >>> settings.title, extra
+    ('Judging texts', {'choose_tie': 'Same'})
+    >>> text_settings({"language": "ja"})[0].title
+    '文章の評価'
+    """
+    if isinstance(settings, StudySettings):
+        if settings.title == DEFAULT_TITLES[settings.language]:
+            settings = replace(settings, title=TEXT_TITLES[settings.language])
+        return settings, {}
+    data = dict(settings or {})
+    strings = data.get("strings")
+    text: dict[str, str] = {}
+    if isinstance(strings, Mapping):
+        english = TEXT_UI_STRINGS["en"]
+        rest = {}
+        for key, value in strings.items():
+            if key not in english:
+                rest[key] = value
+                continue
+            if not isinstance(value, str):
+                raise ConfigError("must be a string", field=f"experiment.strings.{key}")
+            if placeholders(value) != placeholders(english[key]):
+                wanted = ", ".join(sorted(placeholders(english[key]))) or "none"
+                raise ConfigError(
+                    f"must have the fields {{...}} of the original: {wanted}",
+                    field=f"experiment.strings.{key}",
+                )
+            text[key] = value
+        data["strings"] = rest or None
+    if not data.get("title"):
+        language = data.get("language", "en")
+        data["title"] = TEXT_TITLES.get(language, TEXT_TITLES["en"])
+    return StudySettings.from_mapping(data), dict(sorted(text.items()))
+
+
+def _texts(
+    task: str,
+    settings: StudySettings,
+    text_strings: Mapping[str, str],
+    criteria: Sequence[Criterion],
+) -> dict[str, Any]:
+    ui = {
+        **UI_STRINGS[settings.language],
+        **TEXT_UI_STRINGS[settings.language],
+        **(settings.strings or {}),
+        **text_strings,
+    }
+    if task == TEXT_RATING_TASK:
+        paragraphs = [ui["instructions_text_rating"]]
+        if any(c.scale == "slider" for c in criteria):
+            paragraphs.append(ui["instructions_text_scales"])
+    else:
+        paragraphs = [ui["instructions_text_preference"]]
+        if criteria[0].allow_tie:
+            paragraphs.append(ui["instructions_text_tie"])
+    if settings.instructions:
+        paragraphs = [p.strip() for p in settings.instructions.split("\n\n")]
+    return {
+        "instructions": [p for p in paragraphs if p],
+        "language": settings.language,
+        "ui": ui,
+    }
+
+
+# --------------------------------------------------------------------------- builder
+
+
+def _outputs(
+    outputs_by_system: Mapping[str, Any],
+) -> dict[str, dict[str, str]]:
+    """System -> {item -> text} from mappings or iterables of Output."""
+    table: dict[str, dict[str, str]] = {}
+    for system, outputs in outputs_by_system.items():
+        if isinstance(outputs, Mapping):
+            table[str(system)] = {
+                str(k): str(v) for k, v in outputs.items() if v is not None
+            }
+            continue
+        texts: dict[str, str] = {}
+        for output in outputs:
+            if output.word_string is not None:
+                texts.setdefault(str(output.item_id), str(output.word_string))
+        table[str(system)] = texts
+    return table
+
+
+def _rows(design: Design) -> list[dict[str, Any]]:
+    rows = [
+        {key: _plain(value) for key, value in row.items()}
+        for row in design.trials.to_dict("records")
+    ]
+    rows.sort(key=lambda r: (int(r["subject_slot"]), int(r["order"])))
+    return rows
+
+
+def make_text_study_files(
+    design: Design,
+    items: Iterable[Item],
+    outputs_by_system: Mapping[str, Any],
+    *,
+    task: str,
+    criteria: Iterable[Any],
+    settings: StudySettings | Mapping[str, Any] | None = None,
+) -> StudyFiles:
+    """Make every file of a text study's web folder, in memory (a pure function).
+
+    Parameters
+    ----------
+    design : Design
+        ``text_rating``: a design with a ``system`` per trial, e.g.
+        :func:`~stecflow.studies.designs.latin_square_design`;
+        ``text_preference``: a pair design
+        (:func:`~stecflow.studies.designs.pairs.pair_design`) whose trials have
+        ``system_left`` and ``system_right``. Its lists become the page's lists,
+        trial for trial.
+    items : iterable of Item
+        Every item the design shows (practice items included); ``Item.input`` is
+        shown (:func:`shown_input`).
+    outputs_by_system : mapping
+        System ID -> its outputs: a mapping item ID -> text, or an iterable of
+        :class:`~stecflow.data.model.Output` (``item_id``, ``word_string``).
+        A rating practice trial without an output shows the item's first
+        reference.
+    task : {"text_rating", "text_preference"}
+    criteria : iterable
+        The questions (:func:`text_criteria`).
+    settings : StudySettings or mapping, optional
+        Presentation settings (:func:`text_settings`); ``require_slider_touch``
+        (default true) makes every slider be moved before "Next".
+
+    Returns
+    -------
+    StudyFiles
+
+    Raises
+    ------
+    StimuliError
+        An item or output missing, a preference design without sides, an input
+        that cannot be shown (every problem listed, the first ten in the message).
+    ConfigError
+        Bad criteria or settings.
+    """
+    checked = text_criteria(criteria, task)
+    settings, text_strings = text_settings(settings)
+    outputs = _outputs(outputs_by_system)
+    by_id: dict[str, Item] = {}
+    for each in items:
+        by_id.setdefault(each.id, each)
+    rows = _rows(design)
+    preference = task == TEXT_PREFERENCE_TASK
+    if preference and rows and "system_left" not in rows[0]:
+        raise StimuliError(
+            "a text_preference study needs a pair design (system_left and "
+            "system_right per trial): stecflow.studies.designs.pairs.pair_design",
+            field="design",
+        )
+    problems: list[str] = []
+    notes: list[str] = []
+    inputs: dict[str, dict[str, Any]] = {}
+    lists: dict[str, dict[str, Any]] = {}
+
+    def text_of(system: str | None, item: Item, practice: bool) -> str | None:
+        text = outputs.get(system, {}).get(item.id) if system else None
+        if text is None and practice and not preference:
+            text = next((r.word_string for r in item.references if r.word_string), None)
+        if text is None:
+            problems.append(f"no output of system {system} for item {item.id}")
+            return None
+        text = text.strip()
+        if not text:
+            notes.append(f"the output of {system} for item {item.id} is empty")
+        return text
+
+    for row in rows:
+        item_id = str(row["item"])
+        item = by_id.get(item_id)
+        if item is None:
+            problems.append(f"item {item_id} (list {row['list']}) is not in the items")
+            continue
+        if item_id not in inputs:
+            try:
+                shown, removed = shown_input(item.input)
+            except (StimuliError, ValueError) as error:
+                problems.append(f"item {item_id}: {getattr(error, 'message', error)}")
+                continue
+            if removed:
+                note = f"item {item_id}: removed from its HTML: {', '.join(removed)}"
+                logger.warning(note)
+                notes.append(note)
+            inputs[item_id] = shown
+        system = row.get("system")
+        system = None if system is None else str(system)
+        practice = bool(row["practice"])
+        trial: dict[str, Any] = {
+            "order": int(row["order"]),
+            "item": item_id,
+            "system": system,
+            "subdomain": row.get("subdomain") or item.subdomain,
+            "item_set": row.get("item_set"),
+            "practice": practice,
+            "filler": bool(row["filler"]),
+            "target": None,
+            "input": item_id,
+        }
+        if preference:
+            left, right = str(row["system_left"]), str(row["system_right"])
+            texts = (text_of(left, item, practice), text_of(right, item, practice))
+            if None in texts:
+                continue
+            trial.update(
+                system_left=left,
+                system_right=right,
+                output_left=texts[0],
+                output_right=texts[1],
+            )
+        else:
+            text = text_of(system, item, practice)
+            if text is None:
+                continue
+            trial["output"] = text
+        list_id = str(row["list"])
+        lists.setdefault(
+            list_id,
+            {
+                "list": list_id,
+                "subject_slot": int(row["subject_slot"]),
+                "group": int(row["group"]),
+                "trials": [],
+            },
+        )["trials"].append(trial)
+    if problems:
+        shown_problems = "; ".join(problems[:10])
+        more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
+        raise StimuliError(
+            f"{len(problems)} problem(s): {shown_problems}{more}",
+            field=f"study {design.study}",
+        )
+    data = settings.to_dict()
+    if text_strings:
+        data["strings"] = dict(
+            sorted({**(settings.strings or {}), **text_strings}.items())
+        )
+    document = {
+        "format": "stecflow-study",
+        "version": STIMULI_VERSION,
+        "study": design.study,
+        "task": task,
+        "variant": None,
+        "settings": data,
+        "texts": _texts(task, settings, text_strings, checked),
+        "columns": list(RESPONSE_COLUMNS) + list(text_columns(task, checked)),
+        "criteria": [c.to_dict() for c in checked],
+        "design": design.settings(),
+        "speech": None,
+        "inputs": dict(sorted(inputs.items())),
+        "notes": sorted(set(notes)),
+        "lists": [
+            lists[k] for k in sorted(lists, key=lambda k: lists[k]["subject_slot"])
+        ],
+    }
+    return study_files(document, {}, {})
+
+
+def build_text_study(
+    design: Design,
+    items: Iterable[Item],
+    outputs_by_system: Mapping[str, Any],
+    *,
+    task: str,
+    criteria: Iterable[Any],
+    out_dir: str | Path,
+    settings: StudySettings | Mapping[str, Any] | None = None,
+    overwrite: bool = False,
+) -> dict[str, Any]:
+    """Build a text study's web folder (``results/studies/<study>/web``).
+
+    Parameters
+    ----------
+    design, items, outputs_by_system, task, criteria, settings
+        As for :func:`make_text_study_files`.
+    out_dir : path
+        The folder to create.
+    overwrite : bool, default False
+        Replace a non-empty *out_dir* (only for a study not yet opened).
+
+    Returns
+    -------
+    dict
+        ``study``, ``task``, ``lists``, ``trials``, ``files`` and ``sha256`` (of
+        ``MANIFEST.tsv``), as :func:`stecflow.studies.stimuli.build_study`.
+    """
+    bundle = make_text_study_files(
+        design,
+        items,
+        outputs_by_system,
+        task=task,
+        criteria=criteria,
+        settings=settings,
+    )
+    _write_tree(bundle.files, Path(out_dir), overwrite)
+    doc = bundle.document
+    summary = {
+        "study": doc["study"],
+        "task": doc["task"],
+        "lists": len(doc["lists"]),
+        "trials": sum(len(lst["trials"]) for lst in doc["lists"]),
+        "files": len(bundle.files),
+        "sha256": hashlib.sha256(bundle.files["MANIFEST.tsv"]).hexdigest(),
+    }
+    logger.info(
+        "study %s: %s, %d lists, %d trials in %s",
+        summary["study"],
+        task,
+        summary["lists"],
+        summary["trials"],
+        out_dir,
+    )
+    return summary
