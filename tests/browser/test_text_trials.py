@@ -319,3 +319,58 @@ def test_japanese_interface(tmp_path, watched):
     assert page.text_content("#input .heading") == "入力"
     assert page.text_content("#title") == "文章の評価"
     watched.assert_clean()
+
+
+def test_online_sessions_store_the_text_columns(tmp_path, watched):
+    """Served by the collection server: what the page posts is accepted and the
+    export carries the text columns (the first participant gets list L01)."""
+    from stecflow.studies.server import make_server, read_responses
+
+    page = watched.page
+    page.set_viewport_size({"width": 1366, "height": 768})
+    web, doc = _build(tmp_path, "text_rating")
+    db = tmp_path / "rating.sqlite"
+    with make_server(web.parent, port=0, db_path=db).start() as server:
+        page.goto(server.url + "?participant=P-001")
+        page.wait_for_selector("body[data-screen=welcome]")
+        page.click("#start")
+        for trial, (point, keys, _) in zip(
+            doc["lists"][0]["trials"], RATINGS, strict=True
+        ):
+            page.wait_for_selector(
+                f"body[data-screen=text-rating][data-order='{trial['order']}']"
+            )
+            page.click(f"label[for=rating_fluency-{point}]")
+            _slider(page, "adequacy", keys)
+            page.click("#next")
+        page.wait_for_selector("body[data-screen=done]")
+        rows = read_responses(web.parent, db_path=db)
+    assert [
+        (r["list"], r["order"], r["rating_fluency"], r["rating_adequacy"]) for r in rows
+    ] == [("L01", 1, 4, 73), ("L01", 2, 1, 0), ("L01", 3, 5, 40)]
+    assert {r["session_status"] for r in rows} == {"completed"}
+
+    web, doc = _build(tmp_path, "text_preference")
+    db = tmp_path / "preference.sqlite"
+    trials = doc["lists"][0]["trials"]
+    with make_server(web.parent, port=0, db_path=db).start() as server:
+        page.goto(server.url)
+        page.wait_for_selector("body[data-screen=welcome]")
+        page.click("#start")
+        for trial, choice in zip(trials, CHOICES, strict=True):
+            page.wait_for_selector(
+                f"body[data-screen=text-preference][data-order='{trial['order']}']"
+            )
+            page.click(f"#choose-{choice}")
+            page.click("#next")
+        page.wait_for_selector("body[data-screen=done]")
+        rows = read_responses(web.parent, db_path=db)
+    assert [(r["preferred"], r["chosen_system"]) for r in rows] == [
+        ("left", trials[0]["system_left"]),
+        ("right", trials[1]["system_right"]),
+        ("tie", None),
+    ]
+    assert [(r["system_left"], r["system_right"]) for r in rows] == [
+        (t["system_left"], t["system_right"]) for t in trials
+    ]
+    watched.assert_clean()

@@ -131,6 +131,16 @@ against the design), ``time_ms`` (utterance onset to the click, >= 0; also in
 ``dont_know``, the last exactly with ``cant_tell``). They are stored in the side
 table ``situated_trials`` (database schema version 2; a version 1 database is
 migrated by adding it, a newer one refused).
+
+A text study (``task: text_rating`` or ``text_preference``,
+:mod:`stecflow.studies.text`) has the columns of its document too: the above (only
+the trial's fields and ``rt_ms``, display to "Next", are filled), then
+``rating_<criterion>`` per criterion (an integer 1..points for a Likert scale,
+0-100 for a slider), or ``system_left``, ``system_right`` (checked against the
+design), ``preferred`` (``left``, ``right``, or ``tie`` when the criterion allows
+it) and ``chosen_system`` (the preferred side's system, empty for a tie). They
+are stored one field per row in the side table ``text_trials``, created in a
+database that lacks it.
 """
 
 from __future__ import annotations

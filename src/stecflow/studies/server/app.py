@@ -44,6 +44,7 @@ from stecflow.studies.server.study import (
     default_db,
     load_study,
 )
+from stecflow.studies.settings import RESPONSE_COLUMNS
 
 __all__ = ["CollectionApp", "make_app"]
 
@@ -150,6 +151,63 @@ def _situated(payload: Mapping[str, Any], trial: Trial) -> dict[str, Any]:
             f"(got answer_via={via}, cant_tell={str(dont_know).lower()})",
         )
     record["answer_via"] = via
+    return record
+
+
+def _text_fields(
+    payload: Mapping[str, Any], trial: Trial, study: Study
+) -> dict[str, Any]:
+    """Check the answer fields of a text rating or preference trial.
+
+    Rating: ``rating_<id>`` per criterion, an integer 1..points (Likert) or
+    0-100 (slider). Preference: ``system_left`` and ``system_right`` as the trial
+    shows them, ``preferred`` (``left``, ``right``, or ``tie`` when the criterion
+    allows it) and ``chosen_system`` (the preferred side's system; null for a tie).
+    """
+    record: dict[str, Any] = {}
+    if study.task == "text_rating":
+        for criterion in study.criteria:
+            name = f"rating_{criterion['id']}"
+            if criterion.get("scale") == "slider":
+                low, high = 0, 100
+            else:
+                low, high = 1, int(criterion.get("points") or 5)
+            value = payload.get(name)
+            if (
+                isinstance(value, bool)
+                or not isinstance(value, int)
+                or not low <= value <= high
+            ):
+                raise HTTPError(
+                    400,
+                    f"{name} must be an integer from {low} to {high}, got {value!r}",
+                )
+            record[name] = value
+        return record
+    for name in ("system_left", "system_right"):
+        expected = getattr(trial, name)
+        if payload.get(name) != expected:
+            raise HTTPError(
+                400,
+                f"{name} must be {expected!r} (trial {trial.order} of this list), "
+                f"got {payload.get(name)!r}",
+            )
+        record[name] = expected
+    tie = bool(study.criteria and study.criteria[0].get("allow_tie"))
+    answers = ("left", "right", "tie") if tie else ("left", "right")
+    preferred = payload.get("preferred")
+    if preferred not in answers:
+        raise HTTPError(
+            400, f"preferred must be one of {', '.join(answers)}, got {preferred!r}"
+        )
+    chosen = {"left": trial.system_left, "right": trial.system_right}.get(preferred)
+    if payload.get("chosen_system") != chosen:
+        raise HTTPError(
+            400,
+            f"chosen_system must be {chosen!r} (the system of the {preferred} "
+            f"answer), got {payload.get('chosen_system')!r}",
+        )
+    record.update(preferred=preferred, chosen_system=chosen)
     return record
 
 
@@ -458,6 +516,14 @@ class CollectionApp:
                 f"{trial.system}, not {payload.get('item')} by {payload.get('system')}",
             )
         record: dict[str, Any] = dict.fromkeys(RESPONSE_FIELDS)
+        if self.study.text:
+            record["rt_ms"] = _number(payload, "rt_ms", 0, _MAX_MS, required=True)
+            for name in RESPONSE_FIELDS:
+                if name != "rt_ms" and payload.get(name) not in (None, False):
+                    raise HTTPError(
+                        400, f"{name} does not belong to a {self.study.task} trial"
+                    )
+            return record
         if self.study.task == "rating":
             for name in ("adequacy", "fluency"):
                 value = payload.get(name)
@@ -525,6 +591,8 @@ class CollectionApp:
         self, environ: Mapping[str, Any], payload: Mapping[str, Any]
     ) -> tuple[int, Any]:
         allowed = _SITUATED_KEYS if self.study.situated else _TRIAL_KEYS
+        if self.study.text:
+            allowed = _TRIAL_KEYS | set(self.study.columns[len(RESPONSE_COLUMNS) :])
         unknown = sorted(set(payload) - allowed)
         if unknown:
             raise HTTPError(400, f"unknown field(s): {', '.join(unknown)}")
@@ -538,6 +606,9 @@ class CollectionApp:
                 raise HTTPError(400, f"list {list_id} has no trial {order}")
             record = self._validate(payload, trial)
             extra = _situated(payload, trial) if self.study.situated else None
+            answers = (
+                _text_fields(payload, trial, self.study) if self.study.text else {}
+            )
             now = self.clock()
             cursor = db.execute(
                 'INSERT OR IGNORE INTO trials (session_id, "order", list, item, '
@@ -572,6 +643,12 @@ class CollectionApp:
                     + ", ".join("?" * (2 + len(SITUATED_FIELDS)))
                     + ")",
                     (session_id, order, *(extra[k] for k in SITUATED_FIELDS)),
+                )
+            if stored and answers:
+                db.executemany(
+                    'INSERT INTO text_trials (session_id, "order", name, value) '
+                    "VALUES (?, ?, ?, ?)",
+                    [(session_id, order, k, v) for k, v in answers.items()],
                 )
             db.execute(
                 "UPDATE sessions SET last_seen_s = ? WHERE session_id = ?",

@@ -2,7 +2,8 @@
 
 Owns :func:`read_responses` (every stored trial as a row of the study document's
 ``columns``: :data:`~stecflow.studies.settings.RESPONSE_COLUMNS`, then in a
-situated identification study the situated fields of ``situated_trials``; read-only,
+situated identification study the situated fields of ``situated_trials``, in a
+text study its answer fields of ``text_trials``; read-only,
 beside a running server) and :func:`export_responses` (those rows as a TSV file).
 The columns are described in :mod:`stecflow.studies.server` and
 ``docs/judgments.md``.
@@ -117,10 +118,17 @@ def read_responses(
         query = (
             f'SELECT {select} FROM {source} ORDER BY t.list, t.session_id, t."order"'
         )
+        answers: dict[tuple[str, int], dict[str, Any]] = {}
+        if study.text:
+            for session_id, order, name, value in db.execute(
+                'SELECT session_id, "order", name, value FROM text_trials'
+            ):
+                answers.setdefault((session_id, int(order)), {})[name] = value
         current = time.time() if now is None else now
         rows = []
         for values in db.execute(query):
             record = dict(zip(names, values, strict=True))
+            record.update(answers.get((record["session_id"], int(record["order"])), {}))
             participant, completed_s, last_seen_s = sessions[record["session_id"]]
             row = {
                 "study": study.study,

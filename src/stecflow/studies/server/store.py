@@ -2,7 +2,11 @@
 
 Owns the database layout (tables ``meta``, ``sessions``, ``trials`` and, since
 schema version 2, the side table ``situated_trials`` with the fields only a
-situated identification trial has, :data:`SITUATED_FIELDS`), the response fields
+situated identification trial has, :data:`SITUATED_FIELDS`; and ``text_trials``,
+one row per answer field of a text rating or preference trial: ``name`` is the
+column, e.g. ``rating_fluency`` or ``preferred``, created when missing without a
+version change, since a stecflow without it cannot load a text study at all), the
+response fields
 of a trial as stored (:data:`RESPONSE_FIELDS`; the ones stored as 0/1 in
 :data:`BOOL_FIELDS`) and :class:`Store`, which opens a database in WAL mode,
 migrates a version 1 database (REG studies; the side table is added, nothing else
@@ -110,6 +114,14 @@ CREATE TABLE IF NOT EXISTS situated_trials (
     replays INTEGER NOT NULL,
     answer_via TEXT NOT NULL,
     PRIMARY KEY (session_id, "order"),
+    FOREIGN KEY (session_id, "order") REFERENCES trials (session_id, "order")
+);
+CREATE TABLE IF NOT EXISTS text_trials (
+    session_id TEXT NOT NULL,
+    "order" INTEGER NOT NULL,
+    name TEXT NOT NULL,
+    value,
+    PRIMARY KEY (session_id, "order", name),
     FOREIGN KEY (session_id, "order") REFERENCES trials (session_id, "order")
 );
 """

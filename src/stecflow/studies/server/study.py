@@ -14,6 +14,7 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from stecflow.core.errors import StecflowError
 from stecflow.studies.settings import RESPONSE_COLUMNS
@@ -21,6 +22,7 @@ from stecflow.studies.settings import RESPONSE_COLUMNS
 __all__ = [
     "WEB_FILES",
     "SITUATED_TASK",
+    "TEXT_TASKS",
     "CollectionError",
     "Study",
     "Trial",
@@ -37,7 +39,11 @@ class CollectionError(StecflowError):
 
 @dataclass(frozen=True)
 class Trial:
-    """One trial of a list, as answers to it are checked and stored."""
+    """One trial of a list, as answers to it are checked and stored.
+
+    ``target`` is None in a text study (nothing to identify); ``system_left``
+    and ``system_right`` are the sides of a text preference trial.
+    """
 
     order: int
     item: str
@@ -45,10 +51,12 @@ class Trial:
     subdomain: str | None
     practice: bool
     filler: bool
-    target: str
+    target: str | None
     entities: frozenset[str]
     dialogue: str | None = None
     expression: str | None = None
+    system_left: str | None = None
+    system_right: str | None = None
 
 
 @dataclass(frozen=True)
@@ -71,7 +79,11 @@ class Study:
         The study-wide completion code, if the settings fix one.
     columns : tuple of str
         The columns of the study's response table, in the document's order
-        (``RESPONSE_COLUMNS``, then ``SITUATED_COLUMNS`` in a situated study).
+        (``RESPONSE_COLUMNS``, then ``SITUATED_COLUMNS`` in a situated study, or
+        the text study's columns: ``rating_<criterion>`` or the preference's).
+    criteria : tuple of dict
+        A text study's criteria (``id``, ``scale``, ``points``, ``allow_tie``...),
+        as its document gives them; empty for other studies.
     """
 
     web_dir: Path
@@ -82,15 +94,23 @@ class Study:
     lists: dict[str, dict[int, Trial]]
     completion_code: str | None
     columns: tuple[str, ...] = RESPONSE_COLUMNS
+    criteria: tuple[dict[str, Any], ...] = ()
 
     @property
     def situated(self) -> bool:
         """Whether this is a situated identification study (seed 000, §5.1)."""
         return self.task == SITUATED_TASK
 
+    @property
+    def text(self) -> bool:
+        """Whether this is a text rating or preference study (studies.text)."""
+        return self.task in TEXT_TASKS
+
 
 #: The task of a situated identification study (as in stecflow.studies.situated).
 SITUATED_TASK = "situated_identification"
+#: The tasks of a text study (as in stecflow.studies.text).
+TEXT_TASKS = ("text_rating", "text_preference")
 
 
 def resolve_study(study_dir: str | Path) -> Path:
@@ -136,6 +156,7 @@ def load_study(study_dir: str | Path) -> Study:
         if doc.get("format") != "stecflow-study":
             raise ValueError("not a stecflow study document")
         situated = doc["task"] == SITUATED_TASK
+        text = doc["task"] in TEXT_TASKS
         lists: dict[str, dict[int, Trial]] = {}
         for lst in doc["lists"]:
             trials = {}
@@ -144,6 +165,8 @@ def load_study(study_dir: str | Path) -> Study:
                     # the valid answers of a situated trial are its pieces
                     clip = doc["contexts"][t["context"]]
                     answers = (p["id"] for p in clip["pieces"])
+                elif text:
+                    answers = ()  # rated or compared: nothing to choose from
                 else:
                     answers = (e["id"] for e in t["entities"])
                 trials[int(t["order"])] = Trial(
@@ -153,12 +176,16 @@ def load_study(study_dir: str | Path) -> Study:
                     subdomain=t.get("subdomain"),
                     practice=bool(t["practice"]),
                     filler=bool(t["filler"]),
-                    target=str(t["target"]),
+                    target=None if text else str(t["target"]),
                     entities=frozenset(str(a) for a in answers),
                     dialogue=str(t["dialogue"]) if situated else None,
                     expression=str(t["expression"]) if situated else None,
+                    system_left=t.get("system_left") if text else None,
+                    system_right=t.get("system_right") if text else None,
                 )
             lists[str(lst["list"])] = trials
+        if text and not doc.get("criteria"):
+            raise ValueError("a text study's document must give its criteria")
         settings = doc.get("settings", {})
         columns = tuple(str(c) for c in doc.get("columns") or RESPONSE_COLUMNS)
         if columns[: len(RESPONSE_COLUMNS)] != RESPONSE_COLUMNS:
@@ -172,6 +199,7 @@ def load_study(study_dir: str | Path) -> Study:
             lists=lists,
             completion_code=settings.get("completion_code"),
             columns=columns,
+            criteria=tuple(dict(c) for c in doc.get("criteria") or ()) if text else (),
         )
     except (ValueError, KeyError, TypeError) as error:
         raise CollectionError(
