@@ -392,7 +392,7 @@ def test_html_snippets_are_sanitised_by_the_allow_list():
                 ]
             ],
         ],
-        ["ul", {}, [["li", {}, ["one", ["li", {}, ["two"]]]]]],
+        ["ul", {}, [["li", {}, ["one"]], ["li", {}, ["two"]]]],
         "<script> & ",
         ["em", {}, ["done"]],
     ]
@@ -412,6 +412,41 @@ def test_html_snippets_are_sanitised_by_the_allow_list():
     for tag, attributes in _all_tags(nodes):
         assert tag in HTML_TAGS
         assert set(attributes) <= set(HTML_ATTRIBUTES)
+
+
+@pytest.mark.parametrize(
+    ("snippet", "nodes", "removed"),
+    [
+        ("<SCRIPT>alert(1)</SCRIPT>ok", ["ok"], ["script"]),
+        ("a<iframe>b<p>c", ["a"], ["iframe"]),  # unclosed: the rest is dropped
+        ("<svg><svg><a>x</a></svg>y</svg>z", ["z"], ["svg"]),
+        ("<p/>q<br/><hr>", [["p", {}, []], "q", ["br", {}, []], ["hr", {}, []]], []),
+        ("<b><i>x</b>y</i>z", [["b", {}, [["i", {}, ["x"]]]], "yz"], []),
+        (
+            "<table><tr><td>1<td>2<tr><th>3</table>after",
+            [
+                [
+                    "table",
+                    {},
+                    [
+                        ["tr", {}, [["td", {}, ["1"]], ["td", {}, ["2"]]]],
+                        ["tr", {}, [["th", {}, ["3"]]]],
+                    ],
+                ],
+                "after",
+            ],
+            [],
+        ),
+        (
+            '<div dir="sideways" lang="en-GB">t</div>',
+            [["div", {"lang": "en-GB"}, ["t"]]],
+            ["div@dir"],
+        ),
+        ("<p>a<p>b", [["p", {}, ["a"]], ["p", {}, ["b"]]], []),
+    ],
+)
+def test_html_edge_cases(snippet, nodes, removed):
+    assert sanitise_html(snippet) == (nodes, removed)
 
 
 def test_html_inputs_are_noted_in_the_document(caplog):
@@ -520,6 +555,9 @@ def test_the_page_builds_html_from_the_same_allow_list():
             "one question per trial",
         ),
         ([], "text_rating", "criteria", "at least one"),
+        (None, "text_preference", "criteria", "a text_preference study needs criteria"),
+        ({"id": "a", "question": "Q?"}, "text_rating", "criteria", "a list of"),
+        (["fluency"], "text_rating", "criteria[0]", "must be a mapping"),
         ([{"id": "a", "question": "Q?"}], "rating", "task", "text_rating"),
     ],
 )  # fmt: skip

@@ -169,6 +169,16 @@ HTML_DROPPED = frozenset(
 _VOID_DROPPED = frozenset(
     {"img", "input", "meta", "link", "base", "source", "track", "area", "embed"}
 )
+#: Open elements a start tag closes (as a browser does: a new cell ends the last).
+_IMPLIED_END = {
+    "p": {"p"},
+    "li": {"li"},
+    "dt": {"dt", "dd"},
+    "dd": {"dt", "dd"},
+    "td": {"td", "th"},
+    "th": {"td", "th"},
+    "tr": {"tr", "td", "th"},
+}
 _MAX_INPUT_CHARS = 100_000
 
 
@@ -330,6 +340,10 @@ def text_criteria(criteria: Iterable[Any], task: str) -> tuple[Criterion, ...]:
         raise ConfigError(
             f"{task!r} is not one of {', '.join(TEXT_TASKS)}", field="task"
         )
+    if criteria is None:
+        raise ConfigError(
+            f"a {task} study needs criteria: give at least one", field="criteria"
+        )
     if isinstance(criteria, Mapping | str):
         raise ConfigError("must be a list of criteria", field="criteria")
     checked = tuple(
@@ -404,6 +418,8 @@ class _Sanitiser(HTMLParser):
                 kept[name] = value.strip()
                 continue
             self.removed.add(f"{tag}@{name}")
+        while self.stack[-1][0] in _IMPLIED_END.get(tag, ()):
+            self.stack.pop()
         node: list[Any] = [tag, dict(sorted(kept.items())), []]
         self.stack[-1][1].append(node)
         if tag not in _VOID:
