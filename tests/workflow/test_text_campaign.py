@@ -118,10 +118,46 @@ def test_scores_equal_sacrebleu_on_the_same_texts(checkout, tmp_path):
     }
 
 
+def test_rating_and_preference_studies(checkout):
+    """Both text studies are designed, built, answered by simulated participants,
+    merged and analysed; the better baseline comes out ahead in both."""
+    results = checkout / "results" / "text-demo"
+    for study in ("text-rating", "text-preference"):
+        balance = read_tsv(results / "studies" / study / "balance.tsv")
+        assert balance and all(r["ok"] == "true" for r in balance)
+        assert (results / "studies" / study / "web" / "index.html").is_file()
+        summary = json.loads(
+            (results / "judgments/summary" / f"{study}.json").read_text()
+        )
+        assert summary["simulated"] is True
+    # 120 items x 3 pairs: every ordered pair once per item, each list 120 trials
+    pairs = read_tsv(results / "studies" / "text-preference" / "design.tsv")
+    assert len(pairs) == 6 * 120
+    assert {
+        (r["system_left"], r["system_right"]) for r in pairs if r["item"] == "t001"
+    } == {
+        (a, b)
+        for a in ("organisers/rules", "organisers/template", "organisers/weak")
+        for b in ("organisers/rules", "organisers/template", "organisers/weak")
+        if a != b
+    }
+    preference = read_tsv(results / "judgments/measures/text-preference.tsv")
+    ranks = {r["system"]: int(r["bt_rank"]) for r in preference}
+    assert ranks["organisers/weak"] == 3  # it drops triples and repeats itself
+    ratings = read_tsv(results / "judgments/measures/text-rating.tsv")
+    assert {r["criterion"] for r in ratings} == {"fluency", "adequacy"}
+    anova = json.loads((results / "stats" / "fluency-anova.json").read_text())
+    assert anova["text"][0]["text"].startswith("F(2, 357) = ")
+    bt = json.loads((results / "stats" / "preference.json").read_text())
+    assert [t["about"] for t in bt["text"]][-1] == "weak"
+
+
 def test_report_release_and_nothing_left_to_do(checkout):
     results = checkout / "results" / "text-demo"
     html = (results / "report" / "index.html").read_text(encoding="utf-8")
     assert "chrF++" in html and "TER" in html
+    assert "Pairwise preference, study text-preference" in html
+    assert "ratings per criterion" in html
     with zipfile.ZipFile(results / "release" / "demo-text-1.zip") as zipped:
         names = set(zipped.namelist())
     assert "submissions/organisers/rules/outputs.txt" in names

@@ -12,6 +12,7 @@ from stecflow.core import ids
 from stecflow.core import resources as sizing
 from stecflow.scoring import specs as scoring
 from stecflow.studies import setup as studies
+from stecflow.submissions import outputs as submission_outputs
 from stecflow.submissions import safepath, validation
 
 validate(config, schema="../schemas/config.schema.yaml")
@@ -180,6 +181,13 @@ def get_study_outputs(wildcards):
     spec = STUDIES[wildcards.study]
     if spec["task"] == studies.SITUATED_TASK:
         return []
+    if spec["task"] in studies.TEXT_TASKS:  # each submission's own outputs file
+        root = config["submissions"]["root"]
+        return [
+            f"{root}/{s}/"
+            + submission_outputs.outputs_file([], TASKS, folder=f"{root}/{s}")
+            for s in spec["systems"]
+        ] + [f"{RESULTS}/validation/{s}.json" for s in spec["systems"]]
     return _system_files(spec["systems"], "outputs.xml")
 
 
@@ -195,6 +203,11 @@ def get_design_system_files(wildcards):
 def get_images_dir(wildcards):
     """The entity pictures folder, if the campaign has one."""
     return [config["data"]["images"]] if config["data"]["images"] else []
+
+
+def get_study(wildcards):
+    """One study's config entry, with its defaults (plain data)."""
+    return STUDIES[wildcards.study]
 
 
 def get_study_task(wildcards):

@@ -1,9 +1,10 @@
-# code: stecflow.judgments.simulate.simulate_study (situated studies: stecflow.judgments.situated_study.simulate_situated_study; via workflow/scripts/simulate_responses.py)
+# code: stecflow.judgments.simulate.simulate_study (situated studies: stecflow.judgments.situated_study.simulate_situated_study; text studies: stecflow.judgments.text_study.simulate_text_study; via workflow/scripts/simulate_responses.py)
 rule simulate_responses:
     """Answer a study with simulated participants (studies with simulate: true)."""
     input:
         design=f"{RESULTS}/studies/{{study}}/design.tsv",
         web=f"{RESULTS}/studies/{{study}}/web",
+        outputs=get_study_outputs,
         testset=TESTSET,
         practice=get_practice_items,
     output:
@@ -19,11 +20,14 @@ rule simulate_responses:
         seed=config["judgments"]["simulation"]["seed"],
         settings=config["judgments"]["simulation"],
         task=get_study_task,
+        spec=get_study,
+        submission_dirs=get_study_submission_dirs,
+        tasks=TASKS,
     script:
         "../scripts/simulate_responses.py"
 
 
-# code: stecflow.judgments.study.merge_study (situated studies: stecflow.judgments.situated_study.merge_situated_study; via workflow/scripts/merge_judgments.py)
+# code: stecflow.judgments.study.merge_study (situated studies: stecflow.judgments.situated_study.merge_situated_study; text studies: stecflow.judgments.text_study.merge_text_study; via workflow/scripts/merge_judgments.py)
 rule merge_judgments:
     """Merge one study's responses with its design: judgments, checks, measures."""
     input:
@@ -48,6 +52,7 @@ rule merge_judgments:
     params:
         settings=config["judgments"],
         task=get_study_task,
+        spec=get_study,
         variant=get_study_variant,
         dmdx_items_dir=f"{RESULTS}/studies/{{study}}/dmdx",
     script:

@@ -21,6 +21,21 @@ def main(smk) -> None:
                 settings=smk.params.settings,
             )
             return
+        if smk.params.task in ("text_rating", "text_preference"):
+            from stecflow.judgments.text_study import merge_text_study
+
+            merge_text_study(
+                smk.input.design,
+                list(smk.input.responses),
+                list(smk.input.corrections),
+                smk.output.judgments,
+                smk.output.quality,
+                smk.output.measures,
+                smk.output.summary,
+                study=smk.params.spec,
+                settings=smk.params.settings,
+            )
+            return
         from stecflow.judgments.study import merge_study
 
         merge_study(

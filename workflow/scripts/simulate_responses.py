@@ -17,6 +17,24 @@ def main(smk) -> None:
                 settings=smk.params.settings,
             )
             return
+        if smk.params.task in ("text_rating", "text_preference"):
+            from stecflow.judgments.text_study import simulate_text_study
+            from stecflow.studies.setup import study_outputs
+            from stecflow.tasks.registry import read_testset
+
+            items = read_testset(smk.input.testset)
+            simulate_text_study(
+                smk.input.design,
+                smk.input.testset,
+                study_outputs(
+                    smk.params.spec, items, smk.params.submission_dirs, smk.params.tasks
+                ),
+                smk.output.responses,
+                study=smk.params.spec,
+                seed=smk.params.seed,
+                settings=smk.params.settings,
+            )
+            return
         from stecflow.judgments.simulate import simulate_study
 
         simulate_study(

@@ -29,6 +29,7 @@ from stecflow.report.formatting import fixed, parse_float
 from stecflow.report.inputs import JudgmentStudy
 from stecflow.report.svg import ScatterPoint, scatter_plot
 from stecflow.report.tables import Cell, Column, Row, Table
+from stecflow.report.text_studies import TEXT_TASKS, text_study_tables
 
 __all__ = ["HUMAN_MEASURES", "HumanMeasure", "human_section", "study_title"]
 
@@ -389,6 +390,13 @@ def human_section(ctx: Context) -> list[Block]:
                     " corrections file were applied (see Data quality)."
                 )
             )
+        if task in TEXT_TASKS:
+            tables = text_study_tables(ctx, study, str(task))
+            blocks += [ctx.table(t) for t in tables] or [
+                notice("No measure could be computed.", "warning")
+            ]
+            blocks.extend(_flag_notices(summary))
+            continue
         measures = _task_measures(study.measures, str(task or ""))
         if measures:
             blocks.append(ctx.table(_measures_table(ctx, study, measures)))

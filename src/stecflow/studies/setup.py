@@ -25,6 +25,8 @@ __all__ = [
     "DESIGN_KEYS",
     "SITUATED_DEFAULTS",
     "SITUATED_TASK",
+    "TEXT_TASKS",
+    "study_outputs",
     "build_stimuli",
     "check_studies",
     "design_spec",
@@ -56,8 +58,13 @@ DESIGN_KEYS = (
     "experiment",
     "realise",
     "situated",
+    "criteria",
     "sha256",
 )
+
+#: The ``task`` of the human studies of a text-generation campaign
+#: (:mod:`stecflow.studies.text`): ratings per criterion, pairwise preference.
+TEXT_TASKS = ("text_rating", "text_preference")
 
 #: The ``task`` of seed 000's study (:mod:`stecflow.studies.situated`).
 SITUATED_TASK = "situated_identification"
@@ -103,6 +110,23 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
             "simulate": False,
             **entry,
         }
+        if (spec["task"] in TEXT_TASKS) != bool(spec.get("criteria")):
+            raise ConfigError(
+                "a text_rating or text_preference study asks its `criteria` (each"
+                " with its question and scale); other studies have none"
+                if spec["task"] in TEXT_TASKS
+                else f"a {spec['task']} study has its own questions; criteria are"
+                " for text_rating and text_preference studies",
+                field=f"studies[{n}].criteria",
+            )
+        if spec["task"] == "text_preference":
+            if entry.get("design") not in (None, "pairs"):
+                raise ConfigError(
+                    "a text_preference study has the balanced pair design; leave"
+                    " design out",
+                    field=f"studies[{n}].design",
+                )
+            spec["design"] = "pairs"
         if spec["task"] == SITUATED_TASK:
             _check_situated(spec, n)
         elif "situated" in entry:
@@ -187,7 +211,19 @@ def check_studies(
                 f"study {spec['id']!r} lists a system twice",
                 field=f"studies[{n}].systems",
             )
-        dialogue = (config.get("data") or {}).get("format") == "dialogue"
+        data_format = (config.get("data") or {}).get("format")
+        if (spec["task"] in TEXT_TASKS) != (data_format == "text"):
+            raise ConfigError(
+                f"study {spec['id']!r}: "
+                + (
+                    f"a {spec['task']} study needs a text test set (data.format: text)"
+                    if spec["task"] in TEXT_TASKS
+                    else f"a {spec['task']} study cannot show text-generation"
+                    " inputs; use task: text_rating or text_preference"
+                ),
+                field=f"studies[{n}].task",
+            )
+        dialogue = data_format == "dialogue"
         if (spec["task"] == SITUATED_TASK) != dialogue:
             raise ConfigError(
                 f"study {spec['id']!r}: "
@@ -200,7 +236,7 @@ def check_studies(
                 ),
                 field=f"studies[{n}].task",
             )
-        if spec["task"] == SITUATED_TASK:
+        if spec["task"] == SITUATED_TASK or spec["task"] in TEXT_TASKS:
             continue
         if not spec.get("realise") and root is not None:
             for system in systems:
@@ -295,8 +331,8 @@ def make_design(
     """Build the :class:`~stecflow.studies.designs.Design` of one study.
 
     Deterministic."""
-    from stecflow.data.corpus import read_items
     from stecflow.studies.designs import latin_square_design, two_group_design
+    from stecflow.tasks.registry import read_testset as read_items
 
     items = read_items(testset_path)
     if spec.get("subdomains"):
@@ -309,6 +345,19 @@ def make_design(
                 field="data.dev",
             )
         practice_pool = [i.id for i in read_items(practice_path)]
+    if spec["design"] == "pairs":
+        from stecflow.studies.designs.pairs import pair_design
+
+        try:
+            return pair_design(
+                spec["systems"],
+                [i.id for i in items],
+                subjects=spec["subjects"],
+                seed=spec["seed"],
+                study=spec["id"],
+            )
+        except ValueError as error:  # DesignError: say which key to change
+            raise ConfigError(str(error), field=f"studies[{spec['id']}]") from None
     if spec["design"] == "two_group":
         # seed 000: the same contexts with the original expression for one group
         # and the system's for the other; `shared` items are seen by both groups.
@@ -349,8 +398,10 @@ def _stable_key(seed: int, item_id: str) -> str:
 
 def _design_text(design: Any) -> str:
     from stecflow.studies.designs import TRIAL_COLUMNS
+    from stecflow.studies.designs.pairs import PAIR_TRIAL_COLUMNS
 
-    return format_tsv(design.trials.to_dict(orient="records"), TRIAL_COLUMNS)
+    columns = PAIR_TRIAL_COLUMNS if design.kind == "pairs" else TRIAL_COLUMNS
+    return format_tsv(design.trials.to_dict(orient="records"), columns)
 
 
 def design_study(
@@ -403,6 +454,11 @@ def design_study(
             settings_path,
         )
     design = make_design(spec, testset_path, practice_path)
+    if design.kind == "pairs":
+        from stecflow.studies.designs.pairs import (
+            pair_balance_problems as balance_problems,
+        )
+        from stecflow.studies.designs.pairs import pair_balance_table as balance_table
     problems = balance_problems(design)
     if problems:  # our own bug if it ever happens
         raise RuntimeError(f"design of {spec['id']} is not balanced: {problems}")
@@ -463,6 +519,10 @@ def build_stimuli(
         summary = build_situated_stimuli(
             spec, design_path, testset_path, web_dir, dmdx_dir
         )
+    elif spec["task"] in TEXT_TASKS:
+        summary = _build_text_stimuli(
+            spec, design_path, testset_path, submission_dirs, web_dir, dmdx_dir, tasks
+        )
     else:
         summary = _build_reg_stimuli(
             spec,
@@ -487,6 +547,89 @@ def build_stimuli(
     return summary
 
 
+def study_outputs(
+    spec: Mapping[str, Any],
+    items: Sequence[Any],
+    submission_dirs: Mapping[str, str | Path],
+    tasks: Sequence[str] | None,
+) -> dict[str, dict[str, str]]:
+    """``team/system`` -> item ID -> the text participants see, for every system
+    of a study, read from each submission's own outputs file (whichever of the
+    task type's file names it has) through its task type's reader."""
+    from stecflow.submissions.outputs import outputs_file, read_outputs
+    from stecflow.submissions.safepath import read_submission_file
+
+    shown = {}
+    for system, folder in sorted(submission_dirs.items()):
+        name = outputs_file([], tasks or (), folder=folder)
+        data = read_submission_file(folder, name)  # no link out of it
+        outputs, _ = read_outputs(
+            data, f"{system}/{name}", items, [], campaign_tasks=tasks or ()
+        )
+        shown[system] = shown_descriptions(spec, system, outputs, tasks)
+    return shown
+
+
+def _checked_design(
+    spec: Mapping[str, Any],
+    design_path: str | Path,
+    testset_path: str | Path,
+    practice_path: str | Path | None,
+) -> Any:
+    """The study's design, rebuilt from its config entry; it must be the one
+    written (a study's design never changes once built)."""
+    design = make_design(spec, testset_path, practice_path)
+    if Path(design_path).read_text(encoding="utf-8") != _design_text(design):
+        raise ConfigError(
+            f"{design_path} no longer matches study {spec['id']!r} in the config; a"
+            " study's design must not change once built",
+            field=f"studies[{spec['id']}]",
+        )
+    return design
+
+
+def _build_text_stimuli(
+    spec: Mapping[str, Any],
+    design_path: str | Path,
+    testset_path: str | Path,
+    submission_dirs: Mapping[str, str | Path],
+    web_dir: str | Path,
+    dmdx_dir: str | Path,
+    tasks: Sequence[str] | None,
+) -> dict[str, Any]:
+    """The web experiment of a text study (ratings or preferences), unpinned;
+    DMDX files are not made for it (its dmdx folder holds a README saying so)."""
+    from stecflow.studies.text import build_text_study
+    from stecflow.tasks.registry import read_testset
+
+    design = _checked_design(spec, design_path, testset_path, None)
+    items = read_testset(testset_path)
+    settings = {
+        "title": spec.get("title") or spec["id"],
+        **(spec.get("experiment") or {}),
+    }
+    summary = build_text_study(
+        design,
+        items,
+        study_outputs(spec, items, submission_dirs, tasks),
+        task=spec["task"],
+        criteria=spec["criteria"],
+        out_dir=web_dir,
+        settings=settings,
+        overwrite=True,
+    )
+    dmdx = Path(dmdx_dir)
+    dmdx.mkdir(parents=True, exist_ok=True)
+    (dmdx / "README.txt").write_text(
+        f"No DMDX item files for study {spec['id']}: DMDX shows the REG studies'"
+        " descriptions and pictures, not a text study's rating scales or pairs."
+        f" Run the web experiment: open web/index.html, or `stecflow serve"
+        f" {spec['id']}`.\n",
+        encoding="utf-8",
+    )
+    return summary
+
+
 def _build_reg_stimuli(
     spec: Mapping[str, Any],
     design_path: str | Path,
@@ -501,28 +644,13 @@ def _build_reg_stimuli(
     """The stimuli of a REG study (rating or identification), unpinned."""
     from stecflow.data.corpus import read_items
     from stecflow.studies.stimuli import build_study
-    from stecflow.submissions.outputs import outputs_file, read_outputs
-    from stecflow.submissions.safepath import read_submission_file
     from stecflow.tasks.registry import task_types
 
-    design = make_design(spec, testset_path, practice_path)
-    if Path(design_path).read_text(encoding="utf-8") != _design_text(design):
-        raise ConfigError(
-            f"{design_path} no longer matches study {spec['id']!r} in the config; a"
-            " study's design must not change once built",
-            field=f"studies[{spec['id']}]",
-        )
+    design = _checked_design(spec, design_path, testset_path, practice_path)
     items = read_items(testset_path)
     if practice_path is not None:
         items += read_items(practice_path)
-    outputs_by_system = {}
-    name = outputs_file([], tasks or ())
-    for system, folder in sorted(submission_dirs.items()):
-        data = read_submission_file(folder, name)  # no link out of it
-        outputs, _ = read_outputs(
-            data, f"{system}/{name}", items, [], campaign_tasks=tasks or ()
-        )
-        outputs_by_system[system] = shown_descriptions(spec, system, outputs, tasks)
+    outputs_by_system = study_outputs(spec, items, submission_dirs, tasks)
     settings = {
         "title": spec.get("title") or spec["id"],
         **(spec.get("experiment") or {}),

@@ -37,7 +37,7 @@ import logging
 from collections import Counter
 from collections.abc import Sequence
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stecflow.studies.designs.checks import (
     DesignError,
@@ -49,11 +49,15 @@ from stecflow.studies.designs.checks import (
 from stecflow.studies.designs.model import TRIAL_COLUMNS, Design, _frame, _list_id
 from stecflow.studies.designs.seeding import _rng
 
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
 __all__ = [
     "PAIRS",
     "PAIR_SEPARATOR",
     "PAIR_TRIAL_COLUMNS",
     "pair_balance_problems",
+    "pair_balance_table",
     "pair_design",
     "pair_label",
     "valid_pair_subject_counts",
@@ -396,3 +400,52 @@ def pair_balance_problems(design: Design) -> list[str]:
                     f"{design.replications}"
                 )
     return problems
+
+
+def pair_balance_table(design: Design) -> pd.DataFrame:
+    """Count a pair design's trials against what its balance requires.
+
+    Checks (``check`` column, :data:`~stecflow.studies.designs.balance.
+    BALANCE_COLUMNS`): ``subject_pair``, trials per list and pair (unit the
+    list, ``system`` the pair label), each pair once per item set the list sees;
+    ``item_ordered_pair``, trials per item and ordered pair (``system`` is
+    ``left>right``), ``replications`` each.
+
+    >>> d = pair_design(["a", "b"], ["i1", "i2"], subjects=2, seed=1)
+    >>> t = pair_balance_table(d)
+    >>> t[["check", "unit", "system", "n_trials", "expected", "ok"]].values[0].tolist()
+    ['item_ordered_pair', 'i1', 'a>b', 1, 1, True]
+    >>> bool(t["ok"].all())
+    True
+    """
+    import pandas as pd
+
+    from stecflow.studies.designs.balance import BALANCE_COLUMNS
+
+    systems = sorted(design.systems)
+    pairs = [pair_label(a, b) for a, b in combinations(systems, 2)]
+    trials = design.trials[~design.trials["practice"].astype(bool)]
+    rows = []
+    for list_id, shown in sorted(trials.groupby("list"), key=lambda kv: kv[0]):
+        counts = Counter(shown["system"])
+        expected = len(shown) // len(pairs)
+        for pair in pairs:
+            rows.append(("subject_pair", list_id, pair, counts[pair], expected))
+    ordered = Counter(
+        (t["item"], f"{t['system_left']}>{t['system_right']}")
+        for t in trials.to_dict("records")
+    )
+    for item in sorted(set(trials["item"])):
+        for a in systems:
+            for b in systems:
+                if a != b:
+                    n = ordered[(item, f"{a}>{b}")]
+                    rows.append(
+                        ("item_ordered_pair", item, f"{a}>{b}", n, design.replications)
+                    )
+    frame = pd.DataFrame(
+        [(*r, r[3] == r[4]) for r in rows], columns=list(BALANCE_COLUMNS)
+    )
+    return frame.sort_values(["check", "unit", "system"], kind="stable").reset_index(
+        drop=True
+    )

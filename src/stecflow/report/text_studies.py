@@ -1,0 +1,162 @@
+"""The report's tables of the human studies of a text-generation campaign.
+
+A ``text_rating`` study's measures (``results/judgments/measures/<study>.tsv``,
+:func:`stecflow.judgments.text_study.rating_measures`) become one table: per
+system, each criterion's mean and SD, and for a 0-100 slider also the mean of the
+z-scores per evaluator, as WMT's direct assessment reports them. A
+``text_preference`` study's measures become the win rates with their Wilson
+intervals and the Bradley-Terry strengths. Built from the stage's files only.
+
+May import: :mod:`stecflow.report`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from stecflow.report.context import Context
+from stecflow.report.formatting import fixed, parse_float
+from stecflow.report.inputs import JudgmentStudy
+from stecflow.report.tables import Cell, Column, Row, Table
+
+__all__ = ["TEXT_TASKS", "text_study_tables"]
+
+#: The study tasks of a text-generation campaign.
+TEXT_TASKS = ("text_rating", "text_preference")
+
+
+def _criteria(ctx: Context, study: str) -> dict[str, Mapping[str, Any]]:
+    for entry in ctx.config.get("studies") or []:
+        if isinstance(entry, Mapping) and entry.get("id") == study:
+            return {str(c.get("id")): c for c in entry.get("criteria") or []}
+    return {}
+
+
+def _note(study: JudgmentStudy) -> list[str]:
+    if study.summary.get("simulated"):
+        return ["Simulated data: answers of simulated participants, not people."]
+    return []
+
+
+def _rating_table(ctx: Context, study: JudgmentStudy) -> Table:
+    criteria = _criteria(ctx, study.study)
+    rows = study.measures
+    order = list(dict.fromkeys(r.get("criterion", "") for r in rows))
+    cells = {(r.get("system", ""), r.get("criterion", "")): r for r in rows}
+    first = order[0] if order else ""
+
+    def key(system: str) -> tuple[bool, float, str]:
+        value = parse_float(cells.get((system, first), {}).get("mean"))
+        return (value is None, -(value or 0.0), system)
+
+    systems = sorted({r.get("system", "") for r in rows}, key=key)
+    columns = [Column("system", "System", align="l")]
+    notes = _note(study)
+    for criterion in order:
+        scale = cells.get((systems[0], criterion), {}).get("scale", "")
+        info = criteria.get(criterion, {})
+        group = criterion + (
+            f" (1–{info.get('points', 5)})" if scale == "likert" else " (0–100)"
+        )
+        columns += [
+            Column(f"{criterion}_mean", "Mean", group=group),
+            Column(f"{criterion}_sd", "SD", group=group),
+        ]
+        if scale == "slider":
+            columns.append(Column(f"{criterion}_z", "z", group=group))
+        if info.get("question"):
+            notes.append(f"{criterion}: “{info['question']}”")
+    if any(cells[k].get("scale") == "slider" for k in cells):
+        notes.append(
+            "z: the mean of the ratings standardised per evaluator (each evaluator's"
+            " ratings minus their mean, divided by their SD), as WMT's direct"
+            " assessment reports them."
+        )
+    table_rows = []
+    lookup = ctx.by_label()
+    for system in systems:
+        entry = lookup.get(system)
+        row_cells = [Cell(ctx.display(system), csv=(system,))]
+        for criterion in order:
+            row = cells.get((system, criterion), {})
+            row_cells += [
+                Cell(fixed(parse_float(row.get("mean")))),
+                Cell(fixed(parse_float(row.get("sd")))),
+            ]
+            if row.get("scale") == "slider":
+                row_cells.append(Cell(fixed(parse_float(row.get("z_mean")))))
+        table_rows.append(Row(tuple(row_cells), classes=entry.kind if entry else ""))
+    return Table(
+        f"human-{study.study}",
+        f"Human evaluation, study {study.study}: ratings per criterion, means and"
+        f" standard deviations per system (listed in descending order of {first}).",
+        columns,
+        table_rows,
+        notes,
+    )
+
+
+def _preference_table(ctx: Context, study: JudgmentStudy) -> Table:
+    rows = sorted(
+        study.measures,
+        key=lambda r: (parse_float(r.get("bt_rank")) or 1e9, r.get("system", "")),
+    )
+    criteria = _criteria(ctx, study.study)
+    notes = _note(study) + [
+        "Win rate: (wins + ties / 2) / comparisons, with its 95% Wilson interval;"
+        " Bradley–Terry strength: log-worth by maximum likelihood, centred on 0,"
+        " ties split half and half."
+    ]
+    notes += [f"{c}: “{i['question']}”" for c, i in criteria.items() if "question" in i]
+    lookup = ctx.by_label()
+    table_rows = []
+    for r in rows:
+        entry = lookup.get(r.get("system", ""))
+        table_rows.append(
+            Row(
+                (
+                    Cell(ctx.display(r.get("system", "")), csv=(r.get("system", ""),)),
+                    Cell(str(r.get("n", ""))),
+                    Cell(str(r.get("wins", ""))),
+                    Cell(str(r.get("ties", ""))),
+                    Cell(str(r.get("losses", ""))),
+                    Cell(fixed(parse_float(r.get("win_rate")))),
+                    Cell(
+                        f"[{fixed(parse_float(r.get('ci_low')))},"
+                        f" {fixed(parse_float(r.get('ci_high')))}]"
+                    ),
+                    Cell(fixed(parse_float(r.get("bt_strength")))),
+                    Cell(fixed(parse_float(r.get("bt_se")))),
+                ),
+                classes=entry.kind if entry else "",
+            )
+        )
+    return Table(
+        f"human-{study.study}",
+        f"Pairwise preference, study {study.study}: comparisons, wins, ties and"
+        " losses per system, the win rate and the Bradley–Terry strength (listed by"
+        " strength).",
+        [
+            Column("system", "System", align="l"),
+            Column("n", "Comparisons"),
+            Column("wins", "Wins"),
+            Column("ties", "Ties"),
+            Column("losses", "Losses"),
+            Column("win_rate", "Win rate"),
+            Column("ci", "95% CI"),
+            Column("bt_strength", "BT strength"),
+            Column("bt_se", "SE"),
+        ],
+        table_rows,
+        notes,
+    )
+
+
+def text_study_tables(ctx: Context, study: JudgmentStudy, task: str) -> Sequence[Table]:
+    """The tables of one text study (none when it has no measures yet)."""
+    if not study.measures:
+        return []
+    if task == "text_rating":
+        return [_rating_table(ctx, study)]
+    return [_preference_table(ctx, study)]
