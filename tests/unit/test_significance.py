@@ -1,0 +1,309 @@
+"""Paired significance tests equal sacreBLEU's; clusters; the compare_systems stage."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from stecflow.stats._common import StatsInputError
+from stecflow.stats.significance import (
+    approximate_randomisation,
+    mean_score,
+    mean_statistics,
+    paired_bootstrap,
+    rowwise,
+    significance_clusters,
+)
+
+# A small corpus: one reference stream, a baseline and two systems: the first a
+# little better than the baseline (not significantly), the second much better.
+REFS = [
+    "the large red chair facing left",
+    "a young man with glasses and a beard",
+    "the small blue fan at the top",
+    "the green desk seen from the front",
+    "an old man wearing a suit and a tie",
+    "the grey sofa on the right",
+    "the red fan facing back",
+    "a woman with light hair",
+    "the big blue chair in the middle",
+    "the man with dark hair and no glasses",
+    "the small green sofa facing right",
+    "the desk at the bottom left",
+    "the large grey fan facing front",
+    "a bearded man in a shirt",
+    "the blue desk on the left side",
+    "the old man with white hair",
+]
+BASELINE = [
+    "the red chair facing left",
+    "a man with glasses",
+    "the blue fan at the top",
+    "the green desk",
+    "an old man in a suit",
+    "the grey sofa",
+    "the red fan",
+    "a woman with hair",
+    "the blue chair in the middle",
+    "the man with hair",
+    "the green sofa facing right",
+    "the desk at the left",
+    "the grey fan facing front",
+    "a man in a shirt",
+    "the blue desk on the left",
+    "the old man",
+]
+SYSTEM_1 = [
+    "the red chair facing left",
+    "a man with glasses and a beard",
+    "the blue fan at the top",
+    "the green desk",
+    "an old man wearing a suit",
+    "the grey sofa",
+    "the red fan",
+    "a woman with hair",
+    "the blue chair in the middle",
+    "the man with dark hair",
+    "the green sofa facing right",
+    "the desk at the left",
+    "the grey fan facing front",
+    "a man in a shirt",
+    "the blue desk on the left",
+    "the old man with hair",
+]
+SYSTEM_2 = [
+    "the large red chair facing left",
+    "a young man with glasses and a beard",
+    "the small blue fan at the top",
+    "the green desk from the front",
+    "an old man wearing a suit and a tie",
+    "the grey sofa on the right",
+    "the red fan facing back",
+    "a woman with light hair",
+    "the big blue chair in the middle",
+    "the man with dark hair and glasses",
+    "the small green sofa facing right",
+    "the desk at the bottom left",
+    "the large grey fan facing the front",
+    "a bearded man in a shirt",
+    "the blue desk on the left side",
+    "the old man with white hair",
+]
+SYSTEMS = {"sys1": SYSTEM_1, "sys2": SYSTEM_2}
+
+
+def _sacrebleu_metrics():
+    from sacrebleu.metrics import BLEU, CHRF
+
+    return {"BLEU": BLEU(), "chrF2++": CHRF(word_order=2)}
+
+
+def _stats_and_score(metric, hyps):
+    stats = np.array(metric._extract_corpus_statistics(hyps, [REFS]), dtype=float)
+
+    def score(sums):
+        return metric._compute_score_from_stats(list(sums)).score
+
+    return stats, rowwise(score)
+
+
+@pytest.fixture(scope="module")
+def sacrebleu_results():
+    """sacreBLEU's own PairedTest (its API), both tests, the default seed."""
+    from sacrebleu.significance import PairedTest
+
+    assert os.environ.get("SACREBLEU_SEED", "12345") == "12345"
+    named = [("baseline", BASELINE), *SYSTEMS.items()]
+    out = {}
+    for test_type, samples in (("bs", 1000), ("ar", 10000)):
+        _, scores = PairedTest(
+            named,
+            _sacrebleu_metrics(),
+            [REFS],
+            test_type=test_type,
+            n_samples=samples,
+        )()
+        out[test_type] = scores
+    return out
+
+
+@pytest.mark.parametrize("name", ["BLEU", "chrF2++"])
+@pytest.mark.parametrize("system", ["sys1", "sys2"])
+@pytest.mark.parametrize("test_type", ["bs", "ar"])
+def test_p_values_and_deltas_equal_sacrebleu(
+    sacrebleu_results, name, system, test_type
+):
+    metric = _sacrebleu_metrics()[name]
+    base_stats, score = _stats_and_score(metric, BASELINE)
+    sys_stats, _ = _stats_and_score(metric, SYSTEMS[system])
+    if test_type == "bs":
+        ours = paired_bootstrap(
+            base_stats, sys_stats, score, resamples=1000, seed=12345
+        )
+    else:
+        ours = approximate_randomisation(
+            base_stats, sys_stats, score, trials=10000, seed=12345
+        )
+    column = sacrebleu_results[test_type][name]
+    baseline, theirs = column[0], column[1 + list(SYSTEMS).index(system)]
+    assert ours.score_a == baseline.score
+    assert ours.score_b == theirs.score
+    assert ours.delta == theirs.score - baseline.score
+    assert ours.p_value == theirs.p_value  # exactly, not only to 4 decimals
+    assert (ours.samples, ours.seed, ours.n) == (
+        1000 if test_type == "bs" else 10000,
+        12345,
+        len(REFS),
+    )
+
+
+def test_the_comparisons_are_not_trivial(sacrebleu_results):
+    """The corpus gives both small and large p-values: the equality above bites."""
+    p = [
+        r.p_value
+        for scores in sacrebleu_results.values()
+        for name in ("BLEU", "chrF2++")
+        for r in scores[name][1:]
+    ]
+    assert min(p) < 0.01 and max(p) > 0.01
+    assert len(set(p)) > 2
+
+
+@pytest.mark.parametrize("flag", ["--paired-bs", "--paired-ar"])
+def test_equal_to_the_sacrebleu_command_line(tmp_path, flag):
+    """The CLI on files: p-values to the 4 decimals it prints, BLEU and chrF."""
+    ref = tmp_path / "ref.txt"
+    ref.write_text("\n".join(REFS) + "\n", encoding="utf-8")
+    files = []
+    for name, hyps in (("baseline", BASELINE), *SYSTEMS.items()):
+        path = tmp_path / f"{name}.txt"
+        path.write_text("\n".join(hyps) + "\n", encoding="utf-8")
+        files.append(str(path))
+    env = {**os.environ, "SACREBLEU_SEED": "12345"}
+    out = subprocess.run(
+        [sys.executable, "-m", "sacrebleu", str(ref), "-i", *files, "-m", "bleu"]
+        + ["chrf", "--chrf-word-order", "2", flag, "-f", "text", "--no-color"],
+        check=True,
+        capture_output=True,
+        text=True,
+        env=env,
+    ).stdout
+    printed = [float(p) for p in re.findall(r"p = ([0-9.]+)", out)]
+    assert len(printed) == 4  # 2 systems x 2 metrics
+    ours = []
+    for hyps in SYSTEMS.values():
+        for metric in _sacrebleu_metrics().values():
+            base_stats, score = _stats_and_score(metric, BASELINE)
+            sys_stats, _ = _stats_and_score(metric, hyps)
+            test = (
+                paired_bootstrap if flag == "--paired-bs" else approximate_randomisation
+            )
+            ours.append(test(base_stats, sys_stats, score).p_value)
+    # the CLI prints system by system, the metrics of each in turn
+    assert sorted(round(p, 4) for p in ours) == sorted(printed)
+
+
+def test_a_mean_metric_through_the_same_code():
+    """Dice (a mean of item scores): its sums and p-values are the mean's."""
+    from stecflow.metrics import get_metric
+
+    dice = get_metric("dice")
+    red_chair = frozenset({("type", "chair"), ("colour", "red")})
+    refs = [[red_chair]] * 6
+    hyp_a = [frozenset({("type", "chair")})] * 6  # Dice 2/3 on every item
+    # B: 1 on three items, 0 on one, 2/3 on two: item differences +1/3 x 3, -2/3
+    hyp_b = [red_chair] * 3 + [frozenset({("type", "desk")})] + hyp_a[:2]
+    scores_a = dice.item_scores(dice.corpus_stats(hyp_a, refs))
+    scores_b = dice.item_scores(dice.corpus_stats(hyp_b, refs))
+    assert scores_b == pytest.approx([1, 1, 1, 0, 2 / 3, 2 / 3])
+    a, b = mean_statistics(scores_a), mean_statistics(scores_b)
+    result = paired_bootstrap(a, b, mean_score, resamples=1000, seed=12345)
+    assert result.score_a == pytest.approx(2 / 3)
+    assert result.score_b == pytest.approx(
+        dice.aggregate(dice.corpus_stats(hyp_b, refs))
+    )
+    assert result.delta == pytest.approx(1 / 18)
+    # the same resamples by hand: numpy's generator, sacreBLEU's p-value
+    rng = np.random.default_rng(12345)
+    idxs = rng.choice(6, size=(1000, 6), replace=True)
+    diffs = np.abs(np.array(scores_b)[idxs].mean(1) - np.array(scores_a)[idxs].mean(1))
+    count = int(np.sum(diffs - diffs.mean() > 1 / 18 + 1e-12))
+    assert result.p_value == pytest.approx((count + 1) / 1001)
+    # approximate randomisation: of the 16 sign patterns of the 4 differences,
+    # 8 give |sum| > 1/3 (5/3 twice, 1 six times) and 8 tie with it (ties do not
+    # count, as in sacreBLEU): p is about 1/2
+    ar = approximate_randomisation(a, b, mean_score, trials=10000, seed=12345)
+    rng = np.random.default_rng(12345)
+    pos = rng.integers(2, size=(10000, 6), dtype=bool)
+    sa = np.where(pos, scores_a, scores_b).mean(1)
+    sb = np.where(pos, scores_b, scores_a).mean(1)
+    expected = (int(np.sum(np.abs(sa - sb) > 1 / 18 + 1e-12)) + 1) / 10001
+    assert ar.p_value == expected
+    assert 0.47 < ar.p_value < 0.53
+
+
+def test_undefined_items_are_left_out_of_the_mean():
+    stats = mean_statistics([1.0, math.nan, 0.0])
+    assert mean_score(stats.sum(0)[None, :]).tolist() == [0.5]
+    result = paired_bootstrap(
+        stats, mean_statistics([1.0, 1.0, 1.0]), mean_score, resamples=50
+    )
+    assert result.score_a == 0.5 and result.score_b == 1.0
+
+
+def test_deterministic_and_symmetric():
+    rng = np.random.default_rng(7)
+    a = mean_statistics(rng.random(40))
+    b = mean_statistics(rng.random(40) + 0.1)
+    for test in (paired_bootstrap, approximate_randomisation):
+        first = test(a, b, mean_score, seed=99)
+        assert test(a, b, mean_score, seed=99) == first
+        swapped = test(b, a, mean_score, seed=99)
+        assert swapped.p_value == first.p_value
+        assert swapped.delta == -first.delta
+        assert test(a, b, mean_score, seed=100).p_value != first.p_value
+
+
+def test_chunking_does_not_change_randomisation():
+    rng = np.random.default_rng(8)
+    a = mean_statistics(rng.random(30))
+    b = mean_statistics(rng.random(30))
+    whole = approximate_randomisation(a, b, mean_score, trials=500, chunk=500)
+    parts = approximate_randomisation(a, b, mean_score, trials=500, chunk=7)
+    assert whole == parts
+
+
+def test_wrong_input_is_named():
+    a = mean_statistics([1.0, 0.0])
+    with pytest.raises(StatsInputError, match="same shape"):
+        paired_bootstrap(a, mean_statistics([1.0]), mean_score)
+    with pytest.raises(StatsInputError, match="samples"):
+        paired_bootstrap(a, a, mean_score, resamples=0)
+    with pytest.raises(StatsInputError, match="seed"):
+        approximate_randomisation(a, a, mean_score, seed=-1)
+
+
+def test_clusters_on_a_hand_made_example():
+    # A ~ B, B ~ C, but A and C differ: C opens cluster 2 (it differs from the
+    # best of cluster 1, A) although it does not differ from B. D ~ C: cluster 2.
+    # E differs from C: cluster 3. Lower is better here.
+    differ = {frozenset(p) for p in [("A", "C"), ("A", "D"), ("C", "E"), ("A", "E")]}
+    scores = {"A": 1.0, "B": 2.0, "C": 3.0, "D": 3.0, "E": 9.0, "X": math.nan}
+    clusters = significance_clusters(
+        scores, lambda x, y: frozenset((x, y)) in differ, higher_is_better=False
+    )
+    assert clusters == [
+        ("A", 1, 1),
+        ("B", 2, 1),
+        ("C", 3, 2),
+        ("D", 3, 2),  # tied with C: same rank
+        ("E", 5, 3),
+    ]
+    assert significance_clusters({"A": 1.0}, lambda x, y: True) == [("A", 1, 1)]
+    assert significance_clusters({}, lambda x, y: True) == []
