@@ -331,10 +331,14 @@ def approximate_randomisation(
 
     Examples
     --------
+    A system against itself: no trial exceeds the observed difference 0, so p is
+    ``1 / (trials + 1)``, as in sacreBLEU (multeval: "having a zero difference
+    should not be attributed to chance").
+
     >>> a = mean_statistics([0.0, 1.0, 0.0, 1.0])
     >>> r = approximate_randomisation(a, a, mean_score, trials=99, seed=1)
     >>> r.delta, r.p_value
-    (0.0, 1.0)
+    (0.0, 0.01)
     """
     import numpy as np
 
