@@ -25,6 +25,10 @@
 #   results/scores/systems.tsv                    system x metric x subset, with CIs
 #   results/scores/items.tsv                      item scores of the systems analysed
 #   results/scores/analysed.tsv                   their system-level scores
+#   results/scores/significance.tsv               paired tests between every two of
+#                                                 them, per metric and method
+#   results/scores/clusters.tsv                   per metric: rank and cluster of
+#                                                 systems not significantly different
 #   results/studies/<study>/design.tsv            one row per trial of a human study
 #   results/studies/<study>/balance.tsv           proof that the design is balanced
 #   results/studies/<study>/web/                  the experiment: open index.html, or
@@ -74,6 +78,8 @@ rule all:
         TESTSET,
         f"{RESULTS}/validation/summary.tsv",
         f"{RESULTS}/scores/systems.tsv",
+        f"{RESULTS}/scores/significance.tsv",
+        f"{RESULTS}/scores/clusters.tsv",
         expand(f"{RESULTS}/stats/{{analysis}}.tsv", analysis=ANALYSES),
         expand(f"{RESULTS}/studies/{{study}}/web", study=STUDIES),
         expand(f"{RESULTS}/judgments/{{study}}.tsv", study=STUDIES),

@@ -17,8 +17,8 @@ from stecflow.stats.significance import (
     mean_score,
     mean_statistics,
     paired_bootstrap,
-    rowwise,
     significance_clusters,
+    summed,
 )
 
 # A small corpus: one reference stream, a baseline and two systems: the first a
@@ -110,7 +110,7 @@ def _stats_and_score(metric, hyps):
     def score(sums):
         return metric._compute_score_from_stats(list(sums)).score
 
-    return stats, rowwise(score)
+    return stats, summed(score)
 
 
 @pytest.fixture(scope="module")
@@ -250,7 +250,7 @@ def test_a_mean_metric_through_the_same_code():
 
 def test_undefined_items_are_left_out_of_the_mean():
     stats = mean_statistics([1.0, math.nan, 0.0])
-    assert mean_score(stats.sum(0)[None, :]).tolist() == [0.5]
+    assert mean_score(np.ones((1, 3), dtype=int), stats).tolist() == [0.5]
     result = paired_bootstrap(
         stats, mean_statistics([1.0, 1.0, 1.0]), mean_score, resamples=50
     )
@@ -307,3 +307,226 @@ def test_clusters_on_a_hand_made_example():
     ]
     assert significance_clusters({"A": 1.0}, lambda x, y: True) == [("A", 1, 1)]
     assert significance_clusters({}, lambda x, y: True) == []
+
+
+# ---------------------------------------------------------------------------
+# the scoring stage: metrics of the registry, scores/significance.tsv, clusters
+
+
+def _lower(texts):
+    return [t.lower() for t in texts]
+
+
+def test_bleu3_of_the_registry_equals_sacrebleu_bleu3():
+    """stecflow's BLEU-3 statistics and scores give sacreBLEU's paired p-values."""
+    from sacrebleu.metrics import BLEU
+    from sacrebleu.significance import PairedTest
+
+    from stecflow.metrics import get_metric
+    from stecflow.scoring.significance import metric_score_function
+
+    bleu3 = get_metric("bleu3")
+    refs = [[r] for r in REFS]
+    score = metric_score_function(bleu3)
+    base = np.array(bleu3.corpus_stats(BASELINE, refs), dtype=float)
+    named = [("baseline", BASELINE), *SYSTEMS.items()]
+    for test_type, test in (
+        ("bs", paired_bootstrap),
+        ("ar", approximate_randomisation),
+    ):
+        theirs = PairedTest(
+            named,
+            {"BLEU": BLEU(max_ngram_order=3, tokenize="none", force=True)},
+            [REFS],
+            test_type=test_type,
+        )()[1]["BLEU"]
+        for n, hyps in enumerate(SYSTEMS.values(), start=1):
+            stats = np.array(bleu3.corpus_stats(hyps, refs), dtype=float)
+            ours = test(base, stats, score)
+            assert ours.score_a == pytest.approx(theirs[0].score, abs=1e-9)
+            assert ours.score_b == pytest.approx(theirs[n].score, abs=1e-9)
+            assert ours.p_value == theirs[n].p_value
+
+
+def test_nist_scores_its_own_resamples():
+    """NIST-5's reference length is no plain sum: the metric scores each draw."""
+    from stecflow.metrics import get_metric
+    from stecflow.scoring.significance import metric_score_function
+
+    nist = get_metric("nist5")
+    refs = [[r] for r in REFS]
+    a = nist.corpus_stats(BASELINE, refs)
+    b = nist.corpus_stats(SYSTEM_2, refs)
+    result = paired_bootstrap(
+        np.array(a), np.array(b), metric_score_function(nist), resamples=200
+    )
+    assert result.score_a == pytest.approx(nist.aggregate(a))
+    assert result.score_b == pytest.approx(nist.aggregate(b))
+    assert result.p_value < 0.05
+
+
+def _write_stage_inputs(folder, systems):
+    """items.tsv and analysed.tsv of *systems*: label -> (dice hyps, text hyps)."""
+    from stecflow.analysis.analyses import ANALYSED_COLUMNS, ITEM_TABLE_COLUMNS
+    from stecflow.core.io import write_tsv
+    from stecflow.metrics import get_metric
+
+    refs = [[r] for r in REFS]
+    metrics = {"bleu3": get_metric("bleu3"), "se": get_metric("se")}
+    items, analysed = [], []
+    for label, hyps in systems.items():
+        for mid, metric in metrics.items():
+            stats = metric.corpus_stats(hyps, refs)
+            for n, s in enumerate(stats):
+                items.append(
+                    {
+                        "team": "t",
+                        "system": label,
+                        "label": label,
+                        "item": f"i{n:02d}",
+                        "metric": mid,
+                        "value": metric.score_from_stats(s),
+                        "stats": " ".join(repr(float(x)) for x in s),
+                    }
+                )
+            analysed.append(
+                {
+                    "label": label,
+                    "team": "t",
+                    "system": label,
+                    "status": "scored",
+                    "metric": mid,
+                    "subset": "all",
+                    "value": metric.aggregate(stats),
+                }
+            )
+    write_tsv(items, ITEM_TABLE_COLUMNS, folder / "items.tsv")
+    write_tsv(analysed, ANALYSED_COLUMNS, folder / "analysed.tsv")
+
+
+def test_compare_systems_writes_both_tables(tmp_path):
+    from stecflow.core.io import read_tsv
+    from stecflow.metrics import get_metric
+    from stecflow.scoring.significance import (
+        CLUSTER_COLUMNS,
+        SIGNIFICANCE_COLUMNS,
+        compare_systems,
+        metric_score_function,
+    )
+
+    _write_stage_inputs(tmp_path, {"base": BASELINE, **SYSTEMS})
+    scoring = {
+        "metrics": [{"id": "bleu3"}, {"id": "se"}],
+        "significance": {"resamples": 300, "trials": 500, "seed": 7},
+    }
+    out = tmp_path / "significance.tsv", tmp_path / "clusters.tsv"
+    n = compare_systems(
+        tmp_path / "items.tsv", tmp_path / "analysed.tsv", *out, scoring=scoring
+    )
+    rows = read_tsv(out[0])
+    assert n == len(rows) == 2 * 3 * 2  # metrics x pairs x methods
+    assert tuple(rows[0]) == SIGNIFICANCE_COLUMNS
+    assert [(r["system_a"], r["system_b"]) for r in rows[:6:2]] == [
+        ("t/base", "t/sys1"),
+        ("t/base", "t/sys2"),
+        ("t/sys1", "t/sys2"),
+    ]
+    # each row is the library's test on those systems' statistics
+    bleu3 = get_metric("bleu3")
+    refs = [[r] for r in REFS]
+    a = np.array(bleu3.corpus_stats(BASELINE, refs))
+    b = np.array(bleu3.corpus_stats(SYSTEM_2, refs))
+    expected = approximate_randomisation(
+        a, b, metric_score_function(bleu3), trials=500, seed=7
+    )
+    row = next(
+        r
+        for r in rows
+        if (r["metric"], r["system_b"], r["method"]) == ("bleu3", "t/sys2", "paired_ar")
+        and r["system_a"] == "t/base"
+    )
+    assert float(row["p_value"]) == pytest.approx(expected.p_value, rel=1e-9)
+    assert float(row["delta"]) == pytest.approx(expected.delta, rel=1e-9)
+    assert row["significant"] == "true" and row["n"] == "16"
+    assert row["signature"] == "paired_ar|ar:500|seed:7|alpha:0.05"
+    clusters = read_tsv(out[1])
+    assert tuple(clusters[0]) == CLUSTER_COLUMNS
+    bleu = [
+        (c["system"], c["rank"], c["cluster"])
+        for c in clusters
+        if c["metric"] == "bleu3"
+    ]
+    assert bleu[0] == ("t/sys2", "1", "1")  # best, and significantly better
+    assert {s for s, _, c in bleu if c != "1"} == {"t/sys1", "t/base"}
+    # SE: lower is better
+    se = [c["system"] for c in clusters if c["metric"] == "se"]
+    assert se[0] == "t/sys2"
+    # deterministic: the same bytes again
+    first = [p.read_bytes() for p in out]
+    compare_systems(
+        tmp_path / "items.tsv", tmp_path / "analysed.tsv", *out, scoring=scoring
+    )
+    assert [p.read_bytes() for p in out] == first
+
+
+def test_the_adapter_calls_the_library(tmp_path):
+    import runpy
+    from types import SimpleNamespace as N
+
+    from tests.conftest import REPO
+
+    _write_stage_inputs(tmp_path, {"base": BASELINE, "sys2": SYSTEM_2})
+    main = runpy.run_path(str(REPO / "workflow" / "scripts" / "compare_systems.py"))
+    main["main"](
+        N(
+            input=N(
+                item_scores=str(tmp_path / "items.tsv"),
+                systems=str(tmp_path / "analysed.tsv"),
+            ),
+            output=N(
+                significance=str(tmp_path / "s.tsv"),
+                clusters=str(tmp_path / "c.tsv"),
+            ),
+            params=N(
+                scoring={
+                    "metrics": [{"id": "se"}],
+                    "significance": {"methods": ["paired_ar"], "trials": 100},
+                },
+                tasks=None,
+            ),
+            log=[str(tmp_path / "compare.log")],
+        )
+    )
+    assert len((tmp_path / "s.tsv").read_text().splitlines()) == 2
+    assert "se: 2 systems" in (tmp_path / "compare.log").read_text()
+
+
+def test_equal_scores_are_never_significant(tmp_path):
+    from stecflow.core.io import read_tsv
+    from stecflow.scoring.significance import compare_systems
+
+    _write_stage_inputs(tmp_path, {"a": SYSTEM_1, "b": SYSTEM_1})
+    out = tmp_path / "s.tsv", tmp_path / "c.tsv"
+    compare_systems(
+        tmp_path / "items.tsv",
+        tmp_path / "analysed.tsv",
+        *out,
+        scoring={"metrics": [{"id": "bleu3"}]},
+    )
+    rows = read_tsv(out[0])
+    # sacreBLEU's p for identical systems is 1 / (samples + 1) ...
+    assert [r["p_value"] for r in rows] == ["0.000999000999", "9.9990001e-05"]
+    # ... but equal scores do not differ: one cluster
+    assert {r["significant"] for r in rows} == {"false"}
+    assert [(r["rank"], r["cluster"]) for r in read_tsv(out[1])] == [
+        ("1", "1"),
+        ("1", "1"),
+    ]
+
+
+def test_unknown_method_is_named():
+    from stecflow.core.errors import ConfigError
+    from stecflow.scoring.significance import significance_settings
+
+    with pytest.raises(ConfigError, match="paired_xx"):
+        significance_settings({"methods": ["paired_xx"]})

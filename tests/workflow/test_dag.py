@@ -21,6 +21,7 @@ TINY_JOBS = {
     "score_submission": 3,
     "aggregate_scores": 1,
     "collect_item_scores": 1,
+    "compare_systems": 1,
     "design_study": 1,
     "build_stimuli": 1,
     "simulate_responses": 1,
@@ -64,6 +65,8 @@ def test_demo_campaign_dry_run():
     assert jobs["validate_submission"] == n and jobs["summarise_validation"] == 1
     assert jobs["score_submission"] == n and jobs["aggregate_scores"] == 1
     assert jobs["run_analysis"] == 11  # the analyses listed in config/config.yaml
+    # one job tests every pair of the analysed systems on every metric
+    assert jobs["collect_item_scores"] == jobs["compare_systems"] == 1
     # two studies (rating, identification), answered by simulated participants
     assert jobs["design_study"] == jobs["build_stimuli"] == 2
     assert jobs["simulate_responses"] == jobs["merge_judgments"] == 2
@@ -84,6 +87,7 @@ def test_dialogue_campaign_dry_run():
     assert jobs["prepare_testset"] == 1
     assert jobs["validate_submission"] == jobs["score_submission"] == 2
     assert jobs["run_analysis"] == 2
+    assert jobs["compare_systems"] == 1
     assert jobs["design_study"] == jobs["build_stimuli"] == 1
     assert jobs["simulate_responses"] == jobs["merge_judgments"] == 1
     assert jobs["render_report"] == jobs["build_release"] == 1

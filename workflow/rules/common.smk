@@ -255,6 +255,8 @@ def get_release_entries(wildcards):
         "validation/summary.tsv",
         "scores/systems.tsv",
         "scores/items.tsv",
+        "scores/significance.tsv",
+        "scores/clusters.tsv",
         "report/index.html",
     ]
     for analysis in ANALYSES:

@@ -44,3 +44,26 @@ rule aggregate_scores:
         runtime=runtime(5),
     script:
         "../scripts/aggregate_scores.py"
+
+
+# code: stecflow.scoring.significance.compare_systems (via workflow/scripts/compare_systems.py)
+rule compare_systems:
+    """Test which systems differ on every metric (paired bootstrap, approximate randomisation) and cluster them."""
+    input:
+        item_scores=f"{RESULTS}/scores/items.tsv",
+        systems=f"{RESULTS}/scores/analysed.tsv",
+    output:
+        significance=f"{RESULTS}/scores/significance.tsv",
+        clusters=f"{RESULTS}/scores/clusters.tsv",
+    log:
+        f"{RESULTS}/logs/compare_systems/compare_systems.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/compare_systems/compare_systems.tsv"
+    resources:
+        mem_mb=mem_mb(500, 20),
+        runtime=runtime(10, 5),
+    params:
+        scoring=config["scoring"],
+        tasks=TASKS,
+    script:
+        "../scripts/compare_systems.py"

@@ -198,6 +198,7 @@ ITEM_TABLE_COLUMNS = (
     "condition",
     "metric",
     "value",
+    "stats",
 )
 
 
@@ -747,7 +748,9 @@ def collect_item_scores(
         the same order.
     out_path
         ``scores/items.tsv``: one row per system × item × metric (the score over
-        all references), columns :data:`ITEM_TABLE_COLUMNS`.
+        all references, with the metric's sufficient statistics in ``stats``, from
+        which the significance tests rescore resamples), columns
+        :data:`ITEM_TABLE_COLUMNS`.
     systems_out
         ``scores/analysed.tsv``: the same systems with their labels and their
         scores over all items (the ``subset`` *all* rows of ``scores/systems.tsv``,
@@ -786,7 +789,7 @@ def collect_item_scores(
                 record.get("properties") or {}, sort_keys=True
             )
     labels = _labels([(s["team"], s["system"]) for s, _ in chosen])
-    keep = ("item", "subdomain", "condition", "metric", "value")
+    keep = ("item", "subdomain", "condition", "metric", "value", "stats")
 
     def rows():  # one system's table at a time: memory does not grow with S
         for summary, item_path in chosen:

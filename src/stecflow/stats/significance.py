@@ -2,12 +2,14 @@
 
 Owns the two paired tests of sacreBLEU's ``sacrebleu/significance.py`` (version
 2.x) between two systems scored on the same items, made general: a system is a
-matrix of per-item *sufficient statistics* (one row per item) and a score
-function turns column sums of such a matrix into a system score. Corpus-level
-metrics (BLEU, NIST, chrF, TER) pass their own statistics and the function that
-scores summed statistics; metrics that average per-item scores pass
-:func:`mean_statistics` of those scores with :func:`mean_score`, whose sums give
-exactly the mean of the defined item scores.
+matrix of per-item *sufficient statistics* (one row per item) and a *score
+function* scores any multiset of those rows, given as a matrix of counts (one row
+per resample or trial, one column per statistics row). Corpus-level metrics whose
+score is a function of summed statistics (BLEU, chrF, TER) pass that function
+through :func:`summed`; a stecflow metric passes its own
+``Metric.resample_scores`` (NIST-5 too, whose reference length is not a plain
+sum); metrics that average per-item scores pass :func:`mean_statistics` of those
+scores with :func:`mean_score`, the mean of the defined item scores.
 
 Both tests follow sacreBLEU step by step, so that with the same seed they give
 the numbers ``sacrebleu --paired-bs`` / ``--paired-ar`` print:
@@ -55,13 +57,15 @@ __all__ = [
     "mean_score",
     "mean_statistics",
     "paired_bootstrap",
-    "rowwise",
+    "summed",
     "significance_clusters",
 ]
 
-#: A score function: summed statistics, one row per resample or trial (2-D array,
-#: ``(m, k)``), to one score per row (1-D array of length ``m``).
-ScoreFunction = Callable[[Any], Any]
+#: A score function ``score(counts, stats)``: *counts* (integer array ``(m, N)``)
+#: says how often each of the *N* rows of *stats* (array ``(N, k)``) is drawn in
+#: each of *m* pseudo-systems; it returns one score per pseudo-system (length
+#: ``m``).
+ScoreFunction = Callable[[Any, Any], Any]
 
 #: The clustering rule, as the report states it.
 CLUSTER_RULE = (
@@ -101,28 +105,31 @@ class PairedResult:
     n: int
 
 
-def rowwise(score: Callable[[Sequence[float]], float]) -> ScoreFunction:
-    """Make a score function of one summed vector work on a matrix of sums.
+def summed(score: Callable[[Any], float]) -> ScoreFunction:
+    """A score function from a function of summed statistics (BLEU, chrF, TER).
 
     Parameters
     ----------
     score : callable
-        Summed statistics (one 1-D array) to a score.
+        Column sums of the drawn statistics (one 1-D array) to a score, e.g.
+        ``lambda s: sacrebleu_metric._compute_score_from_stats(list(s)).score``.
 
     Returns
     -------
     callable
-        A :data:`ScoreFunction` calling *score* on every row.
+        A :data:`ScoreFunction`: sums ``counts @ stats`` and scores every row.
 
     Examples
     --------
     >>> import numpy as np
-    >>> rowwise(lambda s: float(s[0] - s[1]))(np.array([[3.0, 1.0], [1.0, 1.0]]))
-    array([2., 0.])
+    >>> difference = summed(lambda s: float(s[0] - s[1]))
+    >>> difference(np.array([[1, 1], [2, 0]]), np.array([[3.0, 1.0], [1.0, 1.0]]))
+    array([2., 4.])
     """
     import numpy as np
 
-    def apply(sums: Any) -> Any:
+    def apply(counts: Any, stats: Any) -> Any:
+        sums = np.asarray(counts, dtype=float) @ np.asarray(stats, dtype=float)
         return np.array([float(score(row)) for row in sums], dtype=float)
 
     return apply
@@ -157,18 +164,21 @@ def mean_statistics(scores: Sequence[float]) -> Any:
     return np.column_stack([np.where(defined, values, 0.0), defined.astype(float)])
 
 
-def mean_score(sums: Any) -> Any:
-    """The mean score of summed :func:`mean_statistics` rows (``nan`` if none).
+def mean_score(counts: Any, stats: Any) -> Any:
+    """The score function of :func:`mean_statistics`: mean of the drawn scores.
+
+    ``nan`` where no drawn item has a defined score.
 
     Examples
     --------
     >>> import numpy as np
-    >>> mean_score(np.array([[1.5, 2.0], [0.0, 0.0]])).tolist()
-    [0.75, nan]
+    >>> stats = mean_statistics([0.5, 1.0, float("nan")])
+    >>> mean_score(np.array([[1, 1, 0], [2, 0, 0], [0, 0, 3]]), stats).tolist()
+    [0.75, 0.5, nan]
     """
     import numpy as np
 
-    sums = np.asarray(sums, dtype=float)
+    sums = np.asarray(counts, dtype=float) @ np.asarray(stats, dtype=float)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(sums[:, 1] > 0, sums[:, 0] / np.maximum(sums[:, 1], 1), np.nan)
 
@@ -200,8 +210,8 @@ def _prepare(stats_a: Any, stats_b: Any, samples: int, seed: int) -> tuple[Any, 
 def _observed(a: Any, b: Any, score: ScoreFunction) -> tuple[float, float]:
     import numpy as np
 
-    both = score(np.vstack([a.sum(axis=0), b.sum(axis=0)]))
-    return float(both[0]), float(both[1])
+    ones = np.ones((1, a.shape[0]), dtype=np.int64)
+    return float(score(ones, a)[0]), float(score(ones, b)[0])
 
 
 #: Relative margin under which a sample statistic ties with the observed one.
@@ -238,9 +248,10 @@ def paired_bootstrap(
         Per-item sufficient statistics of the two systems, same items in the same
         order (a 1-D array is one statistic per item).
     score : callable
-        Summed statistics, shape ``(m, k)``, to ``m`` scores (:data:`ScoreFunction`;
-        :func:`rowwise` adapts a function of one vector, :func:`mean_score` is the
-        one of :func:`mean_statistics`).
+        A :data:`ScoreFunction` ``score(counts, stats)``: :func:`summed` of a
+        function of summed statistics, :func:`mean_score` for
+        :func:`mean_statistics`, or a metric's ``resample_scores`` (with its
+        arguments in the order ``(stats, counts)``).
     resamples : int
         Bootstrap resamples (sacreBLEU's default 1000).
     seed : int
@@ -276,10 +287,10 @@ def paired_bootstrap(
     score_a, score_b = _observed(a, b, score)
     rng = np.random.default_rng(seed)
     idxs = rng.choice(n, size=(resamples, n), replace=True)
-    counts = np.zeros((resamples, n), dtype=float)
-    np.add.at(counts, (np.arange(resamples)[:, None], idxs), 1.0)
-    scores_a = np.asarray(score(counts @ a), dtype=float)
-    scores_b = np.asarray(score(counts @ b), dtype=float)
+    counts = np.zeros((resamples, n), dtype=np.int64)
+    np.add.at(counts, (np.arange(resamples)[:, None], idxs), 1)
+    scores_a = np.asarray(score(counts, a), dtype=float)
+    scores_b = np.asarray(score(counts, b), dtype=float)
     if math.isnan(score_a) or math.isnan(score_b):
         p_value = math.nan
     else:
@@ -347,16 +358,15 @@ def approximate_randomisation(
     score_a, score_b = _observed(a, b, score)
     rng = np.random.default_rng(seed)
     pos_sel = rng.integers(2, size=(trials, n), dtype=bool)
+    both = np.vstack([a, b])  # pseudo-system A' draws pos rows of A, the rest of B
     diffs = np.empty(trials, dtype=float)
-    for start in range(0, trials, max(1, int(chunk))):
-        pos = pos_sel[start : start + chunk].astype(float)
-        neg = 1.0 - pos
-        shuf_a = pos @ a + neg @ b
-        shuf_b = neg @ a + pos @ b
-        diffs[start : start + len(pos)] = np.abs(
-            np.asarray(score(shuf_a), dtype=float)
-            - np.asarray(score(shuf_b), dtype=float)
-        )
+    step = max(1, int(chunk))
+    for start in range(0, trials, step):
+        pos = pos_sel[start : start + step].astype(np.int64)
+        neg = 1 - pos
+        scores_a = np.asarray(score(np.hstack([pos, neg]), both), dtype=float)
+        scores_b = np.asarray(score(np.hstack([neg, pos]), both), dtype=float)
+        diffs[start : start + len(pos)] = np.abs(scores_a - scores_b)
     if math.isnan(score_a) or math.isnan(score_b):
         p_value = math.nan
     else:
