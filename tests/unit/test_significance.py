@@ -530,3 +530,61 @@ def test_unknown_method_is_named():
 
     with pytest.raises(ConfigError, match="paired_xx"):
         significance_settings({"methods": ["paired_xx"]})
+
+
+# ---------------------------------------------------------------------------
+# the report: the cluster column and the "Which systems differ" tables
+
+
+def test_report_shows_clusters_and_pairs(tmp_path):
+    import shutil
+
+    from stecflow.core.io import read_tsv
+    from stecflow.report import render_report
+    from tests.conftest import TINY
+    from tests.unit.test_report import report_inputs, table_csv
+    from tests.workflow.helpers import snakemake
+
+    campaign = tmp_path / "campaign"
+    shutil.copytree(TINY, campaign)
+    inputs = report_inputs(campaign)
+    snakemake(campaign, "results/scores/significance.tsv")
+    scores = campaign / "results" / "scores"
+    html = render_report(
+        **inputs,
+        out_html=tmp_path / "index.html",
+        significance=scores / "significance.tsv",
+        clusters=scores / "clusters.tsv",
+    )
+    clusters = {
+        (r["metric"], r["system"]): r["cluster"]
+        for r in read_tsv(scores / "clusters.tsv")
+    }
+    main = table_csv(html, "scores-main")
+    header = main[0]
+    assert header[:6] == ["system", "team", "rank", "reference_set", "late", "cluster"]
+    shown = {(row[1], row[0]): row[5] for row in main[1:]}
+    # the tiny campaign ranks by SE; each system's cluster on SE, as the stage wrote
+    se = {k[1]: v for k, v in clusters.items() if k[0] == "se"}
+    assert se and all(shown[tuple(s.split("/"))] == c for s, c in se.items())
+    # every pair of systems on SE, with both methods' p-values
+    rows = [r for r in read_tsv(scores / "significance.tsv") if r["metric"] == "se"]
+    pairs = table_csv(html, "scores-pairs-se")
+    assert len(pairs) - 1 == len(rows) // 2
+    raw = {
+        (r["system_a"].split("/")[1], r["system_b"].split("/")[1], r["method"]): r
+        for r in rows
+    }
+    for a, b, _, p_bs, p_ar in pairs[1:]:  # the CSV has the p-values as stored
+        assert raw[(a, b, "paired_bs")]["p_value"] == p_bs
+        assert raw[(a, b, "paired_ar")]["p_value"] == p_ar
+    # the page shows them to 4 decimals, starred where significant
+    every = read_tsv(scores / "significance.tsv")
+    starred = [r for r in every if r["significant"] == "true"]
+    plain = [r for r in every if r["significant"] == "false"]
+    assert starred and plain
+    for row, mark in ((starred[0], "*"), (plain[0], "")):
+        p = float(row["p_value"])
+        text = "&lt; .0001" if p < 1e-4 else f"{p:.4f}".lstrip("0")
+        assert f">{text}{mark}</td>" in html
+    assert 'id="scores-clusters"' in html and "Which systems differ" in html

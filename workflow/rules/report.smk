@@ -5,6 +5,8 @@ rule render_report:
         summary=f"{RESULTS}/validation/summary.tsv",
         records=get_validation_records,
         systems=f"{RESULTS}/scores/systems.tsv",
+        significance=f"{RESULTS}/scores/significance.tsv",
+        clusters=f"{RESULTS}/scores/clusters.tsv",
         stats=expand(f"{RESULTS}/stats/{{analysis}}.json", analysis=ANALYSES),
         stats_tables=expand(f"{RESULTS}/stats/{{analysis}}.tsv", analysis=ANALYSES),
         testset=TESTSET,

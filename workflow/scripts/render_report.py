@@ -25,6 +25,8 @@ def main(smk) -> None:
             previous_release=next(
                 iter(getattr(smk.input, "previous_release", [])), None
             ),
+            significance=getattr(smk.input, "significance", None),
+            clusters=getattr(smk.input, "clusters", None),
         )
 
 

@@ -6,8 +6,10 @@ statistics, and later human judgments) and writes ``results/report/index.html``:
 1. Overview: campaign, tasks, deadline, test-set sizes, participants with their
    validation status (links to each team's validation report).
 2. Automatic evaluation: seed 001 Table 5 style tables overall, per subdomain and
-   per condition, with bootstrap confidence intervals, every metric per family,
-   per-system interval plots, and the metric signatures.
+   per condition, with bootstrap confidence intervals and each system's cluster
+   of systems not significantly different, every metric per family, per-system
+   interval plots, the metric signatures, and which systems differ (paired
+   tests of every two systems per metric).
 3. Human evaluation: Tables 6/8 style means and SDs once judgments exist (a
    marked placeholder until then).
 4. Statistical analyses: ANOVA sentences and tables, Tukey homogeneous subsets as
@@ -123,6 +125,8 @@ def render_report(
     judgment_quality: Sequence[PathLike] = (),
     snakemake_version: str | None = None,
     previous_release: PathLike | None = None,
+    significance: PathLike | None = None,
+    clusters: PathLike | None = None,
 ) -> str:
     """Write the campaign report, one self-contained HTML file.
 
@@ -156,6 +160,10 @@ def render_report(
     previous_release
         The previous version's release archive (``report.previous_release``);
         the overview then lists what changed since it. None: the first version.
+    significance, clusters
+        ``results/scores/significance.tsv`` and ``clusters.tsv`` (rule
+        ``compare_systems``): the score tables' cluster column and the "Which
+        systems differ" tables. None: the report shows no clusters.
 
     Returns
     -------
@@ -183,6 +191,8 @@ def render_report(
         judgment_quality=judgment_quality,
         snakemake_version=snakemake_version,
         previous_release=previous_release,
+        significance=significance,
+        clusters=clusters,
     )
     page = render_html(document, template)
     out = Path(out_html)

@@ -18,8 +18,10 @@ from stecflow.report.inputs import (
     metric_infos,
     path_sha256,
     read_analyses,
+    read_clusters,
     read_judgments,
     read_records,
+    read_significance,
     read_system_scores,
     read_testset,
 )
@@ -59,6 +61,8 @@ def build_report(
     judgment_quality: Sequence[PathLike] = (),
     snakemake_version: str | None = None,
     previous_release: PathLike | None = None,
+    significance: PathLike | None = None,
+    clusters: PathLike | None = None,
 ) -> dict[str, Any]:
     """Read every input and return the report's document model.
 
@@ -96,6 +100,8 @@ def build_report(
             judgment_measures, judgment_summaries, judgment_quality, studies
         ),
         prefix=prefix,
+        clusters=read_clusters(clusters),
+        significance=read_significance(significance),
     )
     superseded = {(r["team"], r["system"]): r.get("superseded_by") for r in ctx.summary}
     for entry in ctx.entries:  # a corrected version replaces it: not ranked
@@ -121,6 +127,9 @@ def build_report(
         )
     )
     inputs.append(("scores", path_tail(systems, 2), file_sha256(systems)))
+    for path in (significance, clusters):
+        if path is not None and Path(path).is_file():
+            inputs.append(("significance", path_tail(path, 2), file_sha256(path)))
     for path in sorted([*stats_records, *stats_tables], key=lambda p: Path(p).name):
         inputs.append(("statistics", path_tail(path, 2), file_sha256(path)))
     if previous_release is not None:

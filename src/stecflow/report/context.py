@@ -9,7 +9,7 @@ figures in document order.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
@@ -43,7 +43,10 @@ __all__ = [
     "SYSTEM_COLUMN",
     "Block",
     "Context",
+    "CLUSTER_COLUMN",
     "ci_note",
+    "cluster_cell",
+    "cluster_metric",
     "codes",
     "display_path",
     "facts",
@@ -158,6 +161,10 @@ class Context:
     prefix: str
     tables: int = 0
     figures: int = 0
+    #: metric -> ``team/system`` -> (rank, cluster), from ``scores/clusters.tsv``
+    clusters: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
+    #: rows of ``scores/significance.tsv``
+    significance: list[dict[str, str]] = field(default_factory=list)
 
     # numbering in document order
     def table(self, table: Table) -> Block:
@@ -435,11 +442,43 @@ def score_column(info: MetricInfo, group: str, csv_prefix: str) -> Column:
     )
 
 
+#: The column of a score table with each system's significance cluster.
+CLUSTER_COLUMN = Column("cluster", "Cluster", align="c")
+
+
+def cluster_metric(ctx: Context) -> str | None:
+    """The metric whose clusters the score tables show: the ranking metric.
+
+    None when the campaign has no clusters of it (no ``scores/clusters.tsv``).
+    """
+    metric = ranking_metric(ctx)
+    return metric if metric is not None and ctx.clusters.get(metric) else None
+
+
+def cluster_cell(ctx: Context, entry: SystemEntry, metric_id: str) -> Cell:
+    """A system's cluster on *metric_id* (a dash if it was not compared)."""
+    found = ctx.clusters.get(metric_id, {}).get(f"{entry.team}/{entry.system}")
+    if found is None:
+        return Cell(
+            DASH,
+            csv=("",),
+            title="not in the significance tests (late, superseded or not scored)",
+            classes="missing",
+        )
+    rank, cluster = found
+    return Cell(str(cluster), title=f"rank {rank}")
+
+
 def score_rows(
     ctx: Context,
     columns: Sequence[tuple[str, str, str]],
+    cluster: str | None = None,
 ) -> tuple[list[Row], set[tuple[str, str]]]:
-    """Rows of a score table; columns are ``(metric, subset_kind, subset)``."""
+    """Rows of a score table; columns are ``(metric, subset_kind, subset)``.
+
+    With *cluster* (a metric ID), a cell after the system's holds its cluster on
+    that metric (:data:`CLUSTER_COLUMN`).
+    """
     official, late = ordered_systems(ctx)
     ranks = official_ranks(official)
     rows: list[Row] = []
@@ -447,6 +486,8 @@ def score_rows(
 
     def make(entry: SystemEntry) -> Row:
         cells = [system_cell(entry, ranks.get(entry.key))]
+        if cluster is not None:
+            cells.append(cluster_cell(ctx, entry, cluster))
         for metric_id, kind, subset in columns:
             cell = score_cell(ctx, entry, metric_id, kind, subset)
             if cell.text == DASH and metric_id in entry.skipped:

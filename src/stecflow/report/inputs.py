@@ -27,7 +27,9 @@ __all__ = [
     "file_sha256",
     "metric_infos",
     "path_sha256",
+    "read_clusters",
     "read_judgments",
+    "read_significance",
     "read_system_scores",
     "read_testset",
     "system_labels",
@@ -445,3 +447,26 @@ def read_judgments(
         studies[name]
         for name in sorted(studies, key=lambda s: (rank.get(s, len(rank)), s))
     ]
+
+
+def read_clusters(path: PathLike | None) -> dict[str, dict[str, tuple[int, int]]]:
+    """``scores/clusters.tsv`` as metric -> ``team/system`` -> (rank, cluster).
+
+    None or a missing file: no clusters (the report then shows none).
+    """
+    out: dict[str, dict[str, tuple[int, int]]] = {}
+    if path is None or not Path(path).is_file():
+        return out
+    for row in read_tsv(path):
+        out.setdefault(row["metric"], {})[row["system"]] = (
+            int(row["rank"]),
+            int(row["cluster"]),
+        )
+    return out
+
+
+def read_significance(path: PathLike | None) -> list[dict[str, str]]:
+    """The rows of ``scores/significance.tsv`` (none for None or a missing file)."""
+    if path is None or not Path(path).is_file():
+        return []
+    return read_tsv(path)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from stecflow.report.context import (
+    CLUSTER_COLUMN,
     FAMILY_TITLES,
     LATE_MARK,
     SUPERSEDED_MARK,
@@ -12,6 +14,8 @@ from stecflow.report.context import (
     Block,
     Context,
     ci_note,
+    cluster_cell,
+    cluster_metric,
     codes,
     heading,
     headline_metrics,
@@ -28,6 +32,7 @@ from stecflow.report.context import (
     subset_title,
     system_cell,
 )
+from stecflow.report.formatting import DASH, fixed, p_cell, parse_float
 from stecflow.report.presentation import subset_header
 from stecflow.report.svg import IntervalPoint, interval_plot
 from stecflow.report.tables import Cell, Column, Row, Table
@@ -70,10 +75,12 @@ def scores_section(ctx: Context) -> list[Block]:
         )
     )
 
+    clustered = cluster_metric(ctx)
+
     def grouped_table(
         anchor: str, caption: str, subsets: Sequence[tuple[str, str, int]]
     ) -> Block:
-        columns = [SYSTEM_COLUMN]
+        columns = [SYSTEM_COLUMN, *([CLUSTER_COLUMN] if clustered else [])]
         keys = []
         for kind, name, n in subsets:
             group = subset_header(kind, name, n)
@@ -81,8 +88,10 @@ def scores_section(ctx: Context) -> list[Block]:
                 prefix = "" if kind == "all" else f"{name}_"
                 columns.append(score_column(ctx.metric(mid), group, prefix))
                 keys.append((mid, kind, name))
-        rows, skipped = score_rows(ctx, keys)
+        rows, skipped = score_rows(ctx, keys, clustered)
         notes = score_notes(ctx, headline, skipped)
+        if clustered:
+            notes.append(cluster_note(ctx, clustered))
         signatures = dict(signature_list(ctx))
         notes += [
             f"Signature {ctx.metric(mid).header}: {signatures[ctx.metric(mid).header]}"
@@ -237,4 +246,172 @@ def scores_section(ctx: Context) -> list[Block]:
             "blocks": [ctx.table(long_table)],
         }
     )
+    blocks += significance_blocks(ctx)
     return blocks
+
+
+#: Names of the paired tests of ``scoring.significance.methods``.
+METHOD_NAMES = {
+    "paired_bs": "paired bootstrap resampling",
+    "paired_ar": "approximate randomisation",
+}
+#: Defaults of ``scoring.significance`` (sacreBLEU's), for configs without it.
+SIGNIFICANCE_DEFAULTS = {
+    "methods": ["paired_bs", "paired_ar"],
+    "resamples": 1000,
+    "trials": 10000,
+    "seed": 12345,
+    "alpha": 0.05,
+}
+
+
+def _significance_settings(ctx: Context) -> dict[str, Any]:
+    scoring = ctx.config.get("scoring") or {}
+    return {**SIGNIFICANCE_DEFAULTS, **dict(scoring.get("significance") or {})}
+
+
+def cluster_note(ctx: Context, metric_id: str) -> str:
+    """The footnote of a score table's cluster column."""
+    settings = _significance_settings(ctx)
+    method = METHOD_NAMES.get(str(settings["methods"][0]), settings["methods"][0])
+    return (
+        f"Cluster: systems not significantly different in {ctx.metric(metric_id).label}"
+        f" ({method}, p ≤ {settings['alpha']:g}; see Which systems differ)."
+    )
+
+
+def significance_blocks(ctx: Context) -> list[Block]:
+    """Which systems differ: the clusters per metric and every pair's p-values."""
+    if not ctx.clusters and not ctx.significance:
+        return []
+    settings = _significance_settings(ctx)
+    methods = [str(m) for m in settings["methods"]]
+    described = []
+    for method in methods:
+        count = settings["resamples"] if method == "paired_bs" else settings["trials"]
+        unit = "resamples" if method == "paired_bs" else "trials"
+        described.append(f"{METHOD_NAMES.get(method, method)} ({count} {unit})")
+    blocks: list[Block] = [
+        heading("Which systems differ", "scores-significance"),
+        paragraph(
+            "Paired significance tests between every two systems in the"
+            " statistics, on every metric over all test data: "
+            + " and ".join(described)
+            + f", as sacreBLEU does them (seed {settings['seed']}); a difference"
+            f" is significant when p ≤ {settings['alpha']:g} and the scores differ."
+            " Clusters, as the WMT findings rank systems: systems are sorted by"
+            " score, best first; the best opens cluster 1 and each next system"
+            " joins the current cluster unless it differs significantly from the"
+            " cluster's best system ("
+            + METHOD_NAMES.get(methods[0], methods[0])
+            + "), where it opens the next cluster."
+        ),
+    ]
+    mids = [m for m in metric_ids(ctx) if ctx.clusters.get(m)]
+    official, late = ordered_systems(ctx)
+    rows = [
+        Row(
+            (
+                system_cell(entry, None),
+                *(cluster_cell(ctx, entry, m) for m in mids),
+            ),
+            classes=entry.kind,
+        )
+        for entry in [*official, *late]
+    ]
+    columns = [
+        SYSTEM_COLUMN,
+        *(Column(m, ctx.metric(m).label, align="c") for m in mids),
+    ]
+    blocks.append(
+        ctx.table(
+            Table(
+                "scores-clusters",
+                "Clusters of systems not significantly different, per metric (all"
+                " test data; 1 is the best cluster)" + _order_note(ctx) + ".",
+                columns,
+                rows,
+                ["Hover a cluster for the system's rank on that metric."]
+                + (
+                    [f"{DASH} Not in the significance tests (late or superseded)."]
+                    if late
+                    else []
+                ),
+            )
+        )
+    )
+    by_metric: dict[str, list[dict[str, str]]] = {}
+    for row in ctx.significance:
+        by_metric.setdefault(row["metric"], []).append(row)
+    labels = {f"{e.team}/{e.system}": e.label for e in ctx.scored}
+    for mid in metric_ids(ctx):
+        found = by_metric.get(mid)
+        if not found:
+            continue
+        info = ctx.metric(mid)
+        pairs: dict[tuple[str, str], dict[str, dict[str, str]]] = {}
+        for row in found:
+            pairs.setdefault((row["system_a"], row["system_b"]), {})[row["method"]] = (
+                row
+            )
+        table_rows = []
+        for (a, b), by_method in pairs.items():
+            first = next(iter(by_method.values()))
+            delta = parse_float(first.get("delta"))
+            cells = [
+                Cell(labels.get(a, a), classes="system"),
+                Cell(labels.get(b, b), classes="system"),
+                Cell(fixed(info.show(delta), info.digits)),
+            ]
+            for method in methods:
+                row = by_method.get(method)
+                p = parse_float(row.get("p_value")) if row else None
+                mark = "*" if row and row.get("significant") == "true" else ""
+                cells.append(
+                    Cell(
+                        p_cell(p, 4) + mark,
+                        csv=(row.get("p_value", "") if row else "",),
+                    )
+                )
+            table_rows.append(Row(tuple(cells)))
+        columns = [
+            Column("system_a", "System A", align="l"),
+            Column("system_b", "System B", align="l"),
+            Column("delta", f"Δ {info.header} (B − A)"),
+            *(Column(f"p_{m}", f"p ({METHOD_NAMES.get(m, m)})") for m in methods),
+        ]
+        blocks.append(
+            {
+                "kind": "details",
+                "summary": f"Which systems differ in {info.label}"
+                f" ({len(table_rows)} pairs)",
+                "blocks": [
+                    ctx.table(
+                        Table(
+                            f"scores-pairs-{mid.replace('_', '-')}",
+                            f"Paired tests of every two systems in {info.label},"
+                            f" all test data ({info.direction}).",
+                            columns,
+                            table_rows,
+                            [
+                                f"* Significant: p ≤ {settings['alpha']:g} and the"
+                                " scores differ. p-values as sacreBLEU computes"
+                                " them: (samples whose difference exceeds the"
+                                " observed one + 1) / (samples + 1); for equal"
+                                " scores that is 1 / (samples + 1), which is not a"
+                                " difference."
+                            ],
+                        )
+                    )
+                ],
+            }
+        )
+    return blocks
+
+
+def _order_note(ctx: Context) -> str:
+    rank = ranking_metric(ctx)
+    if not rank:
+        return ""
+    info = ctx.metric(rank)
+    return f"; listed in order of overall {info.label}, {info.direction}"
