@@ -27,8 +27,8 @@
 #   results/scores/analysed.tsv                   their system-level scores
 #   results/scores/significance.tsv               paired tests between every two of
 #                                                 them, per metric and method
-#   results/scores/clusters.tsv                   per metric: rank and cluster of
-#                                                 systems not significantly different
+#   results/scores/clusters.tsv                   per metric (and task): rank and cluster
+#                                                 of systems not significantly different
 #   results/studies/<study>/design.tsv            one row per trial of a human study
 #   results/studies/<study>/balance.tsv           proof that the design is balanced
 #   results/studies/<study>/web/                  the experiment: open index.html, or

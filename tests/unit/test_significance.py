@@ -482,6 +482,7 @@ def test_the_adapter_calls_the_library(tmp_path):
             input=N(
                 item_scores=str(tmp_path / "items.tsv"),
                 systems=str(tmp_path / "analysed.tsv"),
+                validation=[],
             ),
             output=N(
                 significance=str(tmp_path / "s.tsv"),
@@ -499,6 +500,40 @@ def test_the_adapter_calls_the_library(tmp_path):
     )
     assert len((tmp_path / "s.tsv").read_text().splitlines()) == 2
     assert "se: 2 systems" in (tmp_path / "compare.log").read_text()
+
+
+def test_a_campaign_of_several_tasks_ranks_each_tasks_systems(tmp_path):
+    from stecflow.core.io import read_tsv, write_json
+    from stecflow.scoring.significance import compare_systems
+
+    _write_stage_inputs(tmp_path, {"base": BASELINE, **SYSTEMS})
+    records = []
+    for system, tasks in (
+        ("base", ["end_to_end"]),
+        ("sys1", ["end_to_end", "attribute_selection"]),
+        ("sys2", ["attribute_selection"]),
+    ):
+        path = tmp_path / f"{system}.json"
+        write_json({"team": "t", "system": system, "tasks": tasks}, path)
+        records.append(path)
+    out = tmp_path / "s.tsv", tmp_path / "c.tsv"
+    compare_systems(
+        tmp_path / "items.tsv",
+        tmp_path / "analysed.tsv",
+        *out,
+        scoring={"metrics": [{"id": "bleu3"}], "significance": {"resamples": 200}},
+        tasks=["end_to_end", "attribute_selection"],
+        validation_paths=records,
+    )
+    clusters = read_tsv(out[1])
+    by_task = {}
+    for row in clusters:
+        by_task.setdefault(row["task"], []).append((row["system"], row["rank"]))
+    assert by_task["all"] == [("t/sys2", "1"), ("t/sys1", "2"), ("t/base", "3")]
+    assert by_task["end_to_end"] == [("t/sys1", "1"), ("t/base", "2")]
+    assert by_task["attribute_selection"] == [("t/sys2", "1"), ("t/sys1", "2")]
+    # the pairs are tested once, whatever the tasks
+    assert len(read_tsv(out[0])) == 3 * 2
 
 
 def test_equal_scores_are_never_significant(tmp_path):
@@ -588,3 +623,42 @@ def test_report_shows_clusters_and_pairs(tmp_path):
         text = "&lt; .0001" if p < 1e-4 else f"{p:.4f}".lstrip("0")
         assert f">{text}{mark}</td>" in html
     assert 'id="scores-clusters"' in html and "Which systems differ" in html
+
+
+def test_report_has_tables_per_task_when_systems_differ(tmp_path):
+    """Point 5: a system that entered one of two tasks; each task's own table."""
+    import shutil
+
+    from stecflow.report import render_report
+    from tests.conftest import TINY
+    from tests.unit.test_report import report_inputs, table_csv
+    from tests.workflow.helpers import snakemake
+
+    campaign = tmp_path / "campaign"
+    shutil.copytree(TINY, campaign)
+    meta = campaign / "submissions" / "beta" / "sys2" / "system.yaml"
+    text = meta.read_text()
+    assert "tasks:\n- end_to_end\n- attribute_selection\n" in text
+    meta.write_text(text.replace("- attribute_selection\n", ""))
+    inputs = report_inputs(campaign)
+    snakemake(campaign, "results/scores/significance.tsv")
+    scores = campaign / "results" / "scores"
+    html = render_report(
+        **inputs,
+        out_html=tmp_path / "index.html",
+        significance=scores / "significance.tsv",
+        clusters=scores / "clusters.tsv",
+    )
+    assert 'id="scores-tasks"' in html
+    e2e = table_csv(html, "scores-task-end-to-end")
+    asel = table_csv(html, "scores-task-attribute-selection")
+    # beta/sys2 did not enter attribute selection
+    assert [r[1] for r in asel[1:]] == ["alpha"]
+    assert sorted(r[1] for r in e2e[1:]) == ["alpha", "beta"]
+    # the primary system marked: alpha/sys1 is, beta/sys2 is not
+    primary = {r[1]: r[5] for r in e2e[1:]}
+    assert primary == {"alpha": "true", "beta": "false"}
+    # end-to-end shows word-string metrics, attribute selection attribute metrics
+    assert e2e[0][5:7] == ["primary", "cluster"]  # clusters among its systems
+    assert "se" in e2e[0] and "dice" not in e2e[0]
+    assert "dice" in asel[0] and "se" not in asel[0]

@@ -52,6 +52,7 @@ rule compare_systems:
     input:
         item_scores=f"{RESULTS}/scores/items.tsv",
         systems=f"{RESULTS}/scores/analysed.tsv",
+        validation=get_analysed_validation_records,
     output:
         significance=f"{RESULTS}/scores/significance.tsv",
         clusters=f"{RESULTS}/scores/clusters.tsv",

@@ -100,9 +100,11 @@ def build_report(
             judgment_measures, judgment_summaries, judgment_quality, studies
         ),
         prefix=prefix,
-        clusters=read_clusters(clusters),
         significance=read_significance(significance),
     )
+    ranked = read_clusters(clusters)
+    ctx.clusters = ranked.pop("all", {})
+    ctx.task_clusters = ranked
     superseded = {(r["team"], r["system"]): r.get("superseded_by") for r in ctx.summary}
     for entry in ctx.entries:  # a corrected version replaces it: not ranked
         entry.superseded_by = superseded.get(entry.key) or ""

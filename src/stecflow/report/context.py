@@ -165,6 +165,10 @@ class Context:
     clusters: dict[str, dict[str, tuple[int, int]]] = field(default_factory=dict)
     #: rows of ``scores/significance.tsv``
     significance: list[dict[str, str]] = field(default_factory=list)
+    #: task -> metric -> ``team/system`` -> (rank, cluster) among the task's systems
+    task_clusters: dict[str, dict[str, dict[str, tuple[int, int]]]] = field(
+        default_factory=dict
+    )
 
     # numbering in document order
     def table(self, table: Table) -> Block:

@@ -449,16 +449,20 @@ def read_judgments(
     ]
 
 
-def read_clusters(path: PathLike | None) -> dict[str, dict[str, tuple[int, int]]]:
-    """``scores/clusters.tsv`` as metric -> ``team/system`` -> (rank, cluster).
+def read_clusters(
+    path: PathLike | None,
+) -> dict[str, dict[str, dict[str, tuple[int, int]]]]:
+    """``scores/clusters.tsv`` as task -> metric -> ``team/system`` -> (rank, cluster).
 
-    None or a missing file: no clusters (the report then shows none).
+    Task ``all`` holds the clusters of every system compared; a campaign of
+    several tasks also has each task's. None or a missing file: no clusters.
     """
-    out: dict[str, dict[str, tuple[int, int]]] = {}
+    out: dict[str, dict[str, dict[str, tuple[int, int]]]] = {}
     if path is None or not Path(path).is_file():
         return out
     for row in read_tsv(path):
-        out.setdefault(row["metric"], {})[row["system"]] = (
+        task = row.get("task") or "all"
+        out.setdefault(task, {}).setdefault(row["metric"], {})[row["system"]] = (
             int(row["rank"]),
             int(row["cluster"]),
         )

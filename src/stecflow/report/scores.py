@@ -8,6 +8,7 @@ from typing import Any
 from stecflow.report.context import (
     CLUSTER_COLUMN,
     FAMILY_TITLES,
+    HEADLINE,
     LATE_MARK,
     SUPERSEDED_MARK,
     SYSTEM_COLUMN,
@@ -21,6 +22,7 @@ from stecflow.report.context import (
     headline_metrics,
     metric_ids,
     notice,
+    official_ranks,
     ordered_systems,
     paragraph,
     ranking_metric,
@@ -33,6 +35,8 @@ from stecflow.report.context import (
     system_cell,
 )
 from stecflow.report.formatting import DASH, fixed, p_cell, parse_float
+from stecflow.report.inputs import SystemEntry
+from stecflow.report.overview import task_summary
 from stecflow.report.presentation import subset_header
 from stecflow.report.svg import IntervalPoint, interval_plot
 from stecflow.report.tables import Cell, Column, Row, Table
@@ -119,6 +123,8 @@ def scores_section(ctx: Context) -> list[Block]:
                 conds,
             )
         )
+
+    blocks += task_blocks(ctx)
 
     # every metric, overall, one table per family
     blocks.append(heading("Every metric", "scores-all-metrics"))
@@ -247,6 +253,145 @@ def scores_section(ctx: Context) -> list[Block]:
         }
     )
     blocks += significance_blocks(ctx)
+    return blocks
+
+
+#: The metric families that score each kind of output a task asks for.
+OUTPUT_FAMILIES = {
+    "attribute_set": ("attributes", "domain"),
+    "word_string": ("text",),
+    "pronoun": ("decision",),
+}
+
+
+def task_metrics(ctx: Context, task: str) -> list[str]:
+    """The metrics of one task's table: those scoring what the task outputs.
+
+    The headline metrics among them (seed 001 Table 5, or the ASGRE set) when
+    there are any, else all of them; every metric for a task of unknown outputs.
+    """
+    from stecflow.core.errors import ConfigError
+    from stecflow.tasks.registry import get
+
+    try:
+        outputs = get(task).outputs
+    except ConfigError:
+        outputs = ()
+    families = {f for o in outputs for f in OUTPUT_FAMILIES.get(o, ())}
+    mids = [
+        m for m in metric_ids(ctx) if not families or ctx.metric(m).family in families
+    ]
+    headline = [m for m in mids if any(ctx.metric(m).name in h for h in HEADLINE)]
+    return headline or mids
+
+
+def task_entries(ctx: Context) -> dict[str, list[SystemEntry]]:
+    """Task -> the scored systems whose validation record lists it."""
+    tasks = [str(t) for t in (ctx.config.get("campaign") or {}).get("tasks") or []]
+    return {
+        task: [
+            e
+            for e in ctx.scored
+            if task in (ctx.records.get(e.key) or {}).get("tasks", [])
+        ]
+        for task in tasks
+    }
+
+
+def _ranking_key(rank: str | None, info: Any) -> Any:
+    """Sort key of systems by *rank* (best first; unscored last; then label)."""
+
+    def key(entry: SystemEntry) -> tuple[int, float, str]:
+        value = entry.value(rank) if rank else None
+        if value is None or info is None:
+            return (1, 0.0, entry.label)
+        return (0, -value if info.higher_is_better else value, entry.label)
+
+    return key
+
+
+def task_blocks(ctx: Context) -> list[Block]:
+    """Results per task, as REG'08 reported TUNA-AS, TUNA-R and TUNA-REG.
+
+    Only for a campaign of several tasks whose systems differ from task to task:
+    when every system took part in every task, the tables above are each task's.
+    Each task's table lists the systems that submitted for it, ranked among
+    themselves, with each team's primary system marked and the clusters among
+    the task's systems (``task`` rows of ``scores/clusters.tsv``).
+    """
+    entered = task_entries(ctx)
+    if len(entered) < 2 or len({tuple(e.key for e in v) for v in entered.values()}) < 2:
+        return []
+    blocks: list[Block] = [
+        heading("Results per task", "scores-tasks"),
+        paragraph(
+            "The campaign ran several tasks, and not every system took part in"
+            " every one: each task's table lists the systems that submitted for"
+            " it (as their validation records say), ranked among themselves, with"
+            " each team's primary system marked."
+        ),
+    ]
+    for task, entries in entered.items():
+        anchor = f"scores-task-{task.replace('_', '-')}"
+        title = task_summary(task)
+        if not entries:
+            blocks.append(notice(f"{title}: no accepted submission.", "warning"))
+            continue
+        mids = task_metrics(ctx, task)
+        rank = ranking_metric(ctx)
+        rank = rank if rank in mids else (mids[0] if mids else None)
+        info = ctx.metric(rank) if rank else None
+
+        key = _ranking_key(rank, info)
+        official = sorted((e for e in entries if e.official), key=key)
+        others = sorted((e for e in entries if not e.official), key=key)
+        ranks = official_ranks(official)
+        clusters = ctx.task_clusters.get(task, {}).get(rank or "", {})
+        columns = [
+            SYSTEM_COLUMN,
+            Column("primary", "Primary", align="c"),
+            *([CLUSTER_COLUMN] if clusters else []),
+            *(score_column(ctx.metric(m), "", "") for m in mids),
+        ]
+        rows = []
+        for entry in [*official, *others]:
+            found = clusters.get(f"{entry.team}/{entry.system}")
+            cells = [
+                system_cell(entry, ranks.get(entry.key)),
+                Cell("yes" if entry.primary else "", csv=(str(entry.primary).lower(),)),
+            ]
+            if clusters:
+                cells.append(
+                    Cell(str(found[1]), title=f"rank {found[0]}")
+                    if found
+                    else Cell(DASH, csv=("",), classes="missing")
+                )
+            cells += [score_cell(ctx, entry, m, "all", "all") for m in mids]
+            rows.append(Row(tuple(cells), classes=entry.kind))
+        notes = score_notes(ctx, mids, set())
+        notes.append(
+            "Primary: the system the team named its primary one (system.yaml)."
+        )
+        if clusters and rank:
+            notes.append(
+                cluster_note(ctx, rank).replace(
+                    "different in", "different, among this task's systems, in"
+                )
+            )
+        order = f" (listed in order of {info.label}, {info.direction})" if info else ""
+        blocks.append(
+            ctx.table(
+                Table(
+                    anchor,
+                    f"Results of the task {title}: the {len(entries)} systems that"
+                    f" submitted for it, all test data{order}.",
+                    columns,
+                    rows,
+                    notes,
+                    detail_note=ci_note(ctx),
+                )
+            )
+        )
     return blocks
 
 

@@ -17,7 +17,9 @@ scores (``results/scores/analysed.tsv``), and writes
 * ``results/scores/clusters.tsv``: per metric, every system's rank and cluster
   of systems not significantly different (:data:`CLUSTER_COLUMNS`, the rule of
   :func:`stecflow.stats.significance.significance_clusters`), by the first of the
-  configured methods.
+  configured methods; in a campaign of several task types, also among each
+  task's systems (``task`` column; the tasks each system's validation record
+  lists), as WMT ranks each language pair on its own.
 
 Systems are named ``team/system``. Every pair is tested on the items both were
 scored on (a pair with different items is logged and tested on the common ones;
@@ -89,8 +91,10 @@ SIGNIFICANCE_COLUMNS = (
     "signature",
 )
 
-#: Columns of ``results/scores/clusters.tsv``.
-CLUSTER_COLUMNS = ("metric", "system", "rank", "cluster", "score", "method")
+#: Columns of ``results/scores/clusters.tsv``. ``task`` is ``all`` for the
+#: clusters of every system analysed; a campaign of several task types also gets
+#: the clusters among each task's systems (those whose validation record lists it).
+CLUSTER_COLUMNS = ("metric", "system", "rank", "cluster", "score", "method", "task")
 
 
 def significance_settings(settings: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -176,7 +180,8 @@ def pairwise_tests(
     settings: Mapping[str, Any],
     *,
     metric_id: str = "",
-) -> tuple[list[dict[str, Any]], list[tuple[str, int, int, float]]]:
+    groups: Mapping[str, Sequence[str]] | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, list[tuple[str, int, int, float]]]]:
     """Test every pair of systems on one metric and cluster them.
 
     Parameters
@@ -189,13 +194,16 @@ def pairwise_tests(
         :func:`significance_settings`.
     metric_id
         The metric's ID in the config (the rows' ``metric``).
+    groups
+        Further groups of systems to cluster on their own (task -> systems), as
+        a campaign of several tasks ranks each task's systems.
 
     Returns
     -------
     (rows, clusters)
         Rows of :data:`SIGNIFICANCE_COLUMNS` (pairs in sorted system order,
-        methods in the configured order) and ``(system, rank, cluster, score)``
-        in ranking order.
+        methods in the configured order) and, for ``"all"`` and each group,
+        ``(system, rank, cluster, score)`` in ranking order.
     """
     import numpy as np
 
@@ -277,12 +285,15 @@ def pairwise_tests(
                         "score_b": result.score_b,
                     }
                 )
-    clusters = tests.significance_clusters(
-        overall,
-        lambda x, y: significant.get((min(x, y), max(x, y)), False),
-        higher_is_better=bool(metric.higher_is_better),
-    )
-    return rows, [(s, rank, c, overall[s]) for s, rank, c in clusters]
+    clusters = {}
+    for group, members in {"all": systems, **dict(groups or {})}.items():
+        ranked = tests.significance_clusters(
+            {s: overall[s] for s in members if s in overall},
+            lambda x, y: significant.get((min(x, y), max(x, y)), False),
+            higher_is_better=bool(metric.higher_is_better),
+        )
+        clusters[group] = [(s, rank, c, overall[s]) for s, rank, c in ranked]
+    return rows, clusters
 
 
 def compare_systems(
@@ -293,6 +304,7 @@ def compare_systems(
     *,
     scoring: Mapping[str, Any] | None = None,
     tasks: Sequence[str] | None = None,
+    validation_paths: Sequence[str | Path] = (),
 ) -> int:
     """Write ``scores/significance.tsv`` and ``scores/clusters.tsv``.
 
@@ -310,6 +322,10 @@ def compare_systems(
         The config's ``scoring`` section (the metrics, ``significance``).
     tasks
         The campaign's task types (None: the REG tasks).
+    validation_paths
+        The validation records of the systems compared: with several *tasks*,
+        ``clusters.tsv`` also ranks each task's systems (``task`` column), the
+        systems whose record lists the task.
 
     Returns
     -------
@@ -337,6 +353,15 @@ def compare_systems(
         stats.setdefault(row["metric"], {}).setdefault(key, {})[row["item"]] = (
             _parse_stats(row.get("stats", ""), row.get("value", ""), where)
         )
+    groups: dict[str, list[str]] = {}
+    if tasks is not None and len(tasks) > 1:
+        from stecflow.core.io import read_json
+
+        entered = {}
+        for path in validation_paths:
+            record = read_json(path)
+            entered[f"{record['team']}/{record['system']}"] = record.get("tasks") or []
+        groups = {t: sorted(s for s, ts in entered.items() if t in ts) for t in tasks}
     rows: list[dict[str, Any]] = []
     cluster_rows: list[dict[str, Any]] = []
     configured = build_metrics(metric_specs(scoring, tasks))
@@ -347,9 +372,10 @@ def compare_systems(
         if not by_system:
             log.info("%s: no system has item scores; not tested", spec.id)
             continue
-        metric_rows, clusters = pairwise_tests(
-            by_system, metric, settings, metric_id=spec.id
+        metric_rows, grouped = pairwise_tests(
+            by_system, metric, settings, metric_id=spec.id, groups=groups
         )
+        clusters = grouped["all"]
         for system, _, _, value in clusters:
             stored = systems.get(spec.id, {}).get(system)
             if stored is not None and not math.isclose(
@@ -372,8 +398,10 @@ def compare_systems(
                 "cluster": cluster,
                 "score": value,
                 "method": settings["methods"][0],
+                "task": group,
             }
-            for system, rank, cluster, value in clusters
+            for group, ranked in grouped.items()
+            for system, rank, cluster, value in ranked
         ]
         log.info(
             "%s: %d systems, %d clusters, %d of %d pairs significant (%s)",
