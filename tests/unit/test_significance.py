@@ -13,10 +13,10 @@ import pytest
 
 from stecflow.stats._common import StatsInputError
 from stecflow.stats.significance import (
-    approximate_randomisation,
     mean_score,
     mean_statistics,
-    paired_bootstrap,
+    paired_ar,
+    paired_bs,
     significance_clusters,
     summed,
 )
@@ -143,13 +143,9 @@ def test_p_values_and_deltas_equal_sacrebleu(
     base_stats, score = _stats_and_score(metric, BASELINE)
     sys_stats, _ = _stats_and_score(metric, SYSTEMS[system])
     if test_type == "bs":
-        ours = paired_bootstrap(
-            base_stats, sys_stats, score, resamples=1000, seed=12345
-        )
+        ours = paired_bs(base_stats, sys_stats, score, resamples=1000, seed=12345)
     else:
-        ours = approximate_randomisation(
-            base_stats, sys_stats, score, trials=10000, seed=12345
-        )
+        ours = paired_ar(base_stats, sys_stats, score, trials=10000, seed=12345)
     column = sacrebleu_results[test_type][name]
     baseline, theirs = column[0], column[1 + list(SYSTEMS).index(system)]
     assert ours.score_a == baseline.score
@@ -201,9 +197,7 @@ def test_equal_to_the_sacrebleu_command_line(tmp_path, flag):
         for metric in _sacrebleu_metrics().values():
             base_stats, score = _stats_and_score(metric, BASELINE)
             sys_stats, _ = _stats_and_score(metric, hyps)
-            test = (
-                paired_bootstrap if flag == "--paired-bs" else approximate_randomisation
-            )
+            test = paired_bs if flag == "--paired-bs" else paired_ar
             ours.append(test(base_stats, sys_stats, score).p_value)
     # the CLI prints system by system, the metrics of each in turn
     assert sorted(round(p, 4) for p in ours) == sorted(printed)
@@ -223,7 +217,7 @@ def test_a_mean_metric_through_the_same_code():
     scores_b = dice.item_scores(dice.corpus_stats(hyp_b, refs))
     assert scores_b == pytest.approx([1, 1, 1, 0, 2 / 3, 2 / 3])
     a, b = mean_statistics(scores_a), mean_statistics(scores_b)
-    result = paired_bootstrap(a, b, mean_score, resamples=1000, seed=12345)
+    result = paired_bs(a, b, mean_score, resamples=1000, seed=12345)
     assert result.score_a == pytest.approx(2 / 3)
     assert result.score_b == pytest.approx(
         dice.aggregate(dice.corpus_stats(hyp_b, refs))
@@ -238,7 +232,7 @@ def test_a_mean_metric_through_the_same_code():
     # approximate randomisation: of the 16 sign patterns of the 4 differences,
     # 8 give |sum| > 1/3 (5/3 twice, 1 six times) and 8 tie with it (ties do not
     # count, as in sacreBLEU): p is about 1/2
-    ar = approximate_randomisation(a, b, mean_score, trials=10000, seed=12345)
+    ar = paired_ar(a, b, mean_score, trials=10000, seed=12345)
     rng = np.random.default_rng(12345)
     pos = rng.integers(2, size=(10000, 6), dtype=bool)
     sa = np.where(pos, scores_a, scores_b).mean(1)
@@ -251,7 +245,7 @@ def test_a_mean_metric_through_the_same_code():
 def test_undefined_items_are_left_out_of_the_mean():
     stats = mean_statistics([1.0, math.nan, 0.0])
     assert mean_score(np.ones((1, 3), dtype=int), stats).tolist() == [0.5]
-    result = paired_bootstrap(
+    result = paired_bs(
         stats, mean_statistics([1.0, 1.0, 1.0]), mean_score, resamples=50
     )
     assert result.score_a == 0.5 and result.score_b == 1.0
@@ -261,7 +255,7 @@ def test_deterministic_and_symmetric():
     rng = np.random.default_rng(7)
     a = mean_statistics(rng.random(40))
     b = mean_statistics(rng.random(40) + 0.1)
-    for test in (paired_bootstrap, approximate_randomisation):
+    for test in (paired_bs, paired_ar):
         first = test(a, b, mean_score, seed=99)
         assert test(a, b, mean_score, seed=99) == first
         swapped = test(b, a, mean_score, seed=99)
@@ -274,19 +268,19 @@ def test_chunking_does_not_change_randomisation():
     rng = np.random.default_rng(8)
     a = mean_statistics(rng.random(30))
     b = mean_statistics(rng.random(30))
-    whole = approximate_randomisation(a, b, mean_score, trials=500, chunk=500)
-    parts = approximate_randomisation(a, b, mean_score, trials=500, chunk=7)
+    whole = paired_ar(a, b, mean_score, trials=500, chunk=500)
+    parts = paired_ar(a, b, mean_score, trials=500, chunk=7)
     assert whole == parts
 
 
 def test_wrong_input_is_named():
     a = mean_statistics([1.0, 0.0])
     with pytest.raises(StatsInputError, match="same shape"):
-        paired_bootstrap(a, mean_statistics([1.0]), mean_score)
+        paired_bs(a, mean_statistics([1.0]), mean_score)
     with pytest.raises(StatsInputError, match="samples"):
-        paired_bootstrap(a, a, mean_score, resamples=0)
+        paired_bs(a, a, mean_score, resamples=0)
     with pytest.raises(StatsInputError, match="seed"):
-        approximate_randomisation(a, a, mean_score, seed=-1)
+        paired_ar(a, a, mean_score, seed=-1)
 
 
 def test_clusters_on_a_hand_made_example():
@@ -331,8 +325,8 @@ def test_bleu3_of_the_registry_equals_sacrebleu_bleu3():
     base = np.array(bleu3.corpus_stats(BASELINE, refs), dtype=float)
     named = [("baseline", BASELINE), *SYSTEMS.items()]
     for test_type, test in (
-        ("bs", paired_bootstrap),
-        ("ar", approximate_randomisation),
+        ("bs", paired_bs),
+        ("ar", paired_ar),
     ):
         theirs = PairedTest(
             named,
@@ -357,7 +351,7 @@ def test_nist_scores_its_own_resamples():
     refs = [[r] for r in REFS]
     a = nist.corpus_stats(BASELINE, refs)
     b = nist.corpus_stats(SYSTEM_2, refs)
-    result = paired_bootstrap(
+    result = paired_bs(
         np.array(a), np.array(b), metric_score_function(nist), resamples=200
     )
     assert result.score_a == pytest.approx(nist.aggregate(a))
@@ -436,9 +430,7 @@ def test_compare_systems_writes_both_tables(tmp_path):
     refs = [[r] for r in REFS]
     a = np.array(bleu3.corpus_stats(BASELINE, refs))
     b = np.array(bleu3.corpus_stats(SYSTEM_2, refs))
-    expected = approximate_randomisation(
-        a, b, metric_score_function(bleu3), trials=500, seed=7
-    )
+    expected = paired_ar(a, b, metric_score_function(bleu3), trials=500, seed=7)
     row = next(
         r
         for r in rows

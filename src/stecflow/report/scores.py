@@ -444,10 +444,10 @@ def significance_blocks(ctx: Context) -> list[Block]:
             + " and ".join(described)
             + f", as sacreBLEU does them (seed {settings['seed']}); a difference"
             f" is significant when p ≤ {settings['alpha']:g} and the scores differ."
-            " Clusters, as the WMT findings rank systems: systems are sorted by"
-            " score, best first; the best opens cluster 1 and each next system"
-            " joins the current cluster unless it differs significantly from the"
-            " cluster's best system ("
+            " Clusters (lines through a ranking, as in the WMT findings' tables):"
+            " systems are sorted by score, best first; the best opens cluster 1"
+            " and each next system joins the current cluster unless it differs"
+            " significantly from the cluster's best system ("
             + METHOD_NAMES.get(methods[0], methods[0])
             + "), where it opens the next cluster."
         ),

@@ -250,7 +250,7 @@ def pairwise_tests(
                 a = np.array([stats[system_a][i] for i in common], dtype=float)
                 b = np.array([stats[system_b][i] for i in common], dtype=float)
                 if method == "paired_bs":
-                    result = tests.paired_bootstrap(
+                    result = tests.paired_bs(
                         a,
                         b,
                         score,
@@ -258,7 +258,7 @@ def pairwise_tests(
                         seed=int(settings["seed"]),
                     )
                 else:
-                    result = tests.approximate_randomisation(
+                    result = tests.paired_ar(
                         a,
                         b,
                         score,

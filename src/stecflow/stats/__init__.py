@@ -30,6 +30,8 @@ family                     functions
 :mod:`.multitest`          :func:`bonferroni`, :func:`adjust_p`
 :mod:`.resampling`         :func:`bootstrap_ci`, :func:`paired_bootstrap`
 :mod:`.mixed`              :func:`mixed_model`
+:mod:`.significance`       sacreBLEU's paired tests ``paired_bs`` and
+                           ``paired_ar``, :func:`significance_clusters`
 ========================== ============================================
 
 The results are written as the seed papers write them by
@@ -69,6 +71,7 @@ __all__ = [
     "pairwise_tukey",
     "ptukey_isf",
     "ptukey_sf",
+    "significance_clusters",
     "significance_mark",
     "subset_letters",
     "system_means",
@@ -85,6 +88,7 @@ _MODULES = (
     "nonparametric",
     "posthoc",
     "resampling",
+    "significance",
     "ttests",
 )
 
@@ -108,6 +112,7 @@ _SOURCES = {
     "pairwise_mannwhitney": "nonparametric",
     "pairwise_paired_ttests": "ttests",
     "pairwise_tukey": "posthoc",
+    "significance_clusters": "significance",
     "significance_mark": "correlation",
     "subset_letters": "posthoc",
     "system_means": "correlation",
