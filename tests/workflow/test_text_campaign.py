@@ -118,6 +118,33 @@ def test_scores_equal_sacrebleu_on_the_same_texts(checkout, tmp_path):
     }
 
 
+def test_which_systems_differ(checkout):
+    """Every pair of the four official systems on every metric, by both of
+    sacreBLEU's paired tests; the clusters follow BLEU's ranking."""
+    results = checkout / "results" / "text-demo"
+    rows = read_tsv(results / "scores" / "significance.tsv")
+    assert len(rows) == 6 * 6 * 2  # pairs x metrics x methods
+    assert {r["method"] for r in rows} == {"paired_bs", "paired_ar"}
+    bleu = {
+        frozenset((r["system_a"], r["system_b"])): r
+        for r in rows
+        if r["metric"] == "bleu" and r["method"] == "paired_bs"
+    }
+    weak_rules = bleu[frozenset(("organisers/weak", "organisers/rules"))]
+    assert weak_rules["significant"] == "true" and float(weak_rules["p_value"]) < 0.05
+    clusters = [
+        r["system"]
+        for r in read_tsv(results / "scores" / "clusters.tsv")
+        if r["metric"] == "bleu"
+    ]
+    assert clusters == [
+        "human/ref",
+        "organisers/rules",
+        "organisers/template",
+        "organisers/weak",
+    ]
+
+
 def test_rating_and_preference_studies(checkout):
     """Both text studies are designed, built, answered by simulated participants,
     merged and analysed; the better baseline comes out ahead in both."""
@@ -158,6 +185,8 @@ def test_report_release_and_nothing_left_to_do(checkout):
     assert "chrF++" in html and "TER" in html
     assert "Pairwise preference, study text-preference" in html
     assert "ratings per criterion" in html
+    assert "Automatic intrinsic scores per category" in html
+    assert "listed in order of overall BLEU" in html
     with zipfile.ZipFile(results / "release" / "demo-text-1.zip") as zipped:
         names = set(zipped.namelist())
     assert "submissions/organisers/rules/outputs.txt" in names

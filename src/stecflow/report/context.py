@@ -83,6 +83,7 @@ FAMILY_TITLES = {
     "other": "other measures",
 }
 HEADLINE = (
+    ("bleu", "chrf", "ter"),  # text generation: sacreBLEU's three, as WMT and GEM
     ("string_accuracy", "se", "bleu3", "nist5"),  # TUNA-REG'09, seed 001 Table 5
     ("dice", "masi", "set_accuracy"),  # ASGRE / TUNA-AS
 )
@@ -336,8 +337,12 @@ def metric_ids(ctx: Context) -> list[str]:
 
 
 def ranking_metric(ctx: Context) -> str | None:
-    """SE if configured (seed 001 orders by overall mean SE), else the first metric."""
+    """SE if configured (seed 001 orders by overall mean SE), else the first metric;
+    in a text-generation campaign its first headline metric (BLEU)."""
     ids = metric_ids(ctx)
+    tasks = set((ctx.config.get("campaign") or {}).get("tasks") or ())
+    if tasks == {"text_generation"} and ids:
+        return headline_metrics(ctx)[0]
     if "se" in ids:
         return "se"
     return ids[0] if ids else None
@@ -346,7 +351,8 @@ def ranking_metric(ctx: Context) -> str | None:
 def headline_metrics(ctx: Context) -> list[str]:
     """The metrics of seed 001 Table 5 (Acc, SE, BLEU, NIST) that are configured.
 
-    Else the ASGRE set (Dice, MASI, accuracy), else the first four metrics.
+    Before them, sacreBLEU's BLEU, chrF++ and TER (a text-generation campaign);
+    after them the ASGRE set (Dice, MASI, accuracy), else the first four metrics.
     """
     ids = metric_ids(ctx)
     for names in HEADLINE:

@@ -288,9 +288,12 @@ class TestsetInfo:
     refs_per_item: tuple[tuple[int, int], ...]  # (references, items)
     reference_ids: tuple[tuple[str, int], ...]  # (reference ID, items)
     entities_per_item: tuple[tuple[int, int], ...]
+    #: (field, value, items) of the items' other fields (a text test set's meta)
+    meta: tuple[tuple[str, str, int], ...] = ()
 
     def subset_sizes(self) -> list[tuple[str, str, int]]:
-        """``(kind, name, items)`` for all, each subdomain, each condition."""
+        """``(kind, name, items)`` for all, each subdomain, each condition, then
+        each value of the items' other fields (kind: the field's name)."""
         sizes = [("all", "all", self.n_items)]
         for sub in self.subdomains:
             sizes.append(
@@ -300,7 +303,7 @@ class TestsetInfo:
             sizes.append(
                 ("condition", cond, sum(n for _, c, n in self.counts if c == cond))
             )
-        return sizes
+        return sizes + list(self.meta)
 
 
 def read_testset(path: PathLike) -> TestsetInfo:
@@ -322,6 +325,12 @@ def read_testset(path: PathLike) -> TestsetInfo:
         ),
         entities_per_item=tuple(
             sorted(Counter(len(i.domain.entities) for i in items).items())
+        ),
+        meta=tuple(
+            (field, value, n)
+            for (field, value), n in sorted(
+                Counter(pair for i in items for pair in i.extra).items()
+            )
         ),
     )
 

@@ -41,8 +41,16 @@ from stecflow.report.presentation import subset_header
 from stecflow.report.svg import IntervalPoint, interval_plot
 from stecflow.report.tables import Cell, Column, Row, Table
 
-#: The task type of seed 000's campaigns (its scores are P, R and F of a decision).
-SITUATED_DIALOGUE = "situated_dialogue"
+#: How the scores were computed, by the campaign's task types where they are not
+#: the REG tasks': seed 000's decisions, and text generation's sacreBLEU metrics.
+MODELS = {
+    frozenset({"situated_dialogue"}): "as in the situated-dialogue study of Spanger"
+    " et al. (seed 000, Table 4): precision, recall and F of the pronoun class"
+    " against the corpus",
+    frozenset({"text_generation"}): "against the references of each input, BLEU,"
+    " chrF++ and TER by sacreBLEU itself (Post 2018), so that they equal its"
+    " command line on the same texts",
+}
 
 __all__ = ["scores_section"]
 
@@ -65,11 +73,13 @@ def scores_section(ctx: Context) -> list[Block]:
     sizes = [s for s in ctx.testset.subset_sizes() if (s[0], s[1]) in scored]
     main = [s for s in sizes if s[0] in ("all", "subdomain")]
     conds = [s for s in sizes if s[0] == "condition"]
-    model = (
-        "as in the situated-dialogue study of Spanger et al. (seed 000, Table 4):"
-        " precision, recall and F of the pronoun class against the corpus"
-        if set(ctx.config.get("campaign", {}).get("tasks") or ()) == {SITUATED_DIALOGUE}
-        else "as in the TUNA-REG'09 challenge (Gatt, Belz and Kow 2009)"
+    fields: dict[str, list[tuple[str, str, int]]] = {}
+    for size in sizes:
+        if size[0] not in ("all", "subdomain", "condition"):
+            fields.setdefault(size[0], []).append(size)
+    tasks = set(ctx.config.get("campaign", {}).get("tasks") or ())
+    model = MODELS.get(
+        frozenset(tasks), "as in the TUNA-REG'09 challenge (Gatt, Belz and Kow 2009)"
     )
     blocks.append(
         paragraph(
@@ -109,7 +119,8 @@ def scores_section(ctx: Context) -> list[Block]:
     blocks.append(
         grouped_table(
             "scores-main",
-            "Automatic intrinsic scores on the test data, overall and per subdomain"
+            "Automatic intrinsic scores on the test data"
+            + (", overall and per subdomain" if len(main) > 1 else "")
             + order
             + ".",
             main,
@@ -121,6 +132,14 @@ def scores_section(ctx: Context) -> list[Block]:
                 "scores-condition",
                 "Automatic intrinsic scores per condition" + order + ".",
                 conds,
+            )
+        )
+    for field, subsets in fields.items():  # data.subsets: each meta field's values
+        blocks.append(
+            grouped_table(
+                f"scores-{field}",
+                f"Automatic intrinsic scores per {field}" + order + ".",
+                subsets,
             )
         )
 
