@@ -461,6 +461,26 @@ def test_compare_systems_writes_both_tables(tmp_path):
     assert [p.read_bytes() for p in out] == first
 
 
+def test_significance_can_be_switched_off(tmp_path):
+    """methods: [] (a campaign with too many systems for n^2 tests): the rule
+    still writes both tables, with their headers and no rows."""
+    from stecflow.scoring.significance import (
+        CLUSTER_COLUMNS,
+        SIGNIFICANCE_COLUMNS,
+        compare_systems,
+    )
+
+    _write_stage_inputs(tmp_path, {"base": BASELINE, **SYSTEMS})
+    out = tmp_path / "significance.tsv", tmp_path / "clusters.tsv"
+    scoring = {"metrics": [{"id": "se"}], "significance": {"methods": []}}
+    n = compare_systems(
+        tmp_path / "items.tsv", tmp_path / "analysed.tsv", *out, scoring=scoring
+    )
+    assert n == 0
+    assert out[0].read_text().splitlines() == ["\t".join(SIGNIFICANCE_COLUMNS)]
+    assert out[1].read_text().splitlines() == ["\t".join(CLUSTER_COLUMNS)]
+
+
 def test_the_adapter_calls_the_library(tmp_path):
     import runpy
     from types import SimpleNamespace as N

@@ -338,6 +338,11 @@ def compare_systems(
         If an item's statistics cannot be read, naming the file, line and field.
     """
     settings = significance_settings((scoring or {}).get("significance"))
+    if not settings["methods"]:  # switched off (e.g. too many systems for n^2 tests)
+        log.info("scoring.significance.methods is empty: no paired tests")
+        write_tsv([], SIGNIFICANCE_COLUMNS, significance_path)
+        write_tsv([], CLUSTER_COLUMNS, clusters_path)
+        return 0
     systems: dict[str, dict[str, float]] = {}
     for row in read_tsv(systems_path):
         if row.get("status") == "scored" and row.get("subset", "all") == "all":
