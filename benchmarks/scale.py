@@ -59,6 +59,8 @@ scoring:
   metrics: []
   text: {{lowercase: true, punctuation: strip}}
   bootstrap: {{resamples: 1000, confidence: 0.95, seed: 1}}
+  # every pair of 1,000 systems would be 500,000 paired tests per metric: off
+  significance: {{methods: []}}
 statistics:
   alpha: 0.05
   include_late: false
