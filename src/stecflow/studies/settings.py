@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from stecflow.core.errors import ConfigError
@@ -37,6 +37,7 @@ __all__ = [
     "UI_STRINGS",
     "VARIANTS",
     "StudySettings",
+    "paradigm_settings",
     "placeholders",
 ]
 
@@ -665,3 +666,53 @@ class StudySettings:
         if not self.strings:
             del data["strings"]
         return data
+
+
+def paradigm_settings(
+    settings: StudySettings | Mapping[str, Any] | None,
+    strings: Mapping[str, Mapping[str, str]],
+    titles: Mapping[str, str],
+) -> tuple[StudySettings, dict[str, str]]:
+    """A study's settings and its overrides of a paradigm's own strings.
+
+    For a study paradigm with interface strings of its own besides
+    :data:`UI_STRINGS` (the situated trial, the text trials): the keys of
+    ``experiment.strings`` that are the paradigm's (*strings*, by language) are
+    checked here (a string, with the ``{name}`` fields of the English original)
+    and returned apart; the rest stay in the settings. A study that sets no title
+    gets *titles* in its language.
+
+    Raises
+    ------
+    ConfigError
+        For an unknown key or a bad value (``experiment.<key>``,
+        ``experiment.strings.<key>``).
+    """
+    if isinstance(settings, StudySettings):
+        if settings.title == DEFAULT_TITLES[settings.language]:
+            settings = replace(settings, title=titles[settings.language])
+        return settings, {}
+    data = dict(settings or {})
+    given = data.get("strings")
+    own: dict[str, str] = {}
+    if isinstance(given, Mapping):
+        english = strings["en"]
+        rest = {}
+        for key, value in given.items():
+            if key not in english:
+                rest[key] = value
+                continue
+            if not isinstance(value, str):
+                raise ConfigError("must be a string", field=f"experiment.strings.{key}")
+            if placeholders(value) != placeholders(english[key]):
+                wanted = ", ".join(sorted(placeholders(english[key]))) or "none"
+                raise ConfigError(
+                    f"must have the fields {{...}} of the original: {wanted}",
+                    field=f"experiment.strings.{key}",
+                )
+            own[key] = value
+        data["strings"] = rest or None
+    if not data.get("title"):
+        language = data.get("language", "en")
+        data["title"] = titles.get(language, titles["en"])
+    return StudySettings.from_mapping(data), dict(sorted(own.items()))

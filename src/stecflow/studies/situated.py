@@ -75,11 +75,11 @@ import hashlib
 import logging
 import random
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from stecflow.core.errors import ConfigError, StimuliError
+from stecflow.core.errors import StimuliError
 from stecflow.data.dialogue import (
     Context,
     Session,
@@ -89,13 +89,12 @@ from stecflow.data.dialogue import (
 )
 from stecflow.studies import speech as tts
 from stecflow.studies.settings import (
-    DEFAULT_TITLES,
     RESPONSE_COLUMNS,
     SITUATED_TITLES,
     SITUATED_UI_STRINGS,
     UI_STRINGS,
     StudySettings,
-    placeholders,
+    paradigm_settings,
 )
 from stecflow.studies.stimuli import (
     STIMULI_VERSION,
@@ -311,34 +310,7 @@ def situated_settings(
     >>> situated_settings({"language": "ja"})[0].title
     'どのピースのことでしょう'
     """
-    if isinstance(settings, StudySettings):
-        if settings.title == DEFAULT_TITLES[settings.language]:
-            settings = replace(settings, title=SITUATED_TITLES[settings.language])
-        return settings, {}
-    data = dict(settings or {})
-    strings = data.get("strings")
-    situated: dict[str, str] = {}
-    if isinstance(strings, Mapping):
-        english = SITUATED_UI_STRINGS["en"]
-        rest = {}
-        for key, value in strings.items():
-            if key not in english:
-                rest[key] = value
-                continue
-            if not isinstance(value, str):
-                raise ConfigError("must be a string", field=f"experiment.strings.{key}")
-            if placeholders(value) != placeholders(english[key]):
-                wanted = ", ".join(sorted(placeholders(english[key]))) or "none"
-                raise ConfigError(
-                    f"must have the fields {{...}} of the original: {wanted}",
-                    field=f"experiment.strings.{key}",
-                )
-            situated[key] = value
-        data["strings"] = rest or None
-    if not data.get("title"):
-        language = data.get("language", "en")
-        data["title"] = SITUATED_TITLES.get(language, SITUATED_TITLES["en"])
-    return StudySettings.from_mapping(data), dict(sorted(situated.items()))
+    return paradigm_settings(settings, SITUATED_UI_STRINGS, SITUATED_TITLES)
 
 
 def _texts(settings: StudySettings, situated: Mapping[str, str]) -> dict[str, Any]:

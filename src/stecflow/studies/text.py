@@ -77,7 +77,7 @@ import json
 import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -86,13 +86,12 @@ from stecflow.core.errors import ConfigError, StimuliError
 from stecflow.core.ids import is_valid_id
 from stecflow.data.model import Item
 from stecflow.studies.settings import (
-    DEFAULT_TITLES,
     RESPONSE_COLUMNS,
     TEXT_TITLES,
     TEXT_UI_STRINGS,
     UI_STRINGS,
     StudySettings,
-    placeholders,
+    paradigm_settings,
 )
 from stecflow.studies.stimuli import (
     STIMULI_VERSION,
@@ -655,34 +654,7 @@ def text_settings(
     >>> text_settings({"language": "ja"})[0].title
     '文章の評価'
     """
-    if isinstance(settings, StudySettings):
-        if settings.title == DEFAULT_TITLES[settings.language]:
-            settings = replace(settings, title=TEXT_TITLES[settings.language])
-        return settings, {}
-    data = dict(settings or {})
-    strings = data.get("strings")
-    text: dict[str, str] = {}
-    if isinstance(strings, Mapping):
-        english = TEXT_UI_STRINGS["en"]
-        rest = {}
-        for key, value in strings.items():
-            if key not in english:
-                rest[key] = value
-                continue
-            if not isinstance(value, str):
-                raise ConfigError("must be a string", field=f"experiment.strings.{key}")
-            if placeholders(value) != placeholders(english[key]):
-                wanted = ", ".join(sorted(placeholders(english[key]))) or "none"
-                raise ConfigError(
-                    f"must have the fields {{...}} of the original: {wanted}",
-                    field=f"experiment.strings.{key}",
-                )
-            text[key] = value
-        data["strings"] = rest or None
-    if not data.get("title"):
-        language = data.get("language", "en")
-        data["title"] = TEXT_TITLES.get(language, TEXT_TITLES["en"])
-    return StudySettings.from_mapping(data), dict(sorted(text.items()))
+    return paradigm_settings(settings, TEXT_UI_STRINGS, TEXT_TITLES)
 
 
 def _texts(
