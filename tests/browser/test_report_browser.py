@@ -200,12 +200,16 @@ def test_key_figures_of_the_demo_campaign(page, demo):
     assert [r[0].rstrip(" ‡") for r in official] == [e["system"] for e in expected]
     for row, scores in zip(official, expected, strict=True):
         value, low, high = scores["se"]
-        # columns: system, then Acc, SE, BLEU, NIST over all test data
-        assert row[2].split("\n")[0] == fixed(value)
-        assert f"[{fixed(low)}, {fixed(high)}]" in row[2]
-        assert row[1].split("\n")[0] == fixed(100 * scores["string_accuracy"][0])
-        assert row[3].split("\n")[0] == fixed(scores["bleu3"][0] / 100)
-        assert row[4].split("\n")[0] == fixed(scores["nist5"][0])
+        # columns: system, its significance cluster, then Acc, SE, BLEU, NIST
+        # over all test data
+        assert row[1].isdigit()
+        assert row[3].split("\n")[0] == fixed(value)
+        assert f"[{fixed(low)}, {fixed(high)}]" in row[3]
+        assert row[2].split("\n")[0] == fixed(100 * scores["string_accuracy"][0])
+        assert row[4].split("\n")[0] == fixed(scores["bleu3"][0] / 100)
+        assert row[5].split("\n")[0] == fixed(scores["nist5"][0])
+    clusters = [int(r[1]) for r in official]
+    assert clusters[0] == 1 and clusters == sorted(clusters)  # ranked by SE
     late = [r for r in shown if "†" in r[0]]
     assert late and page.page.get_by_text("not in the official ranking").count() >= 1
     # statistics as the seed writes them, from the analyses' own records
