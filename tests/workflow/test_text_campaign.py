@@ -51,7 +51,7 @@ def _sacrebleu(tmp: Path, hyps: list[str], refs: list[list[str]]) -> dict:
         text=True,
         check=True,
     )
-    return {r["name"]: r["score"] for r in json.loads(done.stdout)}
+    return {r["name"]: r for r in json.loads(done.stdout)}
 
 
 def test_validation_reads_every_format_and_reports_every_problem(checkout):
@@ -96,19 +96,27 @@ def test_scores_equal_sacrebleu_on_the_same_texts(checkout, tmp_path):
         if r["system"] == "rules"
     }
     expected = _sacrebleu(tmp_path, hyps, refs)
-    assert scores[("bleu", "all", "all")] == pytest.approx(expected["BLEU"], abs=1e-6)
-    assert scores[("chrf", "all", "all")] == pytest.approx(
-        expected["chrF2++"], abs=1e-6
+    assert scores[("bleu", "all", "all")] == pytest.approx(
+        expected["BLEU"]["score"], abs=1e-6
     )
-    assert scores[("ter", "all", "all")] == pytest.approx(expected["TER"], abs=1e-6)
+    assert scores[("chrf", "all", "all")] == pytest.approx(
+        expected["chrF2++"]["score"], abs=1e-6
+    )
+    assert scores[("ter", "all", "all")] == pytest.approx(
+        expected["TER"]["score"], abs=1e-6
+    )
     # a subset is the corpus score of its own inputs, not a mean of items
     unseen = [n for n, line in enumerate(lines) if line["meta"]["seen"] == "unseen"]
     expected_unseen = _sacrebleu(
         tmp_path, [hyps[n] for n in unseen], [refs[n] for n in unseen]
     )
     assert scores[("bleu", "seen", "unseen")] == pytest.approx(
-        expected_unseen["BLEU"], abs=1e-6
+        expected_unseen["BLEU"]["score"], abs=1e-6
     )
+    # the report's methods give sacreBLEU's own signatures, as its CLI prints them
+    html = (results / "report" / "index.html").read_text(encoding="utf-8")
+    for name, header in (("BLEU", "BLEU"), ("chrF2++", "chrF++"), ("TER", "TER")):
+        assert f"{header}: {expected[name]['signature']}" in html
     assert {k[2] for k in scores if k[1] == "category"} == {
         "Chair",
         "Desk",

@@ -58,6 +58,28 @@ def _multi_ref(info: MetricInfo) -> str:
     )
 
 
+def _own_tokenisation(ctx: Context) -> tuple[list[str], list[tuple[str, str]]]:
+    """The metrics that tokenise as their own library does (``scoring.text`` does
+    not reach them), and sacreBLEU's signature strings of those that have one,
+    with the references per item of the test set (``var`` where it varies)."""
+    from stecflow.scoring.specs import build_metrics, metric_specs
+
+    scoring = ctx.config.get("scoring") or {}
+    tasks = (ctx.config.get("campaign") or {}).get("tasks") or None
+    counts = {n for n, _ in ctx.testset.refs_per_item}
+    n_refs: int | str = counts.pop() if len(counts) == 1 else "var"
+    own, library = [], []
+    for spec, metric in build_metrics(metric_specs(scoring, tasks)):
+        if getattr(metric, "shared_text_options", True):
+            continue
+        own.append(ctx.metric(spec.id).header)
+        if hasattr(metric, "sacrebleu_signature"):
+            library.append(
+                (ctx.metric(spec.id).header, metric.sacrebleu_signature(n_refs))
+            )
+    return own, library
+
+
 def methods_section(ctx: Context) -> list[Block]:
     """Section 6: test data, metrics and options, normalisation, bootstrap, tests."""
     scoring = ctx.config.get("scoring") or {}
@@ -129,9 +151,17 @@ def methods_section(ctx: Context) -> list[Block]:
         "split": "split off as tokens of their own",
         "keep": "kept as they are",
     }
+    own, library = _own_tokenisation(ctx)
     blocks.append(
         paragraph(
-            "Text normalisation for every word-string metric: "
+            "Text normalisation for every word-string metric"
+            + (
+                f" but {', '.join(own)} (they tokenise as their libraries do, see"
+                " their signatures)"
+                if own
+                else ""
+            )
+            + ": "
             + ("lower-cased" if text.get("lowercase", True) else "case kept")
             + "; punctuation "
             + punct.get(
@@ -139,9 +169,22 @@ def methods_section(ctx: Context) -> list[Block]:
             )
             + ". Human reference sets (e.g. HUMAN-1) are scored like systems, against"
             " the other references of each item (a reference never scores against"
-            " itself). BLEU is shown on a 0–1 scale, accuracies as percentages."
+            " itself)."
+            + (
+                " BLEU-3 is shown on a 0–1 scale, accuracies as percentages."
+                if any(ctx.metric(m).name == "bleu3" for m in metric_ids(ctx))
+                else " Accuracies are shown as percentages."
+            )
         )
     )
+    if library:
+        blocks.append(
+            paragraph(
+                "sacreBLEU's own signatures (Post 2018), for the systems' scores: "
+                + "; ".join(f"{mid}: {sig}" for mid, sig in library)
+                + "."
+            )
+        )
     resamples = int(boot.get("resamples", 1000))
     blocks.append(
         paragraph(
