@@ -33,7 +33,7 @@ class JudgmentsError(StecflowError, ValueError):
 
 
 #: Formats the importers recognise (the ``source_format`` column).
-SOURCE_FORMATS = ("server", "offline", "generic", "dmdx_azk")
+SOURCE_FORMATS = ("server", "offline", "generic", "dmdx_azk", "dmdx_zil")
 
 #: Columns of the import table (one row per answered trial, before the merge with
 #: the design), in this order. See ``docs/judgments.md`` for what each holds.

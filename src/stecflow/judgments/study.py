@@ -318,7 +318,7 @@ def merge_study(
     results = []
     for path in sorted(str(p) for p in response_paths):
         list_id = table = None
-        if path.lower().endswith(".azk"):
+        if path.lower().endswith((".azk", ".zil")):
             list_id = _dmdx_list(path, lists)
             if dmdx_items_dir is not None and list_id is not None:
                 candidate = Path(dmdx_items_dir) / f"{list_id}-items.tsv"

@@ -68,6 +68,7 @@ from stecflow.judgments.importers.dmdx import (
     read_dmdx_azk,
     read_dmdx_item_table,
 )
+from stecflow.judgments.importers.dmdx_zil import read_dmdx_zil
 from stecflow.judgments.importers.generic import read_generic_table
 from stecflow.judgments.importers.server import read_response_table
 from stecflow.judgments.importers.situated import (
@@ -97,6 +98,7 @@ __all__ = [
     "is_situated_header",
     "read_dmdx_azk",
     "read_dmdx_item_table",
+    "read_dmdx_zil",
     "read_generic_table",
     "read_response_table",
     "read_responses",

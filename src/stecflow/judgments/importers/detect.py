@@ -14,6 +14,7 @@ from stecflow.judgments.importers._columns import (
 )
 from stecflow.judgments.importers._rows import ImportResult, guess_delimiter
 from stecflow.judgments.importers.dmdx import looks_like_azk, read_dmdx_azk
+from stecflow.judgments.importers.dmdx_zil import looks_like_zil, read_dmdx_zil
 from stecflow.judgments.importers.generic import read_generic_table
 from stecflow.judgments.importers.server import read_response_table
 
@@ -26,6 +27,7 @@ def detect_format(path: str | Path, *, encoding: str | None = None) -> str:
     Returns
     -------
     str
+        ``dmdx_zil`` (extension ``.zil`` or DMDX zillion ``Item N, ...`` lines),
         ``dmdx_azk`` (extension ``.azk`` or a DMDX header), ``server`` (the
         server's export: every column, or two of the columns only it has, so
         that a damaged export gets a precise message) or ``generic`` (``participant`` or
@@ -48,8 +50,12 @@ def detect_format(path: str | Path, *, encoding: str | None = None) -> str:
     source = str(path)
     if source.lower().endswith(".azk"):
         return "dmdx_azk"
+    if source.lower().endswith(".zil"):
+        return "dmdx_zil"
     text = read_text(path, encoding=encoding, fallback="cp1252")
     head = text.lstrip()[:2000]
+    if looks_like_zil(head):
+        return "dmdx_zil"
     if looks_like_azk(head):
         return "dmdx_azk"
     first = next((line for line in text.split("\n") if line.strip()), "")
@@ -90,7 +96,7 @@ def read_responses(
     study : str, optional
         The study the file belongs to (used for DMDX and generic rows without a
         study, and in problem rows).
-    source_format : {"server", "offline", "generic", "dmdx_azk"}, optional
+    source_format : {"server", "offline", "generic", "dmdx_azk", "dmdx_zil"}, optional
         Skip detection.
     list_id, dmdx_item_table, timeout_ms
         DMDX only, see :func:`read_dmdx_azk`.
@@ -122,7 +128,23 @@ def read_responses(
             strict=strict,
         ),
     }
+    if dmdx_item_table is not None and not isinstance(dmdx_item_table, Mapping):
+        readers["dmdx_zil"] = lambda: read_dmdx_zil(
+            path,
+            item_table=dmdx_item_table,
+            list_id=list_id,
+            study=study,
+            encoding=encoding,
+            strict=strict,
+        )
     readers["offline"] = readers["server"]
+    if kind == "dmdx_zil" and kind not in readers:
+        raise JudgmentsError(
+            "a DMDX .zil file needs the path of its <list>-items.tsv (the picture "
+            "boxes map click positions to pictures)",
+            file=str(path),
+            field="dmdx_item_table",
+        )
     if kind not in readers:
         raise JudgmentsError(
             f"unknown format {kind!r}; use one of {', '.join(sorted(readers))}",
