@@ -358,3 +358,35 @@ def test_detection_and_read_responses(tmp_path):
     # the .azk reader gives the same columns for the same list
     azk = read_dmdx_azk(FIXTURES / "judgments" / "L01.azk")
     assert list(azk.rows[0]) == list(via.rows[0])
+
+
+def test_merge_with_the_demo_design_treats_zil_rows_as_dmdx_rows():
+    import pandas as pd
+
+    from stecflow.judgments.merge import merge_with_design
+    from tests.browser.studykit import demo_design, demo_items
+    from tests.unit.test_stimuli import SYSTEMS
+
+    test, dev = demo_items()
+    outcome = merge_with_design(
+        _read().rows,
+        demo_design(systems=SYSTEMS),
+        study="demo-study",
+        items=test + dev,
+        task="identification",
+        variant="together",
+    )
+    trials = pd.DataFrame(outcome.trials)
+    assert list(trials["chosen_entity"]) == [e[6] for e in EXPECTED]
+    assert list(trials["excluded"]) == [False] * 11 + [True]
+    assert list(trials["system"][2:8]) == [
+        "HUMAN-1",
+        "greedy",
+        "full-brevity",
+        "greedy",
+        "HUMAN-1",
+        "full-brevity",
+    ]
+    checks = {(p["check"], p["session"]) for p in outcome.problems}
+    assert ("partial_session", "L01-s2") in checks
+    assert ("missing_trials", "L01-s2") in checks
