@@ -27,191 +27,25 @@ ITEMS = Z / "L01-items.tsv"
 
 # (session, participant, status, order, item, target, chosen, correct, timeout,
 #  identification ms, click x, click y, source line)
+# fmt: off
 EXPECTED = [
-    (
-        "L01-s1",
-        "s01",
-        "completed",
-        1,
-        "dv-0002",
-        "e6",
-        "e6",
-        True,
-        False,
-        1512.37,
-        0.86,
-        0.34,
-        7,
-    ),
-    (
-        "L01-s1",
-        "s01",
-        "completed",
-        2,
-        "dv-0016",
-        "e7",
-        "e1",
-        False,
-        False,
-        2204.9,
-        0.5,
-        0.58,
-        8,
-    ),
+    ("L01-s1", "s01", "completed", 1, "dv-0002", "e6", "e6", True, False, 1512.37, 0.86, 0.34, 10),  # noqa: E501
+    ("L01-s1", "s01", "completed", 2, "dv-0016", "e7", "e1", False, False, 2204.9, 0.5, 0.58, 13),  # noqa: E501
     # a click above the pictures (outside), then e4
-    (
-        "L01-s1",
-        "s01",
-        "completed",
-        3,
-        "t004",
-        "e4",
-        "e4",
-        True,
-        False,
-        3120.66,
-        0.32,
-        0.34,
-        9,
-    ),
+    ("L01-s1", "s01", "completed", 3, "t004", "e4", "e4", True, False, 3120.66, 0.32, 0.34, 16),  # noqa: E501
     # e3 then e4: the first click counts
-    (
-        "L01-s1",
-        "s01",
-        "completed",
-        4,
-        "t001",
-        "e3",
-        "e3",
-        True,
-        False,
-        1733.52,
-        0.68,
-        0.58,
-        11,
-    ),
-    (
-        "L01-s1",
-        "s01",
-        "completed",
-        5,
-        "t005",
-        "e7",
-        None,
-        None,
-        True,
-        None,
-        None,
-        None,
-        12,
-    ),
-    (
-        "L01-s1",
-        "s01",
-        "completed",
-        6,
-        "t006",
-        "e5",
-        "e5",
-        True,
-        False,
-        1902.75,
-        0.86,
-        0.82,
-        13,
-    ),
-    (
-        "L01-s1",
-        "s01",
-        "completed",
-        7,
-        "t003",
-        "e6",
-        "e6",
-        True,
-        False,
-        2650.08,
-        0.32,
-        0.82,
-        14,
-    ),
-    (
-        "L01-s1",
-        "s01",
-        "completed",
-        8,
-        "t002",
-        "e3",
-        "e3",
-        True,
-        False,
-        1840.41,
-        0.68,
-        0.82,
-        15,
-    ),
+    ("L01-s1", "s01", "completed", 4, "t001", "e3", "e3", True, False, 1733.52, 0.68, 0.58, 21),  # noqa: E501
+    ("L01-s1", "s01", "completed", 5, "t005", "e7", None, None, True, None, None, None, 26),  # noqa: E501
+    ("L01-s1", "s01", "completed", 6, "t006", "e5", "e5", True, False, 1902.75, 0.86, 0.82, 27),  # noqa: E501
+    ("L01-s1", "s01", "completed", 7, "t003", "e6", "e6", True, False, 2650.08, 0.32, 0.82, 30),  # noqa: E501
+    ("L01-s1", "s01", "completed", 8, "t002", "e3", "e3", True, False, 1840.41, 0.68, 0.82, 33),  # noqa: E501
     # subject 2 (ID in Windows-1252) stopped early; the last line is cut
-    (
-        "L01-s2",
-        "Zoë",
-        "aborted",
-        1,
-        "dv-0002",
-        "e6",
-        "e6",
-        True,
-        False,
-        2911.54,
-        0.8,
-        0.4,
-        21,
-    ),
-    (
-        "L01-s2",
-        "Zoë",
-        "aborted",
-        2,
-        "dv-0016",
-        "e7",
-        "e7",
-        True,
-        False,
-        3300.0,
-        0.9,
-        0.8,
-        22,
-    ),
-    (
-        "L01-s2",
-        "Zoë",
-        "aborted",
-        3,
-        "t004",
-        "e4",
-        "e7",
-        False,
-        False,
-        2207.19,
-        0.1,
-        0.3,
-        23,
-    ),
-    (
-        "L01-s2",
-        "Zoë",
-        "aborted",
-        4,
-        "t001",
-        "e3",
-        None,
-        None,
-        None,
-        None,
-        None,
-        None,
-        24,
-    ),
+    ("L01-s2", "Zoë", "aborted", 1, "dv-0002", "e6", "e6", True, False, 2911.54, 0.8, 0.4, 44),  # noqa: E501
+    ("L01-s2", "Zoë", "aborted", 2, "dv-0016", "e7", "e7", True, False, 3300.0, 0.9, 0.8, 49),  # noqa: E501
+    ("L01-s2", "Zoë", "aborted", 3, "t004", "e4", "e7", False, False, 2207.19, 0.1, 0.3, 52),  # noqa: E501
+    ("L01-s2", "Zoë", "aborted", 4, "t001", "e3", None, None, None, None, None, None, 55),  # noqa: E501
 ]
+# fmt: on
 KEYS = (
     "session",
     "participant",
@@ -270,7 +104,7 @@ def test_every_response_and_dmdx_lines_are_reported():
     ) in notes
     assert ("L01-s2", 1, "key press(es) Right Shift are not a choice") in notes
     error = [p for p in result.problems if p["detail"].startswith("DMDX reported")]
-    assert [(p["source_line"], p["check"]) for p in error] == [(19, "source_note")]
+    assert [(p["source_line"], p["check"]) for p in error] == [(39, "source_note")]
     assert (
         "session L01-s1: order 3: +Mouse Left Button 1980.2 (0.5000,0.1500), "
         "+Mouse Left Button 3120.66 (0.3200,0.3400)"
@@ -285,15 +119,19 @@ def test_truncated_last_line_is_kept_and_flagged():
     result = _read()
     last = result.rows[-1]
     assert last["import_problem"].startswith(
-        "response: unreadable response '+Mouse Left Bu'"
+        "response: line 56: unreadable response '2020.50,+Mouse Left Button (0.68'"
     )
     bad = [p for p in result.problems if p["check"] == "import_problem"]
     assert [
         (p["source_file"], p["source_line"], p["field"], p["session"]) for p in bad
-    ] == [(str(ZIL), 24, "response", "L01-s2")]
+    ] == [(str(ZIL), 55, "response", "L01-s2")]
     with pytest.raises(JudgmentsError) as info:
         _read(strict=True)
-    assert "line 24" in str(info.value) and "L01.zil" in str(info.value)
+    assert (
+        "line 55" in str(info.value)
+        and "line 56" in str(info.value)
+        and "L01.zil" in str(info.value)
+    )
 
 
 def test_encodings(tmp_path):
@@ -303,7 +141,7 @@ def test_encodings(tmp_path):
     assert read_dmdx_zil(utf8, item_table=ITEMS).rows[8]["participant"] == "Zoë"
     with pytest.raises(JudgmentsError) as info:
         _read(encoding="utf-8")  # the fixture is Windows-1252: no fallback asked
-    assert "line 18" in str(info.value)
+    assert "line 38" in str(info.value)
 
 
 def test_damaged_files_name_file_and_line(tmp_path):
@@ -316,7 +154,7 @@ def test_damaged_files_name_file_and_line(tmp_path):
     assert "cut.zil" in str(info.value) and "line 1" in str(info.value)
     outside = tmp_path / "outside.zil"
     outside.write_text(
-        "Subjects incorporated to date: 001\n*****************\nItem 1, No Response\n"
+        "Subjects incorporated to date: 001\n*****************\nItem 1, No Responses.\n"
     )
     with pytest.raises(JudgmentsError, match="outside a subject block") as info:
         read_dmdx_zil(outside, item_table=ITEMS)
@@ -334,7 +172,7 @@ def test_pixel_positions_need_the_screen_size(tmp_path):
     path.write_text(
         "Subjects incorporated to date: 001\n**********\n"
         "Subject 3, 03/12/2026 12:00:00 on LAB-PC-07, refresh 16.67ms\n"
-        "Item 1, 900.00, +Mouse Left Button 900.00 (1651,367)\n"
+        "Item 1, 900.00\n 900.00,+Mouse Left Button (1651,367)\n"
     )
     # 1651/1920 = 0.8599, 367/1080 = 0.3398: inside e6 (0.7808-0.9392, 0.2344-0.4456)
     row = read_dmdx_zil(path, item_table=ITEMS, screen_size=(1920, 1080)).rows[0]
@@ -390,3 +228,24 @@ def test_merge_with_the_demo_design_treats_zil_rows_as_dmdx_rows():
     checks = {(p["check"], p["session"]) for p in outcome.problems}
     assert ("partial_session", "L01-s2") in checks
     assert ("missing_trials", "L01-s2") in checks
+
+
+def test_damaged_subject_line_keeps_its_block(tmp_path):
+    # a real DMDX .zil (github.com/leijing7/dmdx) has "Subjec029, ..." for a header
+    path = tmp_path / "L01.zil"
+    path.write_text(
+        "Subjects incorporated to date: 001\n**********\n"
+        "Subjec029, 06/29/2015 13:26:39 on LAB-PC-07, refresh 16.67ms ID D,1,ZL\n"
+        "Item 1, 1512.37\n 1512.37,+Mouse Left Button (0.8600,0.3400)\n"
+        "Item 2, No Responses.\n"
+    )
+    result = read_dmdx_zil(path, item_table=ITEMS)
+    assert [
+        (r["session"], r["order"], r["chosen_entity"], r["timeout"])
+        for r in result.rows
+    ] == [
+        ("L01-line3", 1, "e6", False),
+        ("L01-line3", 2, None, True),
+    ]
+    damaged = [p for p in result.problems if p["detail"].startswith("damaged subject")]
+    assert [(p["source_line"], p["session"]) for p in damaged] == [(3, "L01-line3")]

@@ -2,32 +2,32 @@
 
 The item files of :func:`stecflow.studies.dmdx.make_dmdx_files` put ``<zil>`` in
 the parameter line, so DMDX writes a ``.zil`` file instead of an ``.azk`` file.
-What this reader relies on (DMDX help, J. C. Forster, University of Arizona:
-"Zillion Responses Keyword", u.arizona.edu/~jforster/dmdx/help/
-dmdxhzillionresponseskeyword.htm, and "File Format notes",
-dmdxhfileformatnotes.htm): zillion mode records every key press and release
-(and mouse button) for the whole time-out instead of one time per item; the
-file has the ``.azk`` header (``Subjects incorporated to date``, ``Data file
-started on machine``, a line of stars, then ``Subject N, <date> <time> on
-<machine>, refresh <ms>ms[, ID <id>]`` per subject); lines starting with ``!``
-are comments DMDX or the item file emitted.
+Sources: DMDX help by J. C. Forster, University of Arizona ("Zillion Responses
+Keyword", u.arizona.edu/~jforster/dmdx/help/dmdxhzillionresponseskeyword.htm:
+zillion mode records every press and release until the time-out; "File Format
+notes", dmdxhfileformatnotes.htm: the header, subject blocks and ``!`` lines
+shared with ``.azk``), and a ``.zil`` file DMDX wrote in a published study
+(github.com/leijing7/dmdx, ``src_data/patch1/McGurkClearScript.zil``), whose
+layout this reader follows::
 
-One line per item, the responses separated by commas::
+    Subject 1, 06/26/2015 16:34:49 on ITP66820, refresh 16.67ms, ID C,1,EB
+    !  Display error at msec 852.78, tick 48 in item 0, frame "..."
+    Item 1001, 5662.52
+     5662.52,+2
+    Item 1002, -6629.16
+     6629.16,+2
+    Item 1003, No Responses.
 
-    Item 3, 2750.12, +Mouse Left Button 2750.12 (0.3012,0.3590),
-      -Mouse Left Button 2861.40 (0.3012,0.3590)
-    Item 4, No Response
-
-``Item N`` is the DMDX item number; an optional time after it is the RT of
-the response DMDX picked; each response is ``+`` (press) or ``-`` (release),
-the button or key name, the time in ms from the clock on, and for mouse
-buttons the position in parentheses (normalised 0-1 from the top left corner,
-or pixels with ``screen_size``); ``No Response`` means nothing was pressed
-before the time-out. Responses may continue on the following lines. The help
-pages stored for this project do not show the ``.zil`` item line itself, so the
-layout above is the one this reader accepts; check a pilot file from the lab's
-DMDX against it (an unreadable response is reported with its file and line,
-never guessed).
+``Item N, RT`` gives the item number and the RT of the response DMDX picked
+(negative when wrong); every recorded response follows on its own indented
+line(s): the time in ms from the clock on, a comma, ``+`` (press) or ``-``
+(release) and the button or key name. ``No Responses.`` means nothing was
+pressed before the time-out. The real file has keyboard responses only; for a
+mouse button this reader also accepts the click position after the name, in
+parentheses (``2750.12,+Mouse Left Button (0.3012,0.3590)``, normalised 0-1
+from the top left corner, or pixels with ``screen_size``). Check a pilot file
+from the lab's DMDX: an unreadable response is reported with its file and
+line, never guessed.
 
 The chosen entity is the first press of a mouse button inside a picture's
 box of the trial (``<list>-items.tsv``, column ``boxes``), so positions map to
@@ -39,6 +39,7 @@ from __future__ import annotations
 import logging
 import re
 from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -68,11 +69,14 @@ logger = logging.getLogger(__name__)
 
 _ITEM = re.compile(r"^\s*Item\s+(?P<number>-?\d+)\s*(?:,(?P<rest>.*))?$", re.IGNORECASE)
 _NUMBER = re.compile(r"^-?\d+(?:\.\d+)?$")
+# one recorded response: time, sign, name, optional click position
 _ENTRY = re.compile(
-    r"^(?P<sign>[+-])\s*(?P<name>[A-Za-z][^,()]*?)\s+(?P<time>-?\d+(?:\.\d+)?)"
-    r"(?:\s*\(\s*(?P<x>-?\d+(?:\.\d+)?)\s*[,;]\s*(?P<y>-?\d+(?:\.\d+)?)\s*\))?$"
+    r"(?P<time>\d+(?:\.\d+)?)\s*,\s*(?P<sign>[+-])(?P<name>[^\s(,][^(,]*?)"
+    r"(?:\s*\(\s*(?P<x>-?\d+(?:\.\d+)?)\s*[,;]\s*(?P<y>-?\d+(?:\.\d+)?)\s*\))?"
+    r"(?=\s+\d+(?:\.\d+)?\s*,\s*[+-]|\s*$)"
 )
-_NO_RESPONSE = re.compile(r"^no\s+response$", re.IGNORECASE)
+_NO_RESPONSE = re.compile(r"^no\s+responses?\.?$", re.IGNORECASE)
+_DAMAGED_SUBJECT = re.compile(r"^\s*Subj\w*\s*,?.*\brefresh\b", re.IGNORECASE)
 _CLICK = re.compile(r"mouse|button", re.IGNORECASE)
 
 
@@ -137,21 +141,14 @@ def read_dmdx_item_boxes(path: str | Path) -> dict[int, list[tuple[str, tuple]]]
     return boxes
 
 
-def _split(rest: str) -> list[str]:
-    """Split at commas outside parentheses."""
-    parts, depth, current = [], 0, []
-    for char in rest:
-        if char == "(":
-            depth += 1
-        elif char == ")":
-            depth -= 1
-        if char == "," and depth <= 0:
-            parts.append("".join(current).strip())
-            current = []
-        else:
-            current.append(char)
-    parts.append("".join(current).strip())
-    return [p for p in parts if p]
+@dataclass
+class _Item:
+    block: _Block
+    line: int
+    number: int
+    head: str
+    aborted: bool
+    responses: list[tuple[int, str]] = field(default_factory=list)
 
 
 def _entity_at(x: float, y: float, cells: list[tuple[str, tuple]]) -> str | None:
@@ -216,7 +213,7 @@ def read_dmdx_zil(
     blocks: list[_Block] = []
     block: _Block | None = None
     incorporated: int | None = None
-    items: list[tuple[_Block, int, int, list[str], bool]] = []
+    items: list[_Item] = []
     for index, raw in enumerate(text.split("\n"), start=1):
         stripped = raw.strip()
         if not stripped:
@@ -261,6 +258,28 @@ def read_dmdx_zil(
             )
             blocks.append(block)
             continue
+        if _DAMAGED_SUBJECT.match(raw):
+            session = f"{list_id}-line{index}"
+            block = _Block(
+                number=-index,
+                line=index,
+                session=session,
+                participant=None,
+                machine=None,
+            )
+            blocks.append(block)
+            result.problems.append(
+                problem(
+                    "source_note",
+                    f"damaged subject line {stripped[:50]!r}; its block is session "
+                    f"{session}",
+                    study=study,
+                    source_file=source,
+                    source_line=index,
+                    session=session,
+                )
+            )
+            continue
         if block is None:
             raise JudgmentsError(
                 f"unexpected line {stripped[:40]!r} outside a subject block; a DMDX "
@@ -270,19 +289,18 @@ def read_dmdx_zil(
             )
         item = _ITEM.match(raw)
         if item:
-            parts = _split(_ABORTED.sub(" ", item.group("rest") or ""))
             items.append(
-                (
+                _Item(
                     block,
                     index,
                     int(item.group("number")),
-                    parts,
+                    _ABORTED.sub(" ", item.group("rest") or "").strip(),
                     bool(_ABORTED.search(raw)),
                 )
             )
             continue
-        if items and items[-1][0] is block and stripped[0] in "+-":
-            items[-1][3].extend(_split(stripped))  # responses continued
+        if items and items[-1].block is block and raw[:1].isspace():
+            items[-1].responses.append((index, stripped))  # a response line
             continue
         RowProblems(result, index, strict, study).add(
             None, f"unreadable line {stripped[:40]!r}; expected 'Item N, ...'"
@@ -293,21 +311,8 @@ def read_dmdx_zil(
             file=source,
             line=1,
         )
-    for blk, index, number, parts, aborted in items:
-        _item_row(
-            blk,
-            index,
-            number,
-            parts,
-            aborted,
-            result,
-            table,
-            boxes,
-            list_id,
-            study,
-            screen_size,
-            strict,
-        )
+    for entry in items:
+        _item_row(entry, result, table, boxes, list_id, study, screen_size, strict)
     if incorporated is not None and incorporated != len(blocks):
         note = (
             f"header says {incorporated} subject(s) incorporated, the file has "
@@ -330,11 +335,7 @@ def read_dmdx_zil(
 
 
 def _item_row(
-    block: _Block,
-    index: int,
-    number: int,
-    parts: list[str],
-    aborted: bool,
+    entry: _Item,
     result: ImportResult,
     table: Mapping[int, Mapping[str, Any]],
     boxes: Mapping[int, list[tuple[str, tuple]]],
@@ -343,6 +344,7 @@ def _item_row(
     screen_size: tuple[int, int] | None,
     strict: bool,
 ) -> None:
+    block, index, number = entry.block, entry.line, entry.number
     if number == 0:
         return  # the instruction screen
     problems = RowProblems(result, index, strict, study)
@@ -355,48 +357,51 @@ def _item_row(
         list=list_id,
         task="identification",
         simulated=False,
-        aborted=aborted,
+        aborted=entry.aborted,
     )
-    entry = table.get(number)
+    item = table.get(number)
     phase, order = "identification", None
-    if entry is None:
+    if item is None:
         problems.add("item", f"item number {number} is not in the item table")
     else:
-        phase, order = entry["phase"], entry["order"]
+        phase, order = item["phase"], item["order"]
         for key in ("item", "system", "practice", "filler", "target_entity"):
-            row[key] = entry[key]
+            row[key] = item[key]
     row["order"] = order
+    no_response = bool(_NO_RESPONSE.match(entry.head))
+    if not no_response and not _NUMBER.match(entry.head):
+        problems.add(
+            "rt",
+            f"{entry.head[:40]!r} is neither a time nor 'No Responses.' "
+            "(truncated or damaged line?)",
+        )
     presses: list[tuple[str, float, float | None, float | None]] = []
-    no_response = False
-    for part in parts:
-        if _NUMBER.match(part):
-            continue  # the RT DMDX picked; the presses are read instead
-        if _NO_RESPONSE.match(part):
-            no_response = True
-            continue
-        match = _ENTRY.match(part)
-        if match is None:
+    for line, text in entry.responses:
+        rest = _ENTRY.sub("", text).strip(" ,")
+        if rest:
             problems.add(
                 "response",
-                f"unreadable response {part[:40]!r} (truncated or damaged line?); "
-                "expected +name time or -name time (x,y)",
+                f"line {line}: unreadable response {rest[:40]!r} (truncated or "
+                "damaged line?); expected time,+name or time,+name (x,y)",
             )
-            continue
-        if match.group("sign") != "+":
-            continue
-        x = float(match.group("x")) if match.group("x") is not None else None
-        y = float(match.group("y")) if match.group("y") is not None else None
-        if x is not None and y is not None and (x > 1 or y > 1):
-            if screen_size is None:
-                problems.add(
-                    "response",
-                    f"position ({x:g},{y:g}) is in pixels; read the file with "
-                    "screen_size=(width, height) of the DMDX screen",
-                )
-                x = y = None
-            else:
-                x, y = x / screen_size[0], y / screen_size[1]
-        presses.append((match.group("name").strip(), float(match.group("time")), x, y))
+        for match in _ENTRY.finditer(text):
+            if match.group("sign") != "+":
+                continue
+            x = float(match.group("x")) if match.group("x") is not None else None
+            y = float(match.group("y")) if match.group("y") is not None else None
+            if x is not None and y is not None and (x > 1 or y > 1):
+                if screen_size is None:
+                    problems.add(
+                        "response",
+                        f"line {line}: position ({x:g},{y:g}) is in pixels; read the "
+                        "file with screen_size=(width, height) of the DMDX screen",
+                    )
+                    x = y = None
+                else:
+                    x, y = x / screen_size[0], y / screen_size[1]
+            name = match.group("name").strip()
+            presses.append((name, float(match.group("time")), x, y))
+    presses.sort(key=lambda p: p[1])
     where = f"session {block.session}: order {order}"
     if presses:
         result.notes.append(
