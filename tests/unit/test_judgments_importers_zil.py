@@ -249,3 +249,29 @@ def test_damaged_subject_line_keeps_its_block(tmp_path):
     ]
     damaged = [p for p in result.problems if p["detail"].startswith("damaged subject")]
     assert [(p["source_line"], p["session"]) for p in damaged] == [(3, "L01-line3")]
+
+
+def test_merge_study_finds_the_item_table_for_a_zil_file(tmp_path):
+    import pandas as pd
+
+    from stecflow.judgments.study import merge_study
+    from tests.browser.studykit import demo_design
+    from tests.unit.test_stimuli import SYSTEMS
+
+    design = tmp_path / "design.tsv"
+    demo_design(systems=SYSTEMS).trials.to_csv(design, sep="\t", index=False)
+    out = tmp_path / "judgments.tsv"
+    summary = merge_study(
+        design,
+        [ZIL],
+        study="demo-study",
+        task="identification",
+        variant="together",
+        dmdx_items_dir=Z,
+        out_judgments_tsv=out,
+    )
+    assert [s["format"] for s in summary["sources"]] == ["dmdx_zil"]
+    assert summary["sessions"]["L01-s2"]["status"] == "aborted"
+    table = pd.read_csv(out, sep="\t", dtype=str, keep_default_na=False)
+    assert list(table["chosen_entity"]) == [e[6] or "" for e in EXPECTED]
+    assert list(table["source_format"].unique()) == ["dmdx_zil"]
