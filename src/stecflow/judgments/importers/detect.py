@@ -16,6 +16,7 @@ from stecflow.judgments.importers._rows import ImportResult, guess_delimiter
 from stecflow.judgments.importers.dmdx import looks_like_azk, read_dmdx_azk
 from stecflow.judgments.importers.generic import read_generic_table
 from stecflow.judgments.importers.server import read_response_table
+from stecflow.judgments.sessions import is_session_header
 
 __all__ = ["detect_format", "read_responses"]
 
@@ -26,6 +27,9 @@ def detect_format(path: str | Path, *, encoding: str | None = None) -> str:
     Returns
     -------
     str
+        ``sessions`` (a session table, not responses:
+        :func:`stecflow.judgments.sessions.is_session_header`; read with
+        :func:`stecflow.judgments.sessions.read_sessions`),
         ``dmdx_azk`` (extension ``.azk`` or a DMDX header), ``server`` (the
         server's export: every column, or two of the columns only it has, so
         that a damaged export gets a precise message) or ``generic`` (``participant`` or
@@ -55,6 +59,8 @@ def detect_format(path: str | Path, *, encoding: str | None = None) -> str:
     first = next((line for line in text.split("\n") if line.strip()), "")
     delimiter = guess_delimiter(first, source)
     header = [normalise_header(h.strip('"')) for h in first.split(delimiter)]
+    if is_session_header(header):
+        return "sessions"
     markers = set(header) & set(SERVER_MARKERS)
     if set(response_columns()) <= set(header) or len(markers) >= 2:
         return "server"  # a damaged export gets read_response_table's message
@@ -123,6 +129,14 @@ def read_responses(
         ),
     }
     readers["offline"] = readers["server"]
+    if kind == "sessions":
+        raise JudgmentsError(
+            "this is a session table (one row per session), not responses; the "
+            "judgments stage reads it with stecflow.judgments.sessions.read_sessions "
+            "and writes results/judgments/sessions/<study>.tsv",
+            file=str(path),
+            line=1,
+        )
     if kind not in readers:
         raise JudgmentsError(
             f"unknown format {kind!r}; use one of {', '.join(sorted(readers))}",

@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 __all__ = [
+    "default_log",
     "EVENTS",
     "DEFAULT_LOG_MAX_BYTES",
     "DEFAULT_LOG_BACKUPS",
@@ -60,6 +61,16 @@ def utc_iso(seconds: float | None, *, millis: bool = False) -> str | None:
             moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
         )
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def default_log(db_path: str | Path) -> Path:
+    """The event log of a database by default: ``<stem>.events.jsonl`` beside it.
+
+    >>> default_log("results/studies/s/responses.sqlite").as_posix()
+    'results/studies/s/responses.events.jsonl'
+    """
+    db = Path(db_path)
+    return db.with_name(f"{db.stem}.events.jsonl")
 
 
 class EventLog:
