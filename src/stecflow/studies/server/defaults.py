@@ -23,8 +23,9 @@ __all__ = [
 #: Default limit of a request body, in bytes.
 MAX_BODY_BYTES = 16 * 1024
 #: Limit of the body of ``POST api/answers`` (a questionnaire screen: up to 100
-#: fields of up to 2000 characters; the default limit of other bodies is lower).
-ANSWERS_BODY_BYTES = 256 * 1024
+#: fields of up to 2000 characters, 3 bytes each in UTF-8 for Japanese; the
+#: default limit of other bodies is lower).
+ANSWERS_BODY_BYTES = 1024 * 1024
 #: Default time after which an unfinished, silent session no longer holds its list.
 DEFAULT_ABANDON_AFTER_S = 1800.0
 #: Default time a connection may stay silent before it is closed.
