@@ -231,11 +231,16 @@ def _read_one(
             line=start + 1,
             field=missing[0],
         )
-    extra = [c for c in header if c not in SESSION_COLUMNS and not _ANSWER.match(c)]
+    extra = [
+        c
+        for c in header
+        if c not in (*SESSION_COLUMNS, PROBLEM_COLUMN) and not _ANSWER.match(c)
+    ]
     if extra:
         raise JudgmentsError(
             f"unexpected column(s) {', '.join(extra)}; after the fixed columns a "
-            "session table has only answer columns named <screen>.<field>",
+            "session table has only answer columns named <screen>.<field> (and "
+            f"{PROBLEM_COLUMN} in a merged table)",
             file=path,
             line=start + 1,
             field=extra[0],
@@ -248,7 +253,7 @@ def _read_one(
             line=start + 1,
             field=duplicated[0],
         )
-    answers = [c for c in header if c not in SESSION_COLUMNS]
+    answers = [c for c in header if c not in (*SESSION_COLUMNS, PROBLEM_COLUMN)]
     rows = []
     for fields in reader:
         line = start + reader.line_num
@@ -263,10 +268,14 @@ def _read_one(
             fields = (fields + [""] * len(header))[: len(header)]
         row: dict[str, Any] = {}
         for name, cell in zip(header, fields, strict=True):
-            value = _restore(cell) if name in _FREE or name in answers else cell
+            free = name in _FREE or name in answers or name == PROBLEM_COLUMN
+            value = _restore(cell) if free else cell
             row[name] = value.strip() if name not in answers else value
+        earlier = row.pop(PROBLEM_COLUMN, "")  # a merged table's own flags
         row, found = _check_row(row, study, where)
         problems.extend(found)
+        if earlier:
+            problems.insert(0, earlier)
         for name in answers:
             if row[name] == "":
                 row[name] = None
