@@ -862,3 +862,103 @@ def test_reverse_proxy_configurations_are_well_formed():
     caddy = (DEPLOY / "Caddyfile").read_text()
     assert caddy.count("{") == caddy.count("}")
     assert "reverse_proxy 127.0.0.1:8000" in caddy
+
+
+# --------------------------------------------------------------------------- CLI
+
+
+ORGANISER_FLAGS = [
+    "--admin-token-file",
+    "token.txt",
+    "--log",
+    "events.jsonl",
+    "--log-addresses",
+    "--per-list",
+    "3",
+]
+ORGANISER = {
+    "admin_token_file": "token.txt",
+    "admin_token": None,
+    "log_path": "events.jsonl",
+    "log": True,
+    "log_addresses": True,
+    "per_list": 3,
+}
+ORGANISER_DEFAULTS = {
+    "admin_token_file": None,
+    "admin_token": None,
+    "log_path": None,
+    "log": True,
+    "log_addresses": False,
+    "per_list": 1,
+}
+
+
+def test_both_command_lines_pass_the_organiser_options(monkeypatch, tmp_path):
+    from stecflow import cli
+    from stecflow.studies import server as server_module
+    from tests.unit.test_server_hardening import _captured
+
+    seen = _captured(monkeypatch)
+    for run in (cli.main, server_module.main):
+        seen.clear()
+        assert run(["serve", str(tmp_path), *ORGANISER_FLAGS]) == 0
+        assert {k: seen[k] for k in ORGANISER} == ORGANISER
+        seen.clear()
+        assert run(["serve", str(tmp_path), "--no-log"]) == 0
+        assert {k: seen[k] for k in ORGANISER_DEFAULTS} == dict(
+            ORGANISER_DEFAULTS, log=False
+        )
+
+
+def test_stecflow_sessions_commands(study, tmp_path, capsys, monkeypatch):
+    from stecflow import cli
+
+    db = tmp_path / "responses.sqlite"
+    app = make_app(study, db_path=db, clock=Clock())
+    app.close()
+    with sqlite3.connect(db) as connection:
+        connection.execute(
+            "INSERT INTO sessions (session_id, token_sha256, list, participant, "
+            "created_s, last_seen_s, external_session) "
+            "VALUES ('s1', 'h1', 'L02', 'P1', ?, ?, 'PX-1')",
+            (T0, T0),
+        )
+    assert cli.main(["sessions", "return", str(study), "--db", str(db), "PX-1"]) == 0
+    assert capsys.readouterr().out == (
+        "session s1 returned; list L02 goes to the next participant\n"
+    )
+    assert cli.main(["sessions", "progress", str(study), "--db", str(db)]) == 0
+    out = capsys.readouterr().out
+    assert "1 sessions; completed 0, in progress 0, abandoned 0, returned 1" in out
+    assert "L02\t0\t0\t0\t1\t1" in out
+    assert "participants still needed: 3 (lists L01, L02, L03)" in out
+    copy = tmp_path / "copy.sqlite"
+    assert (
+        cli.main(
+            ["sessions", "backup", str(study), "--db", str(db), "--out", str(copy)]
+        )
+        == 0
+    )
+    assert capsys.readouterr().out.endswith("(1 sessions, 0 trials)\n")
+    # an unknown session is an error with a plain message, exit code 2
+    assert cli.main(["sessions", "return", str(study), "--db", str(db), "nobody"]) == 2
+    assert "no session has the session, platform session or participant ID" in (
+        capsys.readouterr().err
+    )
+
+
+def test_serve_writes_its_log_beside_the_database_by_default(study, tmp_path):
+    from stecflow.studies.server import serve
+
+    db = tmp_path / "data" / "responses.sqlite"
+    seen = {}
+
+    def ready(server):
+        seen["log"] = server.app.event_log.path
+        seen["token"] = server.app.admin_token
+        # stop serving from another thread, as Ctrl-C would
+        threading.Thread(target=server._httpd.shutdown).start()
+
+    serve(study, port=0, db_path=db, ready=ready, admin_token=TOKEN)
+    assert seen == {"log": tmp_path / "data" / "responses.events.jsonl", "token": TOKEN}
