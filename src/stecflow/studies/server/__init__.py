@@ -128,7 +128,8 @@ resolution, from ``performance.now()``):
     A public session ID (never the token; ``offline-...`` in offline files), the
     participant ID passed in the page's address as ``?participant=``,
     ``?PROLIFIC_PID=``, ``?pid=`` or ``?workerId=`` (may be empty),
-    and ``completed``, ``in_progress``, ``abandoned`` or ``offline``.
+    and ``completed``, ``in_progress``, ``abandoned``, ``returned`` (the
+    organiser marked the place returned on the platform) or ``offline``.
 ``list``, ``order``, ``item``, ``system``, ``subdomain``, ``practice``, ``filler``
     The trial, as in the design (``order`` is 1-based within the list; ``system``
     is empty for practice trials without one).

@@ -134,71 +134,76 @@ def read_responses(
     """
     study = load_study(study_dir)
     with _open_db(study, db_path) as db:
-        returned = "returned_s" if "returned_s" in session_columns(db) else "NULL"
-        sessions = {
-            r[0]: r[1:]
-            for r in db.execute(
-                "SELECT session_id, participant, completed_s, last_seen_s, "
-                f"{returned} FROM sessions"
-            )
-        }
-        names = [
-            "session_id",
-            "order",
-            "list",
-            "item",
-            "system",
-            "subdomain",
-            "practice",
-            "filler",
-            "target_entity",
-            *RESPONSE_FIELDS,
-            "received_s",
-        ]
-        select = ", ".join(f't."{n}"' for n in names)
-        source = "trials AS t"
-        if study.situated:
-            names += list(SITUATED_FIELDS)
-            select += ", " + ", ".join(f's."{n}"' for n in SITUATED_FIELDS)
-            source += (
-                " LEFT JOIN situated_trials AS s "
-                'ON s.session_id = t.session_id AND s."order" = t."order"'
-            )
-        query = (
-            f'SELECT {select} FROM {source} ORDER BY t.list, t.session_id, t."order"'
-        )
-        answers: dict[tuple[str, int], dict[str, Any]] = {}
-        if study.text:
-            for session_id, order, name, value in db.execute(
-                'SELECT session_id, "order", name, value FROM text_trials'
-            ):
-                answers.setdefault((session_id, int(order)), {})[name] = value
         current = time.time() if now is None else now
-        rows = []
-        for values in db.execute(query):
-            record = dict(zip(names, values, strict=True))
-            record.update(answers.get((record["session_id"], int(record["order"])), {}))
-            participant, completed_s, last_seen_s, returned_s = sessions[
-                record["session_id"]
-            ]
-            received_s = record.pop("received_s")
-            row = {
-                "study": study.study,
-                "task": study.task,
-                "variant": study.variant,
-                "session": record.pop("session_id"),
-                "participant": participant,
-                "session_status": session_status(
-                    completed_s, last_seen_s, returned_s, current, abandon_after_s
-                ),
-                **record,
-            }
-            for name in BOOL_FIELDS:
-                if row[name] is not None:
-                    row[name] = bool(row[name])
-            row[ANSWERED_COLUMN] = utc_iso(received_s, millis=True)
-            rows.append({c: row.get(c) for c in export_columns(study)})
-        return rows
+        return _trial_rows(db, study, current, abandon_after_s)
+
+
+def _trial_rows(
+    db: sqlite3.Connection, study: Study, current: float, abandon_after_s: float
+) -> list[dict[str, Any]]:
+    """The rows of :func:`read_responses` from an open database."""
+    returned = "returned_s" if "returned_s" in session_columns(db) else "NULL"
+    sessions = {
+        r[0]: r[1:]
+        for r in db.execute(
+            "SELECT session_id, participant, completed_s, last_seen_s, "
+            f"{returned} FROM sessions"
+        )
+    }
+    names = [
+        "session_id",
+        "order",
+        "list",
+        "item",
+        "system",
+        "subdomain",
+        "practice",
+        "filler",
+        "target_entity",
+        *RESPONSE_FIELDS,
+        "received_s",
+    ]
+    select = ", ".join(f't."{n}"' for n in names)
+    source = "trials AS t"
+    if study.situated:
+        names += list(SITUATED_FIELDS)
+        select += ", " + ", ".join(f's."{n}"' for n in SITUATED_FIELDS)
+        source += (
+            " LEFT JOIN situated_trials AS s "
+            'ON s.session_id = t.session_id AND s."order" = t."order"'
+        )
+    query = f'SELECT {select} FROM {source} ORDER BY t.list, t.session_id, t."order"'
+    answers: dict[tuple[str, int], dict[str, Any]] = {}
+    if study.text:
+        for session_id, order, name, value in db.execute(
+            'SELECT session_id, "order", name, value FROM text_trials'
+        ):
+            answers.setdefault((session_id, int(order)), {})[name] = value
+    rows = []
+    for values in db.execute(query):
+        record = dict(zip(names, values, strict=True))
+        record.update(answers.get((record["session_id"], int(record["order"])), {}))
+        participant, completed_s, last_seen_s, returned_s = sessions[
+            record["session_id"]
+        ]
+        received_s = record.pop("received_s")
+        row = {
+            "study": study.study,
+            "task": study.task,
+            "variant": study.variant,
+            "session": record.pop("session_id"),
+            "participant": participant,
+            "session_status": session_status(
+                completed_s, last_seen_s, returned_s, current, abandon_after_s
+            ),
+            **record,
+        }
+        for name in BOOL_FIELDS:
+            if row[name] is not None:
+                row[name] = bool(row[name])
+        row[ANSWERED_COLUMN] = utc_iso(received_s, millis=True)
+        rows.append({c: row.get(c) for c in export_columns(study)})
+    return rows
 
 
 def read_sessions_table(
@@ -287,14 +292,16 @@ def export_responses(
 
     study = load_study(study_dir)
     current = time.time() if now is None else now
-    rows = read_responses(
-        study_dir, db_path=db_path, abandon_after_s=abandon_after_s, now=current
-    )
+    with _open_db(study, db_path) as db:
+        # one read transaction: trials and sessions from the same moment, even
+        # while the server writes
+        db.execute("BEGIN")
+        rows = _trial_rows(db, study, current, abandon_after_s)
+        sessions, answers = read_session_rows(db, study.study, current, abandon_after_s)
+        db.execute("COMMIT")
+    columns = (*SESSION_COLUMNS, *answers)
     if not include_practice:
         rows = [r for r in rows if not r["practice"]]
-    sessions, columns = read_sessions_table(
-        study_dir, db_path=db_path, abandon_after_s=abandon_after_s, now=current
-    )
     write_tsv(rows, export_columns(study), out_path)
     write_tsv(_neutralised(sessions, columns), columns, sessions_path(out_path))
     logger.info(
