@@ -137,6 +137,7 @@ def test_platform_ids_are_checked(serve, study):
         {"study_id": ""},
         {"study_id": "a" * 65},
         {"external_session": "has space"},
+        {"external_session": "trailing-newline\n"},
         {"external_session": 12},
         {"external": "x"},
     ):
@@ -179,6 +180,7 @@ def test_answers_are_stored_per_screen_and_replaced(serve, study, tmp_path):
 
 ANSWER_REFUSALS = [
     ({"screen": "bad screen", "answers": {}}, "screen must be 1-64 letters"),
+    ({"screen": "s\n", "answers": {}}, "screen must be 1-64 letters"),
     ({"screen": "s", "answers": []}, "answers must be an object"),
     ({"screen": "s", "answers": {"a.b": 1}}, "answer field 'a.b' must be 1-64"),
     ({"screen": "s", "answers": {"a": [1]}}, "answer a must be a string, number"),

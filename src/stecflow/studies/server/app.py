@@ -373,7 +373,8 @@ class CollectionApp:
             if name in note:
                 fields[name] = note[name]
         if status >= 400 and "reason" in note:
-            fields["reason"] = note["reason"]
+            reason = str(note["reason"])
+            fields["reason"] = reason if len(reason) <= 200 else reason[:199] + "…"
         if self.log_addresses:
             fields["address"] = client_key(environ, self.behind_proxy)
         self.event_log.write(self.clock(), event, **fields)
@@ -523,7 +524,7 @@ class CollectionApp:
         for name in ("study_id", "external_session"):
             value = payload.get(name)
             if value is not None and (
-                not isinstance(value, str) or not _PARTICIPANT.match(value)
+                not isinstance(value, str) or not _NAME.fullmatch(value)
             ):
                 raise HTTPError(400, f"{name} must be 1-64 letters, digits, - or _")
             ids[name] = value
@@ -809,7 +810,7 @@ class CollectionApp:
         if unknown:
             raise HTTPError(400, f"unknown field(s): {', '.join(unknown)}")
         screen = payload.get("screen")
-        if not isinstance(screen, str) or not _NAME.match(screen):
+        if not isinstance(screen, str) or not _NAME.fullmatch(screen):
             raise HTTPError(400, "screen must be 1-64 letters, digits, - or _")
         answers = payload.get("answers")
         if not isinstance(answers, dict):
@@ -820,7 +821,7 @@ class CollectionApp:
             )
         rows = []
         for field, value in answers.items():
-            if not _NAME.match(field):
+            if not _NAME.fullmatch(field):
                 raise HTTPError(
                     400,
                     f"answer field {field[:70]!r} must be 1-64 letters, digits, - or _",
@@ -976,7 +977,7 @@ class CollectionApp:
         payload = read_json(environ, self.max_body_bytes)
         unknown = sorted(set(payload) - {"session"})
         ident = payload.get("session")
-        if unknown or not isinstance(ident, str) or not _NAME.match(ident):
+        if unknown or not isinstance(ident, str) or not _NAME.fullmatch(ident):
             raise HTTPError(
                 400,
                 'send {"session": "<session, platform session or participant ID>"}',
