@@ -466,6 +466,8 @@ def test_admin_pages_need_the_token(serve, study, tmp_path):
     status, page, headers = client.call("GET", "/admin/progress", headers=_basic(TOKEN))
     assert status == 200 and headers["Content-Type"].startswith("text/html")
     text = page.decode()
+    assert "Sessions: 1; completed 0, in progress 1, abandoned 0" in text
+    assert "<td>L01</td><td>0</td><td>1</td><td>0</td><td>0</td><td>0</td>" in text
     assert "<script" not in text and "http" not in text.replace("http-equiv", "")
     csp = headers["Content-Security-Policy"]
     assert "default-src 'none'" in csp and "style-src 'sha256-" in csp
