@@ -883,7 +883,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="turn on the organiser's pages (admin/progress) with the token in"
         " FILE's first line (or set STECFLOW_ADMIN_TOKEN; see docs/deployment.md)",
     )
-    serve.add_argument("--admin-token", metavar="TOKEN", help=argparse.SUPPRESS)
+    serve.add_argument(
+        "--admin-token",
+        metavar="TOKEN",
+        help="the organiser's token itself (other users of the machine can see it"
+        " in the process list; prefer --admin-token-file or STECFLOW_ADMIN_TOKEN)",
+    )
     serve.add_argument(
         "--log",
         metavar="FILE",

@@ -90,7 +90,12 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         "FILE's first line (or set STECFLOW_ADMIN_TOKEN; --admin-token TOKEN "
         "also works but shows the token to other users of the machine)",
     )
-    parser.add_argument("--admin-token", metavar="TOKEN", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--admin-token",
+        metavar="TOKEN",
+        help="the organiser's token itself (other users of the machine can see it"
+        " in the process list; prefer --admin-token-file or STECFLOW_ADMIN_TOKEN)",
+    )
     parser.add_argument(
         "--log",
         metavar="FILE",
