@@ -107,15 +107,24 @@ def _split_header(line: str) -> list[str]:
 
 
 def is_session_table(path: str | Path, *, encoding: str | None = None) -> bool:
-    """Whether the file *path* is a session table (by its header).
+    """Whether the file *path* is a session table (by its header line).
 
-    A file that cannot be read is not one (the response readers then say why).
+    Only the start of the file is read. A file that cannot be read is not one
+    (the response readers then say why).
     """
     try:
-        text = read_text(path, encoding=encoding)
-    except (JudgmentsError, OSError):
+        with open(path, "rb") as handle:
+            head = handle.read(65536)
+    except OSError:
         return False
-    return is_session_header(_split_header(_first_line(text)))
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        text = head.decode("utf-16", errors="replace")
+    else:
+        try:
+            text = head.decode(encoding or "utf-8-sig", errors="replace")
+        except LookupError:  # an unknown encoding: the readers name it
+            text = head.decode("utf-8-sig", errors="replace")
+    return is_session_header(_split_header(_first_line(text.replace("\r", ""))))
 
 
 def split_session_tables(
