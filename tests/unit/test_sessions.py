@@ -85,7 +85,9 @@ def test_bad_rows_are_kept_and_flagged_with_file_line_and_field(tmp_path):
     )
     frame = read_sessions([path], study="demo")
     assert len(frame) == 4  # nothing dropped
-    problems = dict(zip(frame["session"] + "@" + frame["status"], frame["problem"]))
+    problems = dict(
+        zip(frame["session"] + "@" + frame["status"], frame["problem"], strict=True)
+    )
     where = str(path)
     assert problems["s1@finished"] == (
         f"{where}, line 2, field status: 'finished' is not one of completed, "
