@@ -514,6 +514,12 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             require_participant=args.require_participant,
             behind_proxy=args.behind_proxy,
             ready=ready,
+            admin_token=args.admin_token,
+            admin_token_file=args.admin_token_file,
+            log_path=args.log,
+            log=not args.no_log,
+            log_addresses=args.log_addresses,
+            per_list=args.per_list,
         )
     except sqlite3.Error as exc:
         raise StecflowError(
@@ -541,7 +547,25 @@ def _cmd_export(args: argparse.Namespace) -> int:
         abandon_after_s=args.abandon_after,
         include_practice=not args.no_practice,
     )
-    print(f"wrote {n} responses to {args.out}")
+    print(f"wrote {n} responses to {args.out} (sessions beside it: .sessions.tsv)")
+    return 0
+
+
+def _cmd_sessions(args: argparse.Namespace) -> int:
+    from stecflow.studies.server.cli import sessions_command
+
+    print(
+        sessions_command(
+            args.action,
+            _study_dir(args.study),
+            db_path=args.db,
+            session=getattr(args, "session", None),
+            out=getattr(args, "out", None),
+            abandon_after_s=getattr(args, "abandon_after", 1800.0),
+            per_list=getattr(args, "per_list", 1),
+            as_json=getattr(args, "json", False),
+        )
+    )
     return 0
 
 
@@ -853,7 +877,70 @@ def build_parser() -> argparse.ArgumentParser:
         help="serve at most N connections at once; the others are told to retry"
         " (default 256)",
     )
+    serve.add_argument(
+        "--admin-token-file",
+        metavar="FILE",
+        help="turn on the organiser's pages (admin/progress) with the token in"
+        " FILE's first line (or set STECFLOW_ADMIN_TOKEN; see docs/deployment.md)",
+    )
+    serve.add_argument(
+        "--admin-token",
+        metavar="TOKEN",
+        help="the organiser's token itself (other users of the machine can see it"
+        " in the process list; prefer --admin-token-file or STECFLOW_ADMIN_TOKEN)",
+    )
+    serve.add_argument(
+        "--log",
+        metavar="FILE",
+        help="per-session event log, JSON Lines (default: <database"
+        " stem>.events.jsonl beside the database)",
+    )
+    serve.add_argument("--no-log", action="store_true", help="write no event log")
+    serve.add_argument(
+        "--log-addresses",
+        action="store_true",
+        help="write client addresses into the event log (personal data)",
+    )
+    serve.add_argument(
+        "--per-list",
+        type=int,
+        default=1,
+        metavar="N",
+        help="completed sessions wanted per list, for the progress page (default 1)",
+    )
     serve.set_defaults(func=_cmd_serve)
+
+    sessions = sub.add_parser(
+        "sessions",
+        help="the organiser's commands for a running study: return, backup, progress",
+        description=(
+            "return: mark a place the crowdsourcing platform returned or timed out"
+            " (by session, platform session or participant ID), so that its list"
+            " goes to the next participant. backup: copy the study's database"
+            " consistently while the server runs. progress: sessions per list,"
+            " durations, lists still needed. Safe while `stecflow serve` runs."
+        ),
+    )
+    actions = sessions.add_subparsers(dest="action", required=True)
+    for name in ("return", "backup", "progress"):
+        action = actions.add_parser(name)
+        action.add_argument("study", help="study ID or study folder")
+        action.add_argument(
+            "--db", help="SQLite file (default: responses.sqlite beside web/)"
+        )
+        if name == "return":
+            action.add_argument(
+                "session", help="session, platform session or participant ID"
+            )
+        elif name == "backup":
+            action.add_argument("--out", required=True, help="the copy to write")
+        else:
+            action.add_argument(
+                "--abandon-after", type=float, default=1800.0, metavar="SECONDS"
+            )
+            action.add_argument("--per-list", type=int, default=1, metavar="N")
+            action.add_argument("--json", action="store_true", help="print JSON")
+    sessions.set_defaults(func=_cmd_sessions)
 
     export = sub.add_parser(
         "export",

@@ -375,7 +375,11 @@ def test_two_trials_answered_online_through_stecflow_serve(tmp_path, watched):
     assert export_responses(tmp_path, out, db_path=db) == 2
     with open(out, newline="", encoding="utf-8") as handle:
         reader = csv.DictReader(handle, delimiter="\t", quoting=csv.QUOTE_NONE)
-        assert tuple(reader.fieldnames) == RESPONSE_COLUMNS + SITUATED_COLUMNS
+        assert tuple(reader.fieldnames) == (
+            *RESPONSE_COLUMNS,
+            *SITUATED_COLUMNS,
+            "answered_utc",
+        )
         rows = list(reader)
     got = [
         (

@@ -519,7 +519,7 @@ def test_export_has_the_documented_columns(serve, rating_study, tmp_path):
     n = export_responses(rating_study, out, db_path=tmp_path / "responses.sqlite")
     with open(out, encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle, delimiter="\t")
-        assert tuple(reader.fieldnames) == RESPONSE_COLUMNS
+        assert tuple(reader.fieldnames) == (*RESPONSE_COLUMNS, "answered_utc")
         rows = list(reader)
     n_trials = len(_trials(rating_study, done["list"]))
     assert n == len(rows) == n_trials + 1

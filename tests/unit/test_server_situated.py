@@ -128,7 +128,9 @@ def test_post_and_export_situated_trials(serve, situated_study, tmp_path):
 
     db = tmp_path / "responses.sqlite"
     rows = read_responses(situated_study, db_path=db)
-    assert [list(r) for r in rows] == [list(RESPONSE_COLUMNS + SITUATED_COLUMNS)] * 3
+    assert [list(r) for r in rows] == [
+        [*RESPONSE_COLUMNS, *SITUATED_COLUMNS, "answered_utc"]
+    ] * 3
     got = [
         (
             r["order"],
@@ -161,7 +163,11 @@ def test_post_and_export_situated_trials(serve, situated_study, tmp_path):
     assert export_responses(situated_study, out, db_path=db) == 3
     with out.open(encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle, delimiter="\t")
-        assert tuple(reader.fieldnames) == RESPONSE_COLUMNS + SITUATED_COLUMNS
+        assert tuple(reader.fieldnames) == (
+            *RESPONSE_COLUMNS,
+            *SITUATED_COLUMNS,
+            "answered_utc",
+        )
         table = list(reader)
     assert [
         (r["plays"], r["replays"], r["time_ms"], r["answer_via"], r["dialogue"])
@@ -296,12 +302,12 @@ def test_version_1_database_is_migrated_and_reads_as_before(serve, tmp_path):
     assert "situated_trials" not in _tables(db)
     # the export reads a version 1 database as it is (read-only)
     assert read_responses(study, db_path=db) == before
-    assert [list(r) for r in before] == [list(RESPONSE_COLUMNS)]
+    assert [list(r) for r in before] == [[*RESPONSE_COLUMNS, "answered_utc"]]
     assert before[0]["adequacy"] == 70 and before[0]["rt_ms"] == 1234.5
     # the server migrates it: the side table is added, the rows stay
     app = make_app(study, db_path=db)
     app.close()
-    assert _meta(db)["schema_version"] == "2"
+    assert _meta(db)["schema_version"] == "3"
     assert "situated_trials" in _tables(db)
     assert read_responses(study, db_path=db) == before
 
@@ -309,10 +315,10 @@ def test_version_1_database_is_migrated_and_reads_as_before(serve, tmp_path):
 def test_newer_database_is_refused(tmp_path, situated_study):
     db = tmp_path / "responses.sqlite"
     make_app(situated_study, db_path=db).close()
-    assert _meta(db)["schema_version"] == "2"
+    assert _meta(db)["schema_version"] == "3"
     with sqlite3.connect(db) as connection:
-        connection.execute("UPDATE meta SET value = '3' WHERE key = 'schema_version'")
-    message = re.escape("has database schema version 3, newer than this stecflow's (2)")
+        connection.execute("UPDATE meta SET value = '4' WHERE key = 'schema_version'")
+    message = re.escape("has database schema version 4, newer than this stecflow's (3)")
     with pytest.raises(CollectionError, match=message):
         make_app(situated_study, db_path=db)
     with pytest.raises(CollectionError, match=message):

@@ -143,7 +143,9 @@ def test_post_and_export_ratings(serve, studies, tmp_path):
     assert status == 200, data
     db = tmp_path / "responses.sqlite"
     rows = read_responses(study, db_path=db)
-    assert [tuple(r) for r in rows] == [load_study(study).columns] * 3
+    assert [tuple(r) for r in rows] == [
+        (*load_study(study).columns, "answered_utc")
+    ] * 3
     got = [
         (r["order"], r["system"], r["rating_fluency"], r["rating_adequacy"], r["rt_ms"])
         for r in rows
@@ -157,7 +159,11 @@ def test_post_and_export_ratings(serve, studies, tmp_path):
     assert export_responses(study, out, db_path=db) == 3
     with out.open(encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle, delimiter="\t")
-        assert reader.fieldnames[-2:] == ["rating_fluency", "rating_adequacy"]
+        assert reader.fieldnames[-3:] == [
+            "rating_fluency",
+            "rating_adequacy",
+            "answered_utc",
+        ]
         table = list(reader)
     assert [(r["rating_fluency"], r["rating_adequacy"]) for r in table] == [
         ("4", "73"),
@@ -182,7 +188,11 @@ def test_post_and_export_preferences(serve, studies, tmp_path):
     assert export_responses(study, out, db_path=tmp_path / "responses.sqlite") == 3
     with out.open(encoding="utf-8", newline="") as handle:
         reader = csv.DictReader(handle, delimiter="\t")
-        assert tuple(reader.fieldnames) == (*RESPONSE_COLUMNS, *PREFERENCE_COLUMNS)
+        assert tuple(reader.fieldnames) == (
+            *RESPONSE_COLUMNS,
+            *PREFERENCE_COLUMNS,
+            "answered_utc",
+        )
         table = list(reader)
     assert [
         (r["system_left"], r["system_right"], r["preferred"], r["chosen_system"])
@@ -288,6 +298,7 @@ def test_a_version_2_database_without_the_text_table_gets_it(serve, studies, tmp
     server.shutdown()
     with sqlite3.connect(db) as connection:
         connection.execute("DROP TABLE text_trials")
+        connection.execute("UPDATE meta SET value = '2' WHERE key = 'schema_version'")
     client, _ = serve(studies["rating"], db_path=db)
     session = client.session("p06")
     payload = _rating(_trials(studies["rating"], "L01")[0])
@@ -296,7 +307,7 @@ def test_a_version_2_database_without_the_text_table_gets_it(serve, studies, tmp
     with sqlite3.connect(db) as connection:
         assert connection.execute(
             "SELECT value FROM meta WHERE key = 'schema_version'"
-        ).fetchone() == ("2",)
+        ).fetchone() == ("3",)
         assert sorted(
             connection.execute('SELECT name, value FROM text_trials WHERE "order" = 1')
         ) == [("rating_adequacy", 73), ("rating_fluency", 4)]

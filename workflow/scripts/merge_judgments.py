@@ -6,13 +6,19 @@ from stecflow.core.logs import job_log
 def main(smk) -> None:
     """Run one job; `smk` is the object Snakemake injects as `snakemake`."""
     with job_log(smk.log[0]):
+        from stecflow.judgments.sessions import merge_sessions
+
+        # session tables among the responses -> results/judgments/sessions/<study>.tsv
+        responses = merge_sessions(
+            list(smk.input.responses), smk.output.sessions, study=smk.wildcards.study
+        )
         if smk.params.task == "situated_identification":
             from stecflow.judgments.situated_study import merge_situated_study
 
             merge_situated_study(
                 smk.input.design,
                 smk.input.design_settings,
-                list(smk.input.responses),
+                responses,
                 smk.input.corrections[0] if smk.input.corrections else None,
                 smk.output.judgments,
                 smk.output.quality,
@@ -26,7 +32,7 @@ def main(smk) -> None:
 
             merge_text_study(
                 smk.input.design,
-                list(smk.input.responses),
+                responses,
                 list(smk.input.corrections),
                 smk.output.judgments,
                 smk.output.quality,
@@ -40,7 +46,7 @@ def main(smk) -> None:
 
         merge_study(
             design_path=smk.input.design,
-            response_paths=list(smk.input.responses),
+            response_paths=responses,
             corrections_path=list(smk.input.corrections),
             testset_path=smk.input.testset,
             settings=smk.params.settings,

@@ -5,16 +5,20 @@ Nothing here imports pandas or the studies package at import time.
 
 from __future__ import annotations
 
+import re
+
 __all__ = [
     "BOOL_COLUMNS",
     "FLOAT_COLUMNS",
     "GENERIC_ALIASES",
     "GENERIC_COLUMNS",
     "GENERIC_RESPONSES",
+    "OPTIONAL_SERVER_COLUMNS",
     "RATING_COLUMNS",
     "SERVER_MARKERS",
     "STR_COLUMNS",
     "TIME_COLUMNS",
+    "check_answered_utc",
     "response_columns",
 ]
 
@@ -74,6 +78,29 @@ SERVER_MARKERS = (
     "click_x",
     "click_y",
 )
+
+#: Columns a server export or offline file may have after its own:
+#: ``simulated`` (files of the simulator) and ``answered_utc`` (when the server
+#: received the trial: ISO 8601 UTC with ``Z``; checked, not carried into the
+#: judgments, whose session times come from the session table).
+OPTIONAL_SERVER_COLUMNS = ("simulated", "answered_utc")
+
+_UTC = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$")
+
+
+def check_answered_utc(text: str) -> str | None:
+    """The problem with an ``answered_utc`` cell, or None (empty is fine).
+
+    >>> check_answered_utc("2026-11-26T21:40:00.250Z") is None
+    True
+    >>> check_answered_utc("26/11/2026 21:40")
+    "'26/11/2026 21:40' is not an ISO 8601 UTC time such as 2026-11-26T21:40:00Z"
+    """
+    text = text.strip()
+    if not text or _UTC.match(text):
+        return None
+    return f"{text!r} is not an ISO 8601 UTC time such as 2026-11-26T21:40:00Z"
+
 
 # How parse_value (``_rows``) reads each column; any other column is a string.
 STR_COLUMNS = (

@@ -17,6 +17,7 @@ from stecflow.judgments.importers.dmdx import looks_like_azk, read_dmdx_azk
 from stecflow.judgments.importers.dmdx_zil import looks_like_zil, read_dmdx_zil
 from stecflow.judgments.importers.generic import read_generic_table
 from stecflow.judgments.importers.server import read_response_table
+from stecflow.judgments.sessions import is_session_header
 
 __all__ = ["detect_format", "read_responses"]
 
@@ -27,6 +28,9 @@ def detect_format(path: str | Path, *, encoding: str | None = None) -> str:
     Returns
     -------
     str
+        ``sessions`` (a session table, not responses:
+        :func:`stecflow.judgments.sessions.is_session_header`; read with
+        :func:`stecflow.judgments.sessions.read_sessions`),
         ``dmdx_zil`` (extension ``.zil`` or DMDX zillion ``Item N, ...`` lines),
         ``dmdx_azk`` (extension ``.azk`` or a DMDX header), ``server`` (the
         server's export: every column, or two of the columns only it has, so
@@ -61,6 +65,8 @@ def detect_format(path: str | Path, *, encoding: str | None = None) -> str:
     first = next((line for line in text.split("\n") if line.strip()), "")
     delimiter = guess_delimiter(first, source)
     header = [normalise_header(h.strip('"')) for h in first.split(delimiter)]
+    if is_session_header(header):
+        return "sessions"
     markers = set(header) & set(SERVER_MARKERS)
     if set(response_columns()) <= set(header) or len(markers) >= 2:
         return "server"  # a damaged export gets read_response_table's message
@@ -138,6 +144,14 @@ def read_responses(
             strict=strict,
         )
     readers["offline"] = readers["server"]
+    if kind == "sessions":
+        raise JudgmentsError(
+            "this is a session table (one row per session), not responses; the "
+            "judgments stage reads it with stecflow.judgments.sessions.read_sessions "
+            "and writes results/judgments/sessions/<study>.tsv",
+            file=str(path),
+            line=1,
+        )
     if kind == "dmdx_zil" and kind not in readers:
         raise JudgmentsError(
             "a DMDX .zil file needs the path of its <list>-items.tsv (the picture "

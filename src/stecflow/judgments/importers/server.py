@@ -2,8 +2,10 @@
 
 Both are the same TSV with the columns
 :data:`stecflow.studies.settings.RESPONSE_COLUMNS`, optionally followed by
-``simulated`` (files written by :mod:`stecflow.judgments.simulate`). Rows whose
-``session_status`` is ``offline`` are labelled ``offline``.
+``simulated`` (files written by :mod:`stecflow.judgments.simulate`) and
+``answered_utc`` (the server's export: when the trial was received; checked, not
+carried further). Rows whose ``session_status`` is ``offline`` are labelled
+``offline``.
 """
 
 from __future__ import annotations
@@ -13,7 +15,11 @@ from pathlib import Path
 
 from stecflow.core.io import decode_cell
 from stecflow.judgments._common import JudgmentsError, read_text
-from stecflow.judgments.importers._columns import response_columns
+from stecflow.judgments.importers._columns import (
+    OPTIONAL_SERVER_COLUMNS,
+    check_answered_utc,
+    response_columns,
+)
 from stecflow.judgments.importers._rows import (
     ImportResult,
     RowProblems,
@@ -43,8 +49,8 @@ def read_response_table(
     path : path
         A TSV with the columns
         :data:`stecflow.studies.settings.RESPONSE_COLUMNS` (in any order),
-        optionally with ``simulated``. A comma- or semicolon-separated copy (a
-        spreadsheet's "save as CSV") is read too.
+        optionally with ``simulated`` and ``answered_utc``. A comma- or
+        semicolon-separated copy (a spreadsheet's "save as CSV") is read too.
     study : str, optional
         Only used to label problems; rows keep the file's own ``study``.
     encoding : str, optional
@@ -80,12 +86,14 @@ def read_response_table(
             line=1,
             field=missing[0],
         )
-    extra = [c for c in header if c not in expected and c != "simulated"]
+    extra = [
+        c for c in header if c not in expected and c not in OPTIONAL_SERVER_COLUMNS
+    ]
     if extra:
         raise JudgmentsError(
             f"unexpected column(s) {', '.join(extra)}; a server export has only "
-            f"{', '.join(expected)} (and simulated); use the generic CSV format for "
-            "other tables",
+            f"{', '.join(expected)} (and simulated, answered_utc); use the generic "
+            "CSV format for other tables",
             file=source,
             line=1,
             field=extra[0],
@@ -96,6 +104,11 @@ def read_response_table(
         fields = check_width(fields, header, problems)
         row = empty_row(source_file=source, source_line=line)
         for name, text in zip(header, fields, strict=True):
+            if name == "answered_utc":
+                bad = check_answered_utc(text)
+                if bad is not None:
+                    problems.add(name, bad)
+                continue
             # stecflow wrote the file (write_tsv): undo its escapes and the
             # formula neutralisation of free-text cells (stecflow.core.io).
             row[name] = parse_value(name, decode_cell(text, name), problems)

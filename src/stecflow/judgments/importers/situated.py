@@ -236,7 +236,12 @@ def read_situated_responses(
             line=1,
             field=missing[0],
         )
-    extra = [c for c in header if c not in expected and c not in OPTIONAL_COLUMNS]
+    # answered_utc: the server's receipt time (read, not kept)
+    extra = [
+        c
+        for c in header
+        if c not in expected and c not in (*OPTIONAL_COLUMNS, "answered_utc")
+    ]
     if extra:
         raise JudgmentsError(
             f"unexpected column(s) {', '.join(extra)}; a situated export has only "

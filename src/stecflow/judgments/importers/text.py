@@ -307,7 +307,8 @@ def read_text_responses(
             line=1,
             field=missing[0],
         )
-    extra = [c for c in header if c not in expected and c != "simulated"]
+    # answered_utc: the server's receipt time (read, not kept)
+    extra = [c for c in header if c not in expected + ("simulated", "answered_utc")]
     if extra:
         hint = (
             " (a rating column of a criterion the study does not have?)"

@@ -9,6 +9,12 @@ embedding); export with :func:`export_responses`. From a shell::
     python -m stecflow.studies.server serve results/studies/rating-1 --port 8000
     python -m stecflow.studies.server export results/studies/rating-1 \
         --out responses.tsv
+    python -m stecflow.studies.server return results/studies/rating-1 SESSION
+    python -m stecflow.studies.server backup results/studies/rating-1 --out copy.sqlite
+    python -m stecflow.studies.server progress results/studies/rating-1
+
+Running it for paid participants (reverse proxy, service, backups, the
+organiser's token, the log, Prolific): ``docs/deployment.md``.
 
 Modules
 -------
@@ -32,6 +38,12 @@ Modules
     ``python -m stecflow.studies.server`` (:func:`main`).
 :mod:`~stecflow.studies.server.defaults`
     The defaults of the settings, shared by all of the above.
+:mod:`~stecflow.studies.server.progress`
+    Session statuses, the session table and the progress numbers and page.
+:mod:`~stecflow.studies.server.organiser`
+    The organiser's token, returned places, online backups.
+:mod:`~stecflow.studies.server.events`
+    The per-session event log (JSON Lines, rotated).
 
 Behaviour
 ---------
@@ -69,15 +81,34 @@ Behaviour
   that the address is the last one of ``X-Forwarded-For`` (IPv6 addresses
   count per /64). With ``require_participant``, a session needs a participant
   ID (400 without).
+* **Returned places.** A place the crowdsourcing platform returned or timed out,
+  marked by the organiser (``stecflow sessions return``, ``POST admin/return``),
+  no longer holds its list and can send nothing more (409); it stays in the
+  exports with status ``returned``.
+* **Consent.** When the study document declares a consent screen
+  (:func:`~stecflow.studies.server.study.declares_consent`), a session is opened
+  only with ``consent: true`` (400 otherwise): the page asks before it opens
+  one, so a participant who declines leaves no data.
+* **The organiser.** With an admin token, ``admin/progress`` (HTML),
+  ``admin/progress.json``, ``admin/export.tsv``, ``admin/sessions.tsv`` and
+  ``POST admin/return`` answer a request with ``Authorization: Bearer <token>``
+  or Basic authentication with the token as password (401 otherwise; 404
+  without a token configured). Every session event goes to a JSON Lines log
+  (:mod:`~stecflow.studies.server.events`).
 * **Frozen stimuli.** The database records the SHA-256 of ``stimuli.json``; a server
   started on a database collected with other stimuli refuses to run.
 
 API (all JSON, paths relative to the page)
 ------------------------------------------
 ``GET api/ping`` -> ``{"study", "sha256", "task", "variant"}``.
-``POST api/session`` ``{"participant": str or null}`` -> 201 ``{"token",
-"session_id", "list", "answered": [], "completed": false}``; 400 without a
-participant if one is required, 429 if the address opened too many sessions.
+``POST api/session`` ``{"participant", "study_id", "external_session": str or
+null, "consent": bool}`` (all optional; IDs 1-64 letters, digits, ``-``, ``_``)
+-> 201 ``{"token", "session_id", "list", "answered": [], "completed": false}``;
+400 without a participant if one is required or without consent if the study
+has a consent screen, 429 if the address opened too many sessions.
+``POST api/answers`` ``{"screen": id, "answers": {field: str, number, bool or
+null}}`` (at most 100 fields, strings of at most 2000 characters; re-posting a
+screen replaces its answers) -> 200 ``{"stored": n}``.
 ``GET api/session`` -> ``{"session_id", "list", "answered": [orders],
 "completed", "completion_code"}``.
 ``POST api/trial`` (one trial: ``order``, ``item``, ``system`` and the responses
@@ -97,7 +128,8 @@ resolution, from ``performance.now()``):
     A public session ID (never the token; ``offline-...`` in offline files), the
     participant ID passed in the page's address as ``?participant=``,
     ``?PROLIFIC_PID=``, ``?pid=`` or ``?workerId=`` (may be empty),
-    and ``completed``, ``in_progress``, ``abandoned`` or ``offline``.
+    and ``completed``, ``in_progress``, ``abandoned``, ``returned`` (the
+    organiser marked the place returned on the platform) or ``offline``.
 ``list``, ``order``, ``item``, ``system``, ``subdomain``, ``practice``, ``filler``
     The trial, as in the design (``order`` is 1-based within the list; ``system``
     is empty for practice trials without one).
@@ -120,6 +152,11 @@ resolution, from ``performance.now()``):
 ``click_x``, ``click_y``
     Identification: the click position within the clicked picture's box, as
     fractions 0-1 from its top left corner (empty for keyboard choices).
+
+The server's export adds ``answered_utc`` after the study's columns (when the
+server received the trial, ISO 8601 UTC, e.g. ``2026-11-26T21:40:30.500Z``), and
+writes the session table beside it (``<stem>.sessions.tsv``,
+:mod:`stecflow.judgments.sessions` describes its columns).
 
 A situated identification study (``task: situated_identification``, seed 000
 §5.1, :mod:`stecflow.studies.situated`) has the columns of its document: the above

@@ -1,12 +1,14 @@
 """The WSGI application: the experiment's files and the ``api/`` endpoints.
 
 Owns :class:`CollectionApp` (routing, static files, sessions and the even filling
-of lists, checking each answered trial against the design, completion) and
-:func:`make_app`, which builds one for a study folder.
+of lists, checking each answered trial against the design, questionnaire
+answers, completion, the organiser's pages under ``admin/`` and the per-session
+event log) and :func:`make_app`, which builds one for a study folder.
 """
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import json
 import logging
@@ -23,11 +25,25 @@ from typing import Any
 from urllib.parse import unquote
 
 from stecflow.studies.server.defaults import (
+    ANSWERS_BODY_BYTES,
     DEFAULT_ABANDON_AFTER_S,
     DEFAULT_SESSION_WINDOW_S,
     DEFAULT_SESSIONS_PER_ADDRESS,
     MAX_BODY_BYTES,
 )
+from stecflow.studies.server.events import (
+    DEFAULT_LOG_BACKUPS,
+    DEFAULT_LOG_MAX_BYTES,
+    EventLog,
+    utc_iso,
+)
+from stecflow.studies.server.organiser import (
+    admin_token_from,
+    check_admin_token,
+    mark_returned,
+)
+from stecflow.studies.server.progress import PROGRESS_CSS, progress_html
+from stecflow.studies.server.progress import progress as study_progress
 from stecflow.studies.server.request import (
     REASONS,
     HTTPError,
@@ -67,6 +83,18 @@ _STATIC_TYPES = {
 }
 _SAFE_PATH = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*(/[A-Za-z0-9_][A-Za-z0-9._-]*)*$")
 _PARTICIPANT = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+#: Screen IDs and answer field names (contract C1).
+_NAME = _PARTICIPANT
+#: Limits of questionnaire answers: characters per string value, fields per
+#: screen, screens per session.
+MAX_ANSWER_CHARS = 2000
+MAX_ANSWER_FIELDS = 100
+MAX_SCREENS = 50
+_ADMIN_CSP = (
+    "default-src 'none'; style-src 'sha256-"
+    + base64.b64encode(hashlib.sha256(PROGRESS_CSS.encode()).digest()).decode()
+    + "'; base-uri 'none'; frame-ancestors 'none'; form-action 'none'"
+)
 _CSP = (
     "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
     "media-src 'self' blob:; connect-src 'self'; object-src 'none'; "
@@ -244,6 +272,10 @@ class CollectionApp:
         behind_proxy: bool = False,
         clock: Callable[[], float] = time.time,
         synchronous: str = "FULL",
+        admin_token: str | None = None,
+        event_log: EventLog | None = None,
+        log_addresses: bool = False,
+        per_list: int = 1,
     ) -> None:
         if abandon_after_s <= 0:
             raise CollectionError("must be positive", field="abandon_after_s")
@@ -253,6 +285,8 @@ class CollectionApp:
             )
         if session_window_s <= 0:
             raise CollectionError("must be positive", field="session_window_s")
+        if per_list < 1:
+            raise CollectionError("must be 1 or more", field="per_list")
         self.study = study
         self.db_path = db_path
         self.abandon_after_s = float(abandon_after_s)
@@ -262,14 +296,20 @@ class CollectionApp:
         self.behind_proxy = bool(behind_proxy)
         self._session_limit = RateLimit(int(sessions_per_address), session_window_s)
         self.clock = clock
+        self.admin_token = admin_token
+        self.event_log = event_log
+        self.log_addresses = bool(log_addresses)
+        self.per_list = int(per_list)
         self.store = Store(db_path, study, synchronous)
         self._list_ids = list(study.lists)
         self._files: dict[str, tuple[bytes, str]] = {}
         self._files_lock = threading.Lock()
 
     def close(self) -> None:
-        """Close the database connections."""
+        """Close the database connections and the event log."""
         self.store.close()
+        if self.event_log is not None:
+            self.event_log.close()
 
     # ----------------------------------------------------------------- WSGI
 
@@ -278,14 +318,22 @@ class CollectionApp:
     ) -> Iterable[bytes]:
         method = environ.get("REQUEST_METHOD", "GET")
         path = environ.get("PATH_INFO", "/") or "/"
+        note: dict[str, Any] = {}
         try:
             if path.startswith("/api/"):
-                status, body = self._api(method, path[len("/api/") :], environ)
+                status, body = self._api(method, path[len("/api/") :], environ, note)
+                self._log_event(note, status, environ)
                 return self._json(start_response, status, body)
+            if path.startswith("/admin/"):
+                return self._admin(
+                    method, path[len("/admin/") :], environ, start_response
+                )
             return self._static(method, path, start_response)
         except HTTPError as error:
             if error.status in (411, 413):
                 drain_body(environ)
+            note.setdefault("reason", error.message)
+            self._log_event(note, error.status, environ)
             body = {"error": error.message, **error.extra}
             return self._json(start_response, error.status, body, error.headers)
         except Exception:  # pragma: no cover - a bug; logged, never shown
@@ -293,15 +341,43 @@ class CollectionApp:
             return self._json(start_response, 500, {"error": "internal server error"})
 
     @staticmethod
-    def _headers(content_type: str, length: int) -> list[tuple[str, str]]:
+    def _headers(
+        content_type: str, length: int, csp: str = _CSP
+    ) -> list[tuple[str, str]]:
         return [
             ("Content-Type", content_type),
             ("Content-Length", str(length)),
             ("Cache-Control", "no-store"),
             ("X-Content-Type-Options", "nosniff"),
             ("Referrer-Policy", "no-referrer"),
-            ("Content-Security-Policy", _CSP),
+            ("Content-Security-Policy", csp),
         ]
+
+    def _log_event(
+        self, note: Mapping[str, Any], status: int, environ: Mapping[str, Any]
+    ) -> None:
+        """Write the event a request noted (if any) to the event log."""
+        if self.event_log is None or "event" not in note:
+            return
+        event = note["event"]
+        if event == "created" and status >= 400:
+            event = "refused"
+        if event != "refused" and note.get("session") is None:
+            return  # no session: a stranger's request, nothing to log about it
+        fields: dict[str, Any] = {
+            "status": status,
+            "session": note.get("session"),
+            "list": note.get("list"),
+        }
+        for name in ("order", "screen", "fields", "duplicate", "by"):
+            if name in note:
+                fields[name] = note[name]
+        if status >= 400 and "reason" in note:
+            reason = str(note["reason"])
+            fields["reason"] = reason if len(reason) <= 200 else reason[:199] + "…"
+        if self.log_addresses:
+            fields["address"] = client_key(environ, self.behind_proxy)
+        self.event_log.write(self.clock(), event, **fields)
 
     def _json(
         self,
@@ -356,21 +432,35 @@ class CollectionApp:
             raise HTTPError(403, "unknown session")
         digest = hashlib.sha256(token.encode("utf-8")).hexdigest()
         row = db.execute(
-            "SELECT session_id, list, participant, completed_s, completion_code "
-            "FROM sessions WHERE token_sha256 = ?",
+            "SELECT session_id, list, participant, completed_s, completion_code, "
+            "returned_s FROM sessions WHERE token_sha256 = ?",
             (digest,),
         ).fetchone()
         if row is None:
             raise HTTPError(403, "unknown session")
         return tuple(row)
 
+    @staticmethod
+    def _refuse_returned(returned_s: float | None) -> None:
+        if returned_s is not None:
+            raise HTTPError(
+                409,
+                "This place was returned to the study, so no more answers can be "
+                "recorded for it. Thank you for your time.",
+            )
+
     def _api(
-        self, method: str, route: str, environ: Mapping[str, Any]
+        self,
+        method: str,
+        route: str,
+        environ: Mapping[str, Any],
+        note: dict[str, Any],
     ) -> tuple[int, Any]:
         routes = {
             "ping": ("GET",),
             "session": ("GET", "POST"),
             "trial": ("POST",),
+            "answers": ("POST",),
             "complete": ("POST",),
         }
         if route not in routes:
@@ -385,15 +475,24 @@ class CollectionApp:
                 "variant": self.study.variant,
             }
         if route == "session" and method == "POST":
+            note["event"] = "created"
             return self._create_session(
-                environ, read_json(environ, self.max_body_bytes)
+                environ, read_json(environ, self.max_body_bytes), note
             )
         if route == "session":
             return self._state(environ)
         if route == "trial":
-            return self._store_trial(environ, read_json(environ, self.max_body_bytes))
+            note["event"] = "trial"
+            return self._store_trial(
+                environ, read_json(environ, self.max_body_bytes), note
+            )
+        if route == "answers":
+            note["event"] = "answers"
+            limit = max(self.max_body_bytes, ANSWERS_BODY_BYTES)
+            return self._store_answers(environ, read_json(environ, limit), note)
+        note["event"] = "completed"
         read_json(environ, self.max_body_bytes)
-        return self._complete(environ)
+        return self._complete(environ, note)
 
     # ----------------------------------------------------------------- endpoints
 
@@ -402,7 +501,8 @@ class CollectionApp:
         usage = {list_id: (0, 0) for list_id in self._list_ids}
         for list_id, done, active in db.execute(
             "SELECT list, SUM(completed_s IS NOT NULL), "
-            "SUM(completed_s IS NULL AND last_seen_s >= ?) FROM sessions GROUP BY list",
+            "SUM(completed_s IS NULL AND returned_s IS NULL AND last_seen_s >= ?) "
+            "FROM sessions GROUP BY list",
             (cutoff,),
         ):
             if list_id in usage:
@@ -410,11 +510,35 @@ class CollectionApp:
         return usage
 
     def _create_session(
-        self, environ: Mapping[str, Any], payload: Mapping[str, Any]
+        self,
+        environ: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        note: dict[str, Any],
     ) -> tuple[int, Any]:
-        unknown = sorted(set(payload) - {"participant"})
+        unknown = sorted(
+            set(payload) - {"participant", "study_id", "external_session", "consent"}
+        )
         if unknown:
             raise HTTPError(400, f"unknown field(s): {', '.join(unknown)}")
+        ids = {}
+        for name in ("study_id", "external_session"):
+            value = payload.get(name)
+            if value is not None and (
+                not isinstance(value, str) or not _NAME.fullmatch(value)
+            ):
+                raise HTTPError(400, f"{name} must be 1-64 letters, digits, - or _")
+            ids[name] = value
+        consent = payload.get("consent")
+        if consent is not None and not isinstance(consent, bool):
+            raise HTTPError(400, "consent must be true or false")
+        if self.study.consent and consent is not True:
+            note["reason"] = "no consent"
+            raise HTTPError(
+                400,
+                "This study records answers only from participants who agreed to "
+                "take part on its consent page. Please open the study again from "
+                "the link you were given and read the consent page.",
+            )
         participant = payload.get("participant")
         if participant is not None and (
             not isinstance(participant, str) or not _PARTICIPANT.match(participant)
@@ -441,12 +565,19 @@ class CollectionApp:
                 retry_after_s=retry,
             )
         try:
-            return self._open_session(participant, now)
+            return self._open_session(participant, now, ids, consent is True, note)
         except BaseException:
             self._session_limit.give_back(client, now)
             raise
 
-    def _open_session(self, participant: str | None, now: float) -> tuple[int, Any]:
+    def _open_session(
+        self,
+        participant: str | None,
+        now: float,
+        ids: Mapping[str, str | None],
+        consent: bool,
+        note: dict[str, Any],
+    ) -> tuple[int, Any]:
         token = secrets.token_urlsafe(32)
         session_id = secrets.token_hex(8)
         with self.store.transaction() as db:
@@ -466,7 +597,8 @@ class CollectionApp:
             )
             db.execute(
                 "INSERT INTO sessions (session_id, token_sha256, list, participant, "
-                "created_s, last_seen_s) VALUES (?, ?, ?, ?, ?, ?)",
+                "created_s, last_seen_s, study_id, external_session, consent) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     session_id,
                     hashlib.sha256(token.encode("utf-8")).hexdigest(),
@@ -474,8 +606,12 @@ class CollectionApp:
                     participant,
                     now,
                     now,
+                    ids.get("study_id"),
+                    ids.get("external_session"),
+                    1 if consent else None,
                 ),
             )
+        note.update(session=session_id, list=chosen)
         logger.info("session %s: list %s", session_id, chosen)
         return 201, {
             "token": token,
@@ -488,7 +624,7 @@ class CollectionApp:
 
     def _state(self, environ: Mapping[str, Any]) -> tuple[int, Any]:
         with self.store.transaction() as db:
-            session_id, list_id, _, completed_s, code = self._session(db, environ)
+            session_id, list_id, _, completed_s, code, _ = self._session(db, environ)
             db.execute(
                 "UPDATE sessions SET last_seen_s = ? WHERE session_id = ?",
                 (self.clock(), session_id),
@@ -588,7 +724,10 @@ class CollectionApp:
         return record
 
     def _store_trial(
-        self, environ: Mapping[str, Any], payload: Mapping[str, Any]
+        self,
+        environ: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        note: dict[str, Any],
     ) -> tuple[int, Any]:
         allowed = _SITUATED_KEYS if self.study.situated else _TRIAL_KEYS
         if self.study.text:
@@ -600,7 +739,9 @@ class CollectionApp:
         if isinstance(order, bool) or not isinstance(order, int):
             raise HTTPError(400, "order must be an integer")
         with self.store.transaction() as db:
-            session_id, list_id, _, _, _ = self._session(db, environ)
+            session_id, list_id, _, _, _, returned_s = self._session(db, environ)
+            note.update(session=session_id, list=list_id, order=order)
+            self._refuse_returned(returned_s)
             trial = self.study.lists[list_id].get(order)
             if trial is None:
                 raise HTTPError(400, f"list {list_id} has no trial {order}")
@@ -656,13 +797,89 @@ class CollectionApp:
             )
         if stored:
             return 201, {"stored": True, "order": order}
+        note["duplicate"] = True
         return 200, {"stored": False, "duplicate": True, "order": order}
 
-    def _complete(self, environ: Mapping[str, Any]) -> tuple[int, Any]:
+    def _store_answers(
+        self,
+        environ: Mapping[str, Any],
+        payload: Mapping[str, Any],
+        note: dict[str, Any],
+    ) -> tuple[int, Any]:
+        unknown = sorted(set(payload) - {"screen", "answers"})
+        if unknown:
+            raise HTTPError(400, f"unknown field(s): {', '.join(unknown)}")
+        screen = payload.get("screen")
+        if not isinstance(screen, str) or not _NAME.fullmatch(screen):
+            raise HTTPError(400, "screen must be 1-64 letters, digits, - or _")
+        answers = payload.get("answers")
+        if not isinstance(answers, dict):
+            raise HTTPError(400, "answers must be an object of field: value")
+        if len(answers) > MAX_ANSWER_FIELDS:
+            raise HTTPError(
+                400, f"a screen has at most {MAX_ANSWER_FIELDS} answer fields"
+            )
+        rows = []
+        for field, value in answers.items():
+            if not _NAME.fullmatch(field):
+                raise HTTPError(
+                    400,
+                    f"answer field {field[:70]!r} must be 1-64 letters, digits, - or _",
+                )
+            if isinstance(value, str):
+                if len(value) > MAX_ANSWER_CHARS:
+                    raise HTTPError(
+                        400,
+                        f"answer {field} is longer than {MAX_ANSWER_CHARS} characters",
+                    )
+            elif value is not None and not isinstance(value, bool | int | float):
+                raise HTTPError(
+                    400,
+                    f"answer {field} must be a string, number, true, false or null",
+                )
+            rows.append((field, json.dumps(value, ensure_ascii=False)))
         with self.store.transaction() as db:
-            session_id, list_id, _, completed_s, code = self._session(db, environ)
+            session_id, list_id, _, _, _, returned_s = self._session(db, environ)
+            note.update(session=session_id, list=list_id, screen=screen)
+            self._refuse_returned(returned_s)
+            screens = {
+                r[0]
+                for r in db.execute(
+                    "SELECT DISTINCT screen FROM answers WHERE session_id = ?",
+                    (session_id,),
+                )
+            }
+            if screen not in screens and len(screens) >= MAX_SCREENS:
+                raise HTTPError(400, f"a session has at most {MAX_SCREENS} screens")
+            now = self.clock()
+            db.execute(
+                "DELETE FROM answers WHERE session_id = ? AND screen = ?",
+                (session_id, screen),
+            )
+            db.executemany(
+                "INSERT INTO answers (session_id, screen, field, value_json, "
+                "received_s) VALUES (?, ?, ?, ?, ?)",
+                [(session_id, screen, f, v, now) for f, v in rows],
+            )
+            db.execute(
+                "UPDATE sessions SET last_seen_s = ? WHERE session_id = ?",
+                (now, session_id),
+            )
+        note["fields"] = len(rows)
+        return 200, {"stored": len(rows)}
+
+    def _complete(
+        self, environ: Mapping[str, Any], note: dict[str, Any]
+    ) -> tuple[int, Any]:
+        with self.store.transaction() as db:
+            session_id, list_id, _, completed_s, code, returned_s = self._session(
+                db, environ
+            )
+            note.update(session=session_id, list=list_id)
             if completed_s is not None:
+                note["duplicate"] = True
                 return 200, {"completion_code": code}
+            self._refuse_returned(returned_s)
             have = {
                 int(r[0])
                 for r in db.execute(
@@ -682,6 +899,111 @@ class CollectionApp:
         logger.info("session %s completed list %s", session_id, list_id)
         return 200, {"completion_code": code}
 
+    # ----------------------------------------------------------------- organiser
+
+    def _admin(
+        self,
+        method: str,
+        route: str,
+        environ: Mapping[str, Any],
+        start_response: Callable[..., Any],
+    ) -> list[bytes]:
+        """The organiser's pages, behind the admin token (404 without one)."""
+        check_admin_token(environ, self.admin_token)
+        routes = {
+            "progress": "GET",
+            "progress.json": "GET",
+            "export.tsv": "GET",
+            "sessions.tsv": "GET",
+            "return": "POST",
+        }
+        if route not in routes:
+            raise HTTPError(404, "no such page")
+        if method != routes[route] and not (
+            routes[route] == "GET" and method == "HEAD"
+        ):
+            raise HTTPError(405, f"use {routes[route]}")
+        if route == "return":
+            return self._json(start_response, *self._return(environ))
+        now = self.clock()
+        if route in ("progress", "progress.json"):
+            data = self.progress(now)
+            if route == "progress.json":
+                return self._json(start_response, 200, data)
+            page = progress_html(data).encode("utf-8")
+            start_response(
+                "200 OK",
+                self._headers("text/html; charset=utf-8", len(page), _ADMIN_CSP),
+            )
+            return [b"" if method == "HEAD" else page]
+        from stecflow.core.io import format_tsv
+        from stecflow.studies.server.export import export_columns, read_responses
+
+        if route == "export.tsv":
+            rows = read_responses(
+                self.study.web_dir,
+                db_path=self.db_path,
+                abandon_after_s=self.abandon_after_s,
+                now=now,
+            )
+            text = format_tsv(rows, export_columns(self.study))
+            name = f"{self.study.study}.tsv"
+        else:
+            from stecflow.studies.server.export import format_sessions
+
+            text = format_sessions(self.study, self.db_path, now, self.abandon_after_s)
+            name = f"{self.study.study}.sessions.tsv"
+        data_bytes = text.encode("utf-8")
+        headers = self._headers(
+            "text/tab-separated-values; charset=utf-8", len(data_bytes)
+        )
+        headers.append(("Content-Disposition", f'attachment; filename="{name}"'))
+        start_response("200 OK", headers)
+        return [b"" if method == "HEAD" else data_bytes]
+
+    def progress(self, now: float | None = None) -> dict[str, Any]:
+        """The progress numbers (:func:`stecflow.studies.server.progress.progress`)."""
+        with self.store.connection() as db:
+            return study_progress(
+                db,
+                self.study.study,
+                self._list_ids,
+                self.clock() if now is None else now,
+                self.abandon_after_s,
+                self.per_list,
+            )
+
+    def _return(self, environ: Mapping[str, Any]) -> tuple[int, Any]:
+        payload = read_json(environ, self.max_body_bytes)
+        unknown = sorted(set(payload) - {"session"})
+        ident = payload.get("session")
+        if unknown or not isinstance(ident, str) or not _NAME.fullmatch(ident):
+            raise HTTPError(
+                400,
+                'send {"session": "<session, platform session or participant ID>"}',
+            )
+        now = self.clock()
+        try:
+            result = mark_returned(self.store, ident, now)
+        except CollectionError as error:
+            status = 404 if "no session" in error.message else 409
+            raise HTTPError(status, error.message) from None
+        if not result["already"] and self.event_log is not None:
+            self.event_log.write(
+                now,
+                "returned",
+                status=200,
+                session=result["session"],
+                list=result["list"],
+                by="organiser",
+            )
+        return 200, {
+            "session": result["session"],
+            "list": result["list"],
+            "returned_utc": utc_iso(result["returned_s"]),
+            "already": result["already"],
+        }
+
 
 def make_app(
     study_dir: str | Path,
@@ -696,6 +1018,12 @@ def make_app(
     behind_proxy: bool = False,
     clock: Callable[[], float] = time.time,
     synchronous: str = "FULL",
+    admin_token: str | None = None,
+    log_path: str | Path | None = None,
+    log_max_bytes: int = DEFAULT_LOG_MAX_BYTES,
+    log_backups: int = DEFAULT_LOG_BACKUPS,
+    log_addresses: bool = False,
+    per_list: int = 1,
 ) -> CollectionApp:
     """Build the WSGI application of a study.
 
@@ -731,6 +1059,20 @@ def make_app(
     synchronous : {"FULL", "NORMAL"}, default "FULL"
         SQLite's ``synchronous`` pragma: FULL survives power loss, NORMAL only
         process crashes.
+    admin_token : str, optional
+        The organiser's token (at least 16 characters): turns on the pages
+        under ``admin/`` (progress, exports, returned places), which ask for it.
+        Without one they answer 404. Participants never see it.
+    log_path : path, optional
+        The per-session event log (JSON Lines, :mod:`~stecflow.studies.server.events`);
+        none by default (``stecflow serve`` writes one beside the database).
+    log_max_bytes, log_backups : int, default 10 MB and 5
+        Rotate the log at this size, keeping this many older copies.
+    log_addresses : bool, default False
+        Write the client's address into each event (personal data: only when
+        the study's data protection allows it).
+    per_list : int, default 1
+        Completed sessions wanted per list (the progress page's "still needed").
 
     Returns
     -------
@@ -739,20 +1081,39 @@ def make_app(
     study = load_study(study_dir)
     if synchronous not in ("FULL", "NORMAL"):
         raise CollectionError("must be FULL or NORMAL", field="synchronous")
+    if admin_token is not None:
+        admin_token = admin_token_from(admin_token)
     path = Path(db_path) if db_path is not None else default_db(study.web_dir)
-    return CollectionApp(
-        study,
-        path,
-        abandon_after_s=abandon_after_s,
-        max_body_bytes=max_body_bytes,
-        max_sessions=max_sessions,
-        sessions_per_address=sessions_per_address,
-        session_window_s=session_window_s,
-        require_participant=require_participant,
-        behind_proxy=behind_proxy,
-        clock=clock,
-        synchronous=synchronous,
-    )
+    event_log = None
+    if log_path is not None:
+        try:
+            event_log = EventLog(log_path, max_bytes=log_max_bytes, backups=log_backups)
+        except (OSError, ValueError) as error:
+            raise CollectionError(
+                f"cannot write the event log ({error})", file=str(log_path)
+            ) from None
+    try:
+        return CollectionApp(
+            study,
+            path,
+            abandon_after_s=abandon_after_s,
+            max_body_bytes=max_body_bytes,
+            max_sessions=max_sessions,
+            sessions_per_address=sessions_per_address,
+            session_window_s=session_window_s,
+            require_participant=require_participant,
+            behind_proxy=behind_proxy,
+            clock=clock,
+            synchronous=synchronous,
+            admin_token=admin_token,
+            event_log=event_log,
+            log_addresses=log_addresses,
+            per_list=per_list,
+        )
+    except BaseException:
+        if event_log is not None:
+            event_log.close()
+        raise
 
 
 # --------------------------------------------------------------------------- server

@@ -1,16 +1,23 @@
 """The server's own command line: ``python -m stecflow.studies.server``.
 
-``serve STUDY`` and ``export STUDY --out FILE``, as :func:`main`; the load and
-access options of ``serve`` are the same as ``stecflow serve``'s (a test checks
-that the two agree).
+``serve STUDY``, ``export STUDY --out FILE`` and the organiser's commands
+``return STUDY SESSION`` (a place the platform returned or timed out),
+``backup STUDY --out FILE`` (a consistent copy of the database while the server
+runs) and ``progress STUDY`` (the progress page's numbers), as :func:`main`; the
+load and access options of ``serve`` are the same as ``stecflow serve``'s (a
+test checks that the two agree), and ``stecflow sessions`` runs the organiser's
+commands through :func:`sessions_command`.
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import logging
 import sys
+import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from stecflow.core.errors import StecflowError
@@ -21,10 +28,11 @@ from stecflow.studies.server.defaults import (
     DEFAULT_SESSION_WINDOW_S,
     DEFAULT_SESSIONS_PER_ADDRESS,
 )
-from stecflow.studies.server.export import export_responses
+from stecflow.studies.server.export import export_responses, sessions_path
 from stecflow.studies.server.httpd import serve
+from stecflow.studies.server.study import CollectionError
 
-__all__ = ["main"]
+__all__ = ["main", "sessions_command"]
 
 logger = logging.getLogger(__name__)
 
@@ -75,6 +83,39 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         "on this host adds (use only behind such a proxy)",
     )
 
+    parser.add_argument(
+        "--admin-token-file",
+        metavar="FILE",
+        help="turn on the organiser's pages (admin/progress) with the token in "
+        "FILE's first line (or set STECFLOW_ADMIN_TOKEN; --admin-token TOKEN "
+        "also works but shows the token to other users of the machine)",
+    )
+    parser.add_argument(
+        "--admin-token",
+        metavar="TOKEN",
+        help="the organiser's token itself (other users of the machine can see it"
+        " in the process list; prefer --admin-token-file or STECFLOW_ADMIN_TOKEN)",
+    )
+    parser.add_argument(
+        "--log",
+        metavar="FILE",
+        help="the per-session event log, JSON Lines (default: "
+        "<database stem>.events.jsonl beside the database)",
+    )
+    parser.add_argument("--no-log", action="store_true", help="write no event log")
+    parser.add_argument(
+        "--log-addresses",
+        action="store_true",
+        help="write client addresses into the event log (personal data)",
+    )
+    parser.add_argument(
+        "--per-list",
+        type=int,
+        default=1,
+        metavar="N",
+        help="completed sessions wanted per list, for the progress page (default 1)",
+    )
+
 
 def _serve_options(args: argparse.Namespace) -> dict[str, Any]:
     """The keyword arguments of :func:`serve` from :func:`_add_serve_options`."""
@@ -85,7 +126,120 @@ def _serve_options(args: argparse.Namespace) -> dict[str, Any]:
         "session_window_s": args.session_window,
         "require_participant": args.require_participant,
         "behind_proxy": args.behind_proxy,
+        "admin_token": args.admin_token,
+        "admin_token_file": args.admin_token_file,
+        "log_path": args.log,
+        "log": not args.no_log,
+        "log_addresses": args.log_addresses,
+        "per_list": args.per_list,
     }
+
+
+def _add_sessions_commands(sub: Any) -> None:
+    """The organiser's commands (the same as ``stecflow sessions``)."""
+    back = sub.add_parser(
+        "return", help="mark a place returned or timed out on the platform"
+    )
+    back.add_argument("study_dir")
+    back.add_argument("session", help="session, platform session or participant ID")
+    back.add_argument("--db", default=None)
+    copy = sub.add_parser("backup", help="copy the database safely while it runs")
+    copy.add_argument("study_dir")
+    copy.add_argument("--out", required=True)
+    copy.add_argument("--db", default=None)
+    show = sub.add_parser("progress", help="print the collection's progress")
+    show.add_argument("study_dir")
+    show.add_argument("--db", default=None)
+    show.add_argument("--abandon-after", type=float, default=DEFAULT_ABANDON_AFTER_S)
+    show.add_argument("--per-list", type=int, default=1)
+    show.add_argument("--json", action="store_true", help="print JSON")
+
+
+def sessions_command(
+    action: str,
+    study_dir: str | Path,
+    *,
+    db_path: str | Path | None = None,
+    session: str | None = None,
+    out: str | Path | None = None,
+    abandon_after_s: float = DEFAULT_ABANDON_AFTER_S,
+    per_list: int = 1,
+    as_json: bool = False,
+    now: float | None = None,
+) -> str:
+    """Run an organiser's command; return what to print.
+
+    Parameters
+    ----------
+    action : {"return", "backup", "progress"}
+        ``return``: mark *session* (session, platform session or participant
+        ID) returned, so that its list goes to the next participant; safe while
+        the server runs. ``backup``: copy the database to *out*
+        (:func:`~stecflow.studies.server.organiser.backup_database`).
+        ``progress``: the progress numbers, as text or JSON.
+    study_dir, db_path
+        The study and its database (default: beside the web folder).
+    """
+    from stecflow.studies.server.organiser import backup_database, mark_returned
+    from stecflow.studies.server.progress import progress
+    from stecflow.studies.server.store import Store
+    from stecflow.studies.server.study import default_db, load_study
+
+    study = load_study(study_dir)
+    db = Path(db_path) if db_path is not None else default_db(study.web_dir)
+    current = time.time() if now is None else now
+    if action == "backup":
+        counts = backup_database(db, out)
+        return (
+            f"backed up {db} to {out} ({counts['sessions']} sessions, "
+            f"{counts['trials']} trials)"
+        )
+    if not db.is_file():
+        raise CollectionError(f"{db} does not exist; nothing collected yet")
+    store = Store(db, study)
+    try:
+        if action == "return":
+            result = mark_returned(store, str(session), current)
+            done = "was already marked returned" if result["already"] else "returned"
+            return (
+                f"session {result['session']} {done}; list {result['list']} goes to "
+                "the next participant"
+            )
+        with store.connection() as connection:
+            data = progress(
+                connection,
+                study.study,
+                list(study.lists),
+                current,
+                abandon_after_s,
+                per_list,
+            )
+    finally:
+        store.close()
+    if as_json:
+        return json.dumps(data, indent=2, sort_keys=True)
+    lines = [
+        f"study {data['study']}: {data['sessions']} sessions; completed "
+        f"{data['completed']}, in progress {data['in_progress']}, abandoned "
+        f"{data['abandoned']}, returned {data['returned']}",
+    ]
+    d = data["duration_s"]
+    if d["n"]:
+        lines.append(
+            f"duration of {d['n']} completed: median {d['median'] / 60:.1f} min, "
+            f"90th percentile {d['p90'] / 60:.1f} min"
+        )
+    lines.append("list\tcompleted\tin_progress\tabandoned\treturned\tneeded")
+    for e in data["lists"]:
+        lines.append(
+            f"{e['list']}\t{e['completed']}\t{e['in_progress']}\t{e['abandoned']}"
+            f"\t{e['returned']}\t{e['needed']}"
+        )
+    lines.append(
+        f"participants still needed: {data['participants_needed']} (lists "
+        f"{', '.join(data['lists_needed']) or 'none'})"
+    )
+    return "\n".join(lines)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -106,6 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     out.add_argument("--out", required=True)
     out.add_argument("--db", default=None)
     out.add_argument("--abandon-after", type=float, default=DEFAULT_ABANDON_AFTER_S)
+    _add_sessions_commands(sub)
     args = parser.parse_args(argv)
     logging.basicConfig(
         level=logging.INFO, stream=sys.stderr, format="%(levelname)s %(message)s"
@@ -121,12 +276,28 @@ def main(argv: Sequence[str] | None = None) -> int:
                 synchronous=args.synchronous,
                 **_serve_options(args),
             )
-        else:
+        elif args.command == "export":
             export_responses(
                 args.study_dir,
                 args.out,
                 db_path=args.db,
                 abandon_after_s=args.abandon_after,
+            )
+            print(f"wrote {args.out} and {sessions_path(args.out)}")
+        else:
+            print(
+                sessions_command(
+                    args.command,
+                    args.study_dir,
+                    db_path=args.db,
+                    session=getattr(args, "session", None),
+                    out=getattr(args, "out", None),
+                    abandon_after_s=getattr(
+                        args, "abandon_after", DEFAULT_ABANDON_AFTER_S
+                    ),
+                    per_list=getattr(args, "per_list", 1),
+                    as_json=getattr(args, "json", False),
+                )
             )
     except StecflowError as error:
         logger.error("%s", error)

@@ -11,6 +11,7 @@ both command lines pass these defaults.
 from __future__ import annotations
 
 __all__ = [
+    "ANSWERS_BODY_BYTES",
     "DEFAULT_ABANDON_AFTER_S",
     "DEFAULT_MAX_CONNECTIONS",
     "DEFAULT_READ_TIMEOUT_S",
@@ -21,6 +22,10 @@ __all__ = [
 
 #: Default limit of a request body, in bytes.
 MAX_BODY_BYTES = 16 * 1024
+#: Limit of the body of ``POST api/answers`` (a questionnaire screen: up to 100
+#: fields of up to 2000 characters, 3 bytes each in UTF-8 for Japanese; the
+#: default limit of other bodies is lower).
+ANSWERS_BODY_BYTES = 1024 * 1024
 #: Default time after which an unfinished, silent session no longer holds its list.
 DEFAULT_ABANDON_AFTER_S = 1800.0
 #: Default time a connection may stay silent before it is closed.

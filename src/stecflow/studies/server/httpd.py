@@ -26,7 +26,9 @@ from stecflow.studies.server.defaults import (
     DEFAULT_SESSION_WINDOW_S,
     DEFAULT_SESSIONS_PER_ADDRESS,
 )
-from stecflow.studies.server.study import CollectionError
+from stecflow.studies.server.events import default_log
+from stecflow.studies.server.organiser import admin_token_from
+from stecflow.studies.server.study import CollectionError, default_db, resolve_study
 
 __all__ = ["ExperimentServer", "make_server", "serve"]
 
@@ -288,6 +290,12 @@ def serve(
     require_participant: bool = False,
     behind_proxy: bool = False,
     ready: Callable[[ExperimentServer], None] | None = None,
+    admin_token: str | None = None,
+    admin_token_file: str | Path | None = None,
+    log_path: str | Path | None = None,
+    log: bool = True,
+    log_addresses: bool = False,
+    per_list: int = 1,
 ) -> None:
     """Serve a study until interrupted (Ctrl-C); the CLI's ``stecflow serve``.
 
@@ -310,7 +318,29 @@ def serve(
         As for :func:`make_app`.
     ready : callable, optional
         Called with the server once it listens (e.g. to print its URL).
+    admin_token, admin_token_file : optional
+        The organiser's token, or a file whose first line is it; else the
+        environment variable ``STECFLOW_ADMIN_TOKEN``; without any, the
+        organiser's pages are off
+        (:func:`~stecflow.studies.server.organiser.admin_token_from`).
+    log_path : path, optional
+        The event log (default: ``<database stem>.events.jsonl`` beside the
+        database, :func:`~stecflow.studies.server.events.default_log`).
+    log : bool, default True
+        Write the event log at all.
+    log_addresses, per_list
+        As for :func:`make_app`.
     """
+    token = admin_token_from(admin_token, admin_token_file)
+    if log:
+        db = (
+            Path(db_path)
+            if db_path is not None
+            else default_db(resolve_study(study_dir))
+        )
+        log_path = Path(log_path) if log_path is not None else default_log(db)
+    else:
+        log_path = None
     server = make_server(
         study_dir,
         host,
@@ -324,12 +354,18 @@ def serve(
         session_window_s=session_window_s,
         require_participant=require_participant,
         behind_proxy=behind_proxy,
+        admin_token=token,
+        log_path=log_path,
+        log_addresses=log_addresses,
+        per_list=per_list,
     )
     logger.info(
-        "serving study %s at %s (responses in %s)",
+        "serving study %s at %s (responses in %s, events in %s; organiser's pages %s)",
         server.app.study.study,
         server.url,
         server.app.db_path,
+        log_path or "no log",
+        "at admin/progress" if token else "off (no admin token)",
     )
     if ready is not None:
         ready(server)

@@ -12,6 +12,15 @@ of a trial as stored (:data:`RESPONSE_FIELDS`; the ones stored as 0/1 in
 migrates a version 1 database (REG studies; the side table is added, nothing else
 changes), refuses one of a newer version or collected with other stimuli, and
 hands out pooled connections and one-writer-at-a-time transactions.
+
+Schema version 3 adds to ``sessions`` the crowdsourcing IDs (``study_id``,
+``external_session``), ``consent`` (1 when the participant agreed on the
+study's consent screen) and ``returned_s`` (when the organiser marked the place
+returned or timed out on the platform), and the table ``answers`` (one row per
+questionnaire field: ``screen``, ``field``, the value as JSON, ``received_s``).
+A version 1 or 2 database is migrated in place (columns and table added, nothing
+else changes; :func:`session_columns` tells a reader which columns a database
+has).
 """
 
 from __future__ import annotations
@@ -30,12 +39,24 @@ __all__ = [
     "RESPONSE_FIELDS",
     "SCHEMA_VERSION",
     "SITUATED_FIELDS",
+    "SESSION_EXTRA_COLUMNS",
     "Store",
     "refuse_newer",
+    "session_columns",
 ]
 
 #: Version 1: meta, sessions, trials. Version 2 adds ``situated_trials``.
-SCHEMA_VERSION = 2
+#: Version 3 adds the columns :data:`SESSION_EXTRA_COLUMNS` to ``sessions`` and
+#: the table ``answers``.
+SCHEMA_VERSION = 3
+
+#: Columns of ``sessions`` added by schema version 3 (name -> SQL type).
+SESSION_EXTRA_COLUMNS = {
+    "study_id": "TEXT",
+    "external_session": "TEXT",
+    "consent": "INTEGER",
+    "returned_s": "REAL",
+}
 
 RESPONSE_FIELDS = (
     "adequacy",
@@ -75,7 +96,11 @@ CREATE TABLE IF NOT EXISTS sessions (
     created_s REAL NOT NULL,
     last_seen_s REAL NOT NULL,
     completed_s REAL,
-    completion_code TEXT
+    completion_code TEXT,
+    study_id TEXT,
+    external_session TEXT,
+    consent INTEGER,
+    returned_s REAL
 );
 CREATE INDEX IF NOT EXISTS sessions_by_list ON sessions (list);
 CREATE TABLE IF NOT EXISTS trials (
@@ -124,6 +149,14 @@ CREATE TABLE IF NOT EXISTS text_trials (
     PRIMARY KEY (session_id, "order", name),
     FOREIGN KEY (session_id, "order") REFERENCES trials (session_id, "order")
 );
+CREATE TABLE IF NOT EXISTS answers (
+    session_id TEXT NOT NULL REFERENCES sessions (session_id),
+    screen TEXT NOT NULL,
+    field TEXT NOT NULL,
+    value_json TEXT NOT NULL,
+    received_s REAL NOT NULL,
+    PRIMARY KEY (session_id, screen, field)
+);
 """
 
 
@@ -149,6 +182,10 @@ class Store:
         with self.connection() as db:
             refuse_newer(db, path)
             db.executescript(_SCHEMA)
+            have = session_columns(db)
+            for name, kind in SESSION_EXTRA_COLUMNS.items():
+                if name not in have:  # a version 1 or 2 database
+                    db.execute(f"ALTER TABLE sessions ADD COLUMN {name} {kind}")
             meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
             if not meta:
                 db.executemany(
@@ -171,7 +208,8 @@ class Store:
                     field="db_path",
                 )
             elif meta.get("schema_version") != str(SCHEMA_VERSION):
-                # version 1 -> 2: the script above added situated_trials
+                # version 1 or 2 -> 3: the script above added situated_trials and
+                # answers, the loop the new columns of sessions
                 db.execute(
                     "UPDATE meta SET value = ? WHERE key = 'schema_version'",
                     (str(SCHEMA_VERSION),),
@@ -223,6 +261,11 @@ class Store:
                 with suppress(sqlite3.Error):
                     db.close()
             self._all.clear()
+
+
+def session_columns(db: sqlite3.Connection) -> set[str]:
+    """The columns of the ``sessions`` table of *db* (older databases lack some)."""
+    return {str(row[1]) for row in db.execute("PRAGMA table_info(sessions)")}
 
 
 def refuse_newer(db: sqlite3.Connection, path: Path) -> None:

@@ -27,6 +27,7 @@ __all__ = [
     "Study",
     "Trial",
     "check_study",
+    "declares_consent",
     "default_db",
     "load_study",
     "resolve_study",
@@ -84,6 +85,9 @@ class Study:
     criteria : tuple of dict
         A text study's criteria (``id``, ``scale``, ``points``, ``allow_tie``...),
         as its document gives them; empty for other studies.
+    consent : bool
+        Whether the study shows a consent screen (:func:`declares_consent`):
+        then a session is opened only with ``consent: true``.
     """
 
     web_dir: Path
@@ -95,6 +99,7 @@ class Study:
     completion_code: str | None
     columns: tuple[str, ...] = RESPONSE_COLUMNS
     criteria: tuple[dict[str, Any], ...] = ()
+    consent: bool = False
 
     @property
     def situated(self) -> bool:
@@ -200,6 +205,7 @@ def load_study(study_dir: str | Path) -> Study:
             completion_code=settings.get("completion_code"),
             columns=columns,
             criteria=tuple(dict(c) for c in doc.get("criteria") or ()) if text else (),
+            consent=declares_consent(doc),
         )
     except (ValueError, KeyError, TypeError) as error:
         raise CollectionError(
@@ -207,6 +213,47 @@ def load_study(study_dir: str | Path) -> Study:
             "rebuild the study",
             field="stimuli.json",
         ) from None
+
+
+def _is_consent_screen(screen: Any) -> bool:
+    if isinstance(screen, str):
+        return screen == "consent"
+    if not isinstance(screen, dict):
+        return False
+    kinds = {screen.get("kind"), screen.get("type"), screen.get("id")}
+    return "consent" in kinds
+
+
+def declares_consent(doc: dict[str, Any]) -> bool:
+    """Whether a study document declares a consent screen.
+
+    The page shows the screens of the study document; the server reads the same
+    document. A consent screen is declared by ``settings.consent`` (true, or the
+    screen's text or file), or by a screen of kind (``kind`` or ``type``) or ID
+    ``consent`` in ``settings.screens`` or the document's ``screens`` (a list of
+    screens, or a mapping of screen ID to screen).
+
+    >>> declares_consent({"settings": {"consent": None}})
+    False
+    >>> declares_consent({"settings": {"screens": [{"id": "c1", "kind": "consent"}]}})
+    True
+    >>> declares_consent({"screens": {"consent": {"text": "consent.md"}}})
+    True
+    """
+    settings = doc.get("settings") or {}
+    if not isinstance(settings, dict):
+        return False
+    if settings.get("consent") not in (None, False, "", {}):
+        return True
+    for screens in (settings.get("screens"), doc.get("screens")):
+        if isinstance(screens, dict):
+            if "consent" in screens or any(
+                _is_consent_screen(s) for s in screens.values()
+            ):
+                return True
+        elif isinstance(screens, list) and any(_is_consent_screen(s) for s in screens):
+            return True
+    return False
 
 
 #: Files of a study's web folder the page cannot run without.
