@@ -456,6 +456,18 @@ def study_files(
     assets, the *extra* files (pictures, media, audio, by relative path) and the
     ``MANIFEST.tsv`` of them all, in path order. Shared by every kind of study.
     """
+    from stecflow.studies.screens import study_screens
+
+    screens = study_screens(document.get("settings") or {})
+    extra = dict(extra)
+    word = (document.get("settings") or {}).get("sound_check")
+    if word:
+        settings = document["settings"]
+        extra["audio/sound-check.wav"] = speech.speak(
+            word, settings.get("voice", "en-us"), settings.get("speech_wpm", 150)
+        )
+    if screens:
+        document = {**document, "screens": screens}
     stimuli_json = _json_bytes(document)
     sha = hashlib.sha256(stimuli_json).hexdigest()
     stimuli_js = (
