@@ -28,6 +28,7 @@ __all__ = [
     "DEFAULT_TITLES",
     "FLUENCY_QUESTION",
     "LANGUAGES",
+    "MIN_WINDOW",
     "RESPONSE_COLUMNS",
     "SITUATED_TITLES",
     "SITUATED_UI_STRINGS",
@@ -482,6 +483,18 @@ URL_PARAMS: dict[str, list[str]] = {
     "external_session": ["session_id", "SESSION_ID", "assignmentId"],
 }
 
+#: The smallest window (width, height in CSS pixels) each trial kind's layout
+#: fits without scrolling, used by ``experiment.check_window``: the picture grid
+#: of the TUNA trials (seven columns of ``cell_px`` 120 and the sliders or the
+#: buttons), the situated board, the text trials' single or paired columns.
+MIN_WINDOW: dict[str, tuple[int, int]] = {
+    "rating": (1024, 700),
+    "identification": (1024, 700),
+    "situated_identification": (1024, 700),
+    "text_rating": (400, 600),
+    "text_preference": (800, 600),
+}
+
 #: Fields added after the English study files were fixed: left out of the study
 #: document while they keep their defaults.
 _NEWER_FIELDS = (
@@ -494,6 +507,7 @@ _NEWER_FIELDS = (
     "url_params",
     "min_width",
     "min_height",
+    "check_window",
     "fullscreen",
     "sound_check",
 )
@@ -586,7 +600,11 @@ class StudySettings:
         :data:`URL_PARAMS`, Prolific's among them).
     min_width, min_height : int or None
         Smallest window (CSS pixels) the study runs in; the participant is told
-        before starting. Default: the trial kind's layout (:data:`MIN_WINDOW`).
+        before starting and cannot go on in a smaller window.
+    check_window : bool
+        Check the window size before starting; without ``min_width`` and
+        ``min_height``, the smallest window of the trial kind's layout
+        (:data:`MIN_WINDOW`).
     fullscreen : bool
         Ask for full screen before the first screen.
     sound_check : str or None
@@ -623,6 +641,7 @@ class StudySettings:
     url_params: Mapping[str, Any] | None = None
     min_width: int | None = None
     min_height: int | None = None
+    check_window: bool = False
     fullscreen: bool = False
     sound_check: str | None = None
 
@@ -737,6 +756,11 @@ class StudySettings:
                     f"must be null or an integer from 200 to 4000, got {value!r}",
                     field=name,
                 )
+        if not isinstance(self.check_window, bool):
+            raise ConfigError(
+                f"must be true or false, got {self.check_window!r}",
+                field="check_window",
+            )
         if not isinstance(self.fullscreen, bool):
             raise ConfigError(
                 f"must be true or false, got {self.fullscreen!r}", field="fullscreen"

@@ -108,6 +108,7 @@ from stecflow.data.model import Item
 from stecflow.studies import speech
 from stecflow.studies.dmdx import make_dmdx_files
 from stecflow.studies.settings import (
+    MIN_WINDOW,
     RESPONSE_COLUMNS,
     TASKS,
     UI_STRINGS,
@@ -468,6 +469,17 @@ def study_files(
         )
     if screens:
         document = {**document, "screens": screens}
+    given = document.get("settings") or {}
+    if given.get("check_window") and document.get("task") in MIN_WINDOW:
+        width, height = MIN_WINDOW[document["task"]]
+        document = {
+            **document,
+            "settings": {
+                **given,
+                "min_width": given.get("min_width") or width,
+                "min_height": given.get("min_height") or height,
+            },
+        }
     stimuli_json = _json_bytes(document)
     sha = hashlib.sha256(stimuli_json).hexdigest()
     stimuli_js = (

@@ -1170,7 +1170,7 @@
   async function screenChecks() {
     const width = S.min_width || 0;
     const height = S.min_height || 0;
-    while (width && height && (window.innerWidth < width || window.innerHeight < height)) {
+    while ((width && window.innerWidth < width) || (height && window.innerHeight < height)) {
       const retry = el("button", { id: "screen-retry", type: "button", text: t("screen_retry") });
       show("too-small", paragraphs([t("screen_too_small", {
         width: width, height: height, w: window.innerWidth, h: window.innerHeight,
