@@ -103,8 +103,9 @@ def test_japanese_study_walks_every_screen_without_english(tmp_path, watched):
     page.click("#consent-agree")
     assert person.run(stop=stop) == "questionnaire"
     page.click("#questionnaire-submit")
-    assert page.text_content("#questionnaire-hint") == (
-        UI_STRINGS["ja"]["questionnaire_required"]
+    assert (
+        page.text_content("#questionnaire-hint")
+        == (UI_STRINGS["ja"]["questionnaire_required"])
     )
     _answer_questionnaire(page)
     page.click("#questionnaire-submit")

@@ -41,6 +41,7 @@ __all__ = [
     "StudySettings",
     "paradigm_settings",
     "placeholders",
+    "read_catalogue",
 ]
 
 #: The tasks a study can run.
@@ -229,6 +230,9 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "sound_answer": "The word you heard",
         "answers_failed": "Your answers could not be saved (error {status}).",
         "session_download": "Download the session table",
+        "failed": "Something went wrong: {error}",
+        "damaged": "The study files are missing or damaged (stimuli.js). Please "
+        "tell the experimenter.",
     },
     "ja": {
         "html_noscript": "この実験にはJavaScriptが必要です。JavaScriptを有効にして、"
@@ -344,6 +348,9 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "sound_answer": "聞こえた単語",
         "answers_failed": "回答を保存できませんでした（エラー {status}）。",
         "session_download": "セッション表をダウンロード",
+        "failed": "問題が発生しました：{error}",
+        "damaged": "実験のファイルがないか、壊れています（stimuli.js）。実験者に"
+        "お知らせください。",
     },
 }
 
@@ -510,7 +517,91 @@ _NEWER_FIELDS = (
     "check_window",
     "fullscreen",
     "sound_check",
+    "messages",
 )
+
+
+def read_catalogue(
+    path: str, *tables: Mapping[str, Mapping[str, str]]
+) -> tuple[str, dict[str, str]]:
+    """The language tag and strings of a message catalogue file, checked.
+
+    The file (YAML) has ``language`` (e.g. ``pt`` or ``pt-BR``) and ``strings``:
+    key -> text, with every key of the English table of each of *tables* (the
+    other tables' keys may be there too) and the same ``{name}`` fields as the
+    English; unknown keys are refused.
+
+    Raises
+    ------
+    ConfigError
+        Naming the file, the line (when known) and the key.
+    """
+    import yaml
+
+    where = "experiment.messages"
+    try:
+        text = open(path, encoding="utf-8").read()  # noqa: SIM115
+    except OSError as error:
+        raise ConfigError(
+            f"cannot read the file {path}: {error.strerror}", field=where
+        ) from None
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        raise ConfigError(
+            f"not valid YAML: {getattr(error, 'problem', error)}",
+            file=path,
+            line=mark.line + 1 if mark else None,
+        ) from None
+    if not isinstance(root, yaml.MappingNode):
+        raise ConfigError("must be a mapping with language and strings", file=path)
+    top = {k.value: v for k, v in root.value}
+    language = top.get("language")
+    if not isinstance(language, yaml.ScalarNode) or not re.fullmatch(
+        r"[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*", language.value
+    ):
+        raise ConfigError(
+            "must be a language tag such as pt or pt-BR",
+            file=path,
+            line=(language.start_mark.line + 1) if language is not None else None,
+            field="language",
+        )
+    node = top.get("strings")
+    if not isinstance(node, yaml.MappingNode):
+        raise ConfigError("must be a mapping of key: text", file=path, field="strings")
+    english: dict[str, str] = {}
+    for table in tables:
+        english.update(table["en"])
+    known = {**UI_STRINGS["en"], **SITUATED_UI_STRINGS["en"], **TEXT_UI_STRINGS["en"]}
+    given: dict[str, str] = {}
+    for key_node, value_node in node.value:
+        key, line = key_node.value, key_node.start_mark.line + 1
+        if key not in known:
+            raise ConfigError(
+                "unknown interface string", file=path, line=line, field=key
+            )
+        if not isinstance(value_node, yaml.ScalarNode) or value_node.tag.endswith(
+            ("null", "bool", "int", "float")
+        ):
+            raise ConfigError("must be a text", file=path, line=line, field=key)
+        if placeholders(value_node.value) != placeholders(known[key]):
+            wanted = ", ".join(sorted(placeholders(known[key]))) or "none"
+            raise ConfigError(
+                f"must have the fields {{...}} of the original: {wanted}",
+                file=path,
+                line=line,
+                field=key,
+            )
+        given[key] = value_node.value
+    missing = [key for key in english if key not in given]
+    if missing:
+        raise ConfigError(
+            f"{len(missing)} interface string(s) missing: {', '.join(missing)}",
+            file=path,
+            field="strings",
+        )
+    return language.value, given
 
 
 def placeholders(text: str) -> frozenset[str]:
@@ -610,6 +701,12 @@ class StudySettings:
     sound_check : str or None
         A word spoken (espeak-ng) before the start, which the participant must
         type back; for spoken studies.
+    messages : str or None
+        A YAML catalogue of every interface string in another language
+        (:func:`read_catalogue`): ``language`` (a tag such as ``pt``) and
+        ``strings`` with every key of :data:`UI_STRINGS` (and of the trial kind's
+        own table), each with the ``{name}`` fields of the English original.
+        ``experiment.strings`` still overrides single strings.
     """
 
     title: str = DEFAULT_TITLES["en"]
@@ -644,6 +741,7 @@ class StudySettings:
     check_window: bool = False
     fullscreen: bool = False
     sound_check: str | None = None
+    messages: str | None = None
 
     def __post_init__(self) -> None:
         limits = {
@@ -765,6 +863,10 @@ class StudySettings:
             raise ConfigError(
                 f"must be true or false, got {self.fullscreen!r}", field="fullscreen"
             )
+        if self.messages is not None and (
+            not isinstance(self.messages, str) or not self.messages.strip()
+        ):
+            raise ConfigError("must be null or a file path", field="messages")
         if self.sound_check is not None and not re.fullmatch(
             r"[^\s]{1,40}", str(self.sound_check)
         ):
@@ -801,6 +903,17 @@ class StudySettings:
             for key, names in URL_PARAMS.items()
         }
 
+    def catalogue(self, *tables: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
+        """The strings of ``experiment.messages`` ({} without one), checked.
+
+        Every key of :data:`UI_STRINGS` and of each of *tables* (a trial kind's
+        own strings, by language) must be there, with the English ``{name}``
+        fields.
+        """
+        if self.messages is None:
+            return {}
+        return read_catalogue(self.messages, UI_STRINGS, *tables)[1]
+
     def ui_strings(self) -> dict[str, str]:
         """Every interface string in this study's language, with its overrides.
 
@@ -812,12 +925,16 @@ class StudySettings:
         ...     "cant_tell"]
         "I don't know"
         """
-        return {**UI_STRINGS[self.language], **(self.strings or {})}
+        return {
+            **UI_STRINGS[self.language],
+            **self.catalogue(),
+            **(self.strings or {}),
+        }
 
     @property
     def default_interface(self) -> bool:
         """True for English without overrides: the output stecflow always made."""
-        return self.language == "en" and not self.strings
+        return self.language == "en" and not self.strings and not self.messages
 
     @classmethod
     def from_mapping(

@@ -114,6 +114,7 @@ from stecflow.studies.settings import (
     UI_STRINGS,
     VARIANTS,
     StudySettings,
+    read_catalogue,
 )
 from stecflow.tasks.registry import task_types
 
@@ -469,6 +470,9 @@ def study_files(
         )
     if screens:
         document = {**document, "screens": screens}
+    if (document.get("settings") or {}).get("messages"):
+        language, _ = read_catalogue(document["settings"]["messages"], UI_STRINGS)
+        document = {**document, "texts": {**document["texts"], "language": language}}
     given = document.get("settings") or {}
     if given.get("check_window") and document.get("task") in MIN_WINDOW:
         width, height = MIN_WINDOW[document["task"]]
@@ -518,6 +522,7 @@ def _render_index(document: Mapping[str, Any]) -> bytes:
         language=texts.get("language", "en"),
         noscript=_html_text(ui["html_noscript"]),
         loading=_html_text(ui["html_loading"]),
+        damaged=texts["ui"].get("damaged", "") if texts.get("ui") else "",
     )
     return text.encode("utf-8")
 

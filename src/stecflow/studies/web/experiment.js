@@ -37,13 +37,6 @@
     app.append(p);
   }
 
-  if (!STUDY || STUDY.format !== "stecflow-study") {
-    fatal("The study files are missing or damaged (stimuli.js). Please tell the experimenter.");
-    return;
-  }
-
-  const S = STUDY.settings;
-  const TX = STUDY.texts;
 
   // Every string this script shows, in English: UI_STRINGS["en"] of
   // stecflow/studies/settings.py (a unit test checks that the two agree). A study
@@ -110,13 +103,27 @@
     sound_answer: "The word you heard",
     answers_failed: "Your answers could not be saved (error {status}).",
     session_download: "Download the session table",
+    failed: "Something went wrong: {error}",
+    damaged: "The study files are missing or damaged (stimuli.js). Please tell the experimenter.",
   };
-  const UI = Object.assign({}, UI_EN, TX.ui || {});
+  const UI = Object.assign({}, UI_EN);
 
   function t(key, values) {
     return UI[key].replace(/\{(\w+)\}/g, (all, name) =>
       values && Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : all);
   }
+
+  if (!STUDY || STUDY.format !== "stecflow-study") {
+    // No study document, so no catalogue: index.html carries this string in the
+    // study's language (English when it carries none).
+    if (document.body.dataset.damaged) UI.damaged = document.body.dataset.damaged;
+    fatal(t("damaged"));
+    return;
+  }
+
+  const S = STUDY.settings;
+  const TX = STUDY.texts;
+  Object.assign(UI, TX.ui || {});
 
   const COLUMNS = STUDY.columns;
   const TASK = STUDY.task;
@@ -1217,7 +1224,7 @@
     const parts = [paragraphs(TX.instructions)];
     if (offline) {
       const wanted = params.get("list");
-      select = el("select", { id: "list-select", "aria-label": "list" });
+      select = el("select", { id: "list-select", "aria-label": t("offline_list") });
       for (const list of STUDY.lists) {
         select.append(el("option", { value: list.list, text: list.list, selected: list.list === wanted }));
       }
@@ -1649,6 +1656,6 @@
   }
 
   main().catch((error) => {
-    fatal("Something went wrong: " + (error && error.message ? error.message : error));
+    fatal(t("failed", { error: error && error.message ? error.message : String(error) }));
   });
 })();
