@@ -1152,14 +1152,21 @@
     return {};
   }
 
+  // Answers wait in localStorage until the server has them, so a reload between
+  // the questionnaire and the acknowledgement loses nothing.
   async function sendAnswers(answers) {
-    for (const [screen, values] of Object.entries(answers || {})) {
+    const waiting = Object.assign(store.get("answers") || {}, answers || {});
+    store.set("answers", waiting);
+    for (const [screen, values] of Object.entries(waiting)) {
       const res = await persistent("POST", "answers", { screen: screen, answers: values });
       if (res.status !== 200) {
         fatal((res.data && res.data.error) || t("answers_failed", { status: res.status }));
         return false;
       }
+      delete waiting[screen];
+      store.set("answers", waiting);
     }
+    store.del("answers");
     return true;
   }
 
@@ -1403,7 +1410,9 @@
       finishScreen(state.completion_code);
       return;
     }
+    if (state && store.get("answers") && !(await sendAnswers({}))) return;
     if (!state) {
+      store.del("answers");
       const answers = await beforeStart();
       if (answers === null) return;
       await welcomeScreen(false);
