@@ -221,3 +221,25 @@ def test_online_prolific_link_sends_ids_consent_and_answers(
     assert '"consent":true' in session and '"participant":"pp1"' in session
     answers = next(b for u, b in bodies if u.endswith("/api/answers"))
     assert '"screen":"demographics"' in answers and '"age":40' in answers
+
+
+def test_sound_check_and_full_screen_come_before_the_start(tmp_path, watched):
+    study = _build(
+        tmp_path,
+        task="rating",
+        settings={**FAST, "sound_check": "apple", "fullscreen": True},
+    )
+    assert (study / "web" / "audio" / "sound-check.wav").read_bytes()[:4] == b"RIFF"
+    page = watched.page
+    page.goto((study / "web" / "index.html").resolve().as_uri())
+    page.wait_for_selector("#screen-fullscreen")
+    page.click("#fullscreen-skip")
+    page.wait_for_selector("#screen-sound-check")
+    page.click("#sound-play")
+    page.fill("#sound-answer", "apples")
+    page.click("#sound-continue")
+    assert page.text_content("#sound-hint") == UI_STRINGS["en"]["sound_wrong"]
+    page.fill("#sound-answer", " Apple ")
+    page.click("#sound-continue")
+    page.wait_for_selector("#screen-welcome")
+    watched.assert_clean(allow=("play",))
