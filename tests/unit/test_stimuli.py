@@ -822,3 +822,155 @@ def test_importing_stimuli_and_server_is_light():
     ).stdout.split()
     heavy = {"pandas", "scipy", "numpy", "snakemake", "statsmodels", "jinja2"}
     assert not heavy & {m.split(".")[0] for m in out}
+
+
+# participant screens (issue 17, point 2) -------------------------------------------
+
+PARTICIPANTS = Path(__file__).resolve().parents[2] / "resources" / "participants"
+
+
+def _screens_settings(language="en", **more):
+    return {
+        "language": language,
+        "consent": str(PARTICIPANTS / f"consent.{language}.md"),
+        "questionnaire": str(PARTICIPANTS / f"questionnaire.{language}.yaml"),
+        "debrief": str(PARTICIPANTS / f"debrief.{language}.md"),
+        **more,
+    }
+
+
+@pytest.mark.parametrize("language", ["en", "ja"])
+def test_the_shipped_screens_carry_the_seed_questions(language):
+    doc = _files(settings=_screens_settings(language)).document
+    screens = doc["screens"]
+    assert screens["consent"][0]["kind"] == "h"
+    assert screens["debrief"][0]["kind"] == "h"
+    questionnaire = screens["questionnaire"]
+    assert questionnaire["screen"] == "demographics" and questionnaire["at"] == "start"
+    # seed 001 sections 5.2-5.3: gender, education, field, proficiency and
+    # variety of the language, colour vision, hearing, handedness (and age)
+    assert [f["id"] for f in questionnaire["fields"]] == [
+        "gender",
+        "age",
+        "education",
+        "field",
+        "native",
+        "proficiency",
+        "variety",
+        "colour_vision",
+        "hearing",
+        "handedness",
+    ]
+    types = {f["id"]: f["type"] for f in questionnaire["fields"]}
+    assert types["age"] == "number" and types["colour_vision"] == "yes-no"
+    assert doc["settings"]["consent"].endswith(f"consent.{language}.md")
+
+
+def test_english_and_japanese_questionnaires_store_the_same_values():
+    from stecflow.studies.screens import read_questionnaire
+
+    en = read_questionnaire(PARTICIPANTS / "questionnaire.en.yaml")
+    ja = read_questionnaire(PARTICIPANTS / "questionnaire.ja.yaml")
+
+    def shape(q):
+        return [
+            (
+                f["id"],
+                f["type"],
+                f["required"],
+                [o["value"] for o in f.get("options", [])],
+            )
+            for f in q["fields"]
+        ]
+
+    assert shape(en) == shape(ja)
+
+
+def test_organiser_text_is_data_not_markup(tmp_path):
+    from stecflow.studies.screens import read_text
+
+    path = tmp_path / "consent.md"
+    path.write_text(
+        "# Consent <script>alert(1)</script>\n\nRead **this**\ncarefully.\n\n"
+        "1. one\n   more\n2. <img src=x onerror=alert(1)>\n",
+        encoding="utf-8",
+    )
+    assert read_text(path, field="consent") == [
+        {"kind": "h", "text": "Consent <script>alert(1)</script>"},
+        {"kind": "p", "text": "Read this carefully."},
+        {"kind": "li", "text": "one more"},
+        {"kind": "li", "text": "<img src=x onerror=alert(1)>"},
+    ]
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (
+            "fields:\n  - id: age\n    question: Age?\n    type: numbr\n",
+            r"q\.yaml, line 4, fields\[1\] \(age\)\.type: must be one of choice, "
+            r"text, number, yes-no, got 'numbr'",
+        ),
+        (
+            "fields:\n  - id: g\n    question: G?\n    type: choice\n"
+            "    options: [a]\n",
+            r"line 5, fields\[1\] \(g\)\.options: a choice needs .* two options",
+        ),
+        (
+            "fields:\n  - {id: a, question: A, type: text}\n"
+            "  - {id: a, question: B, type: text}\n",
+            r"line 3, fields\[2\] \(a\)\.id: id used twice",
+        ),
+        (
+            "fields:\n  - id: bad id\n    question: A?\n    type: text\n",
+            r"line 2, fields\[1\]\.id: id must be 1-64",
+        ),
+        (
+            "fields: [\n",
+            r"q\.yaml, line \d+, experiment\.questionnaire: not valid YAML",
+        ),
+        (
+            "screen: s\nfields:\n  - {id: a, question: A, type: text, options: [x, y]}\n",
+            r"line 3, fields\[1\] \(a\)\.options: only a choice has options",
+        ),
+    ],
+)
+def test_a_bad_questionnaire_names_file_line_and_field(tmp_path, text, message):
+    path = tmp_path / "q.yaml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(ConfigError, match=message):
+        _files(settings={"questionnaire": str(path)})
+
+
+def test_a_missing_screen_file_is_named():
+    with pytest.raises(ConfigError, match=r"experiment\.consent: cannot read the file"):
+        _files(settings={"consent": "no/such/consent.md"})
+
+
+def test_screen_settings_are_checked():
+    with pytest.raises(ConfigError, match="completion_url: must be null or an http"):
+        StudySettings(completion_url="javascript:alert(1)")
+    with pytest.raises(ConfigError, match="questionnaire_at: must be start or end"):
+        StudySettings(questionnaire_at="middle")
+    with pytest.raises(ConfigError, match=r"url_params\.worker: unknown"):
+        StudySettings(url_params={"worker": "w"})
+    settings = StudySettings(url_params={"participant": "PID"})
+    assert settings.url_param_names()["participant"][:3] == [
+        "PID",
+        "participant",
+        "PROLIFIC_PID",
+    ]
+    assert settings.url_param_names()["external_session"][1] == "SESSION_ID"
+
+
+def test_window_check_takes_the_trial_kinds_layout():
+    doc = _files(settings={"check_window": True}).document
+    assert (doc["settings"]["min_width"], doc["settings"]["min_height"]) == (1024, 700)
+    doc = _files(settings={"check_window": True, "min_width": 1300}).document
+    assert (doc["settings"]["min_width"], doc["settings"]["min_height"]) == (1300, 700)
+
+
+def test_a_study_without_screens_has_the_same_document_as_before():
+    doc = _files().document
+    assert "screens" not in doc
+    assert not {"consent", "url_params", "min_width", "messages"} & set(doc["settings"])

@@ -31,6 +31,12 @@ rule build_stimuli:
         practice=get_practice_items,
         outputs=get_study_outputs,
         images=get_images_dir,
+        # the organiser's consent, questionnaire, debrief and catalogue files
+        screens=lambda w: [
+            STUDIES[w.study].get("experiment", {}).get(key)
+            for key in ("consent", "questionnaire", "debrief", "messages")
+            if STUDIES[w.study].get("experiment", {}).get(key)
+        ],
     output:
         # Whole folders: the experiment is one self-contained bundle (pages,
         # scripts, pictures, audio) whose file list depends on the stimuli.

@@ -28,6 +28,7 @@ __all__ = [
     "DEFAULT_TITLES",
     "FLUENCY_QUESTION",
     "LANGUAGES",
+    "MIN_WINDOW",
     "RESPONSE_COLUMNS",
     "SITUATED_TITLES",
     "SITUATED_UI_STRINGS",
@@ -35,10 +36,12 @@ __all__ = [
     "TEXT_TITLES",
     "TEXT_UI_STRINGS",
     "UI_STRINGS",
+    "URL_PARAMS",
     "VARIANTS",
     "StudySettings",
     "paradigm_settings",
     "placeholders",
+    "read_catalogue",
 ]
 
 #: The tasks a study can run.
@@ -200,6 +203,36 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "connecting": "Connecting to the server\u2026",
         "out_of_date": "This page is out of date: the experiment was rebuilt. Please "
         "reload the page.",
+        # participant screens (consent, questionnaire, debrief, checks)
+        "consent_agree": "I agree to take part",
+        "consent_decline": "I do not agree",
+        "declined": "You have chosen not to take part. No data have been recorded. "
+        "You can close this page.",
+        "questionnaire_submit": "Continue",
+        "questionnaire_required": "Please answer every question marked *.",
+        "questionnaire_number": "Please enter a number.",
+        "answer_yes": "Yes",
+        "answer_no": "No",
+        "choose_placeholder": "(choose)",
+        "debrief_continue": "Finish",
+        "redirecting": "Returning you to the recruitment site\u2026 If nothing "
+        "happens, follow this link:",
+        "screen_too_small": "This experiment needs a window of at least {width} "
+        "\u00d7 {height} pixels; yours is {w} \u00d7 {h}. Please enlarge the window "
+        "or use a larger screen.",
+        "screen_retry": "Check again",
+        "fullscreen_ask": "The experiment works best in full screen.",
+        "fullscreen_enter": "Go full screen",
+        "fullscreen_skip": "Continue without full screen",
+        "sound_check": "Sound check: press Play and type the word you hear.",
+        "sound_play": "Play",
+        "sound_wrong": "That was not the word. Check your sound and try again.",
+        "sound_answer": "The word you heard",
+        "answers_failed": "Your answers could not be saved (error {status}).",
+        "session_download": "Download the session table",
+        "failed": "Something went wrong: {error}",
+        "damaged": "The study files are missing or damaged (stimuli.js). Please "
+        "tell the experimenter.",
     },
     "ja": {
         "html_noscript": "この実験にはJavaScriptが必要です。JavaScriptを有効にして、"
@@ -289,6 +322,35 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "connecting": "サーバーに接続しています\u2026",
         "out_of_date": "このページは古くなっています（実験が作り直されました）。"
         "ページを再読み込みしてください。",
+        "consent_agree": "参加に同意します",
+        "consent_decline": "同意しません",
+        "declined": "参加しないことを選ばれました。データは一切記録されていません。"
+        "このページを閉じてください。",
+        "questionnaire_submit": "続ける",
+        "questionnaire_required": "＊の付いた質問にはすべて答えてください。",
+        "questionnaire_number": "数字を入力してください。",
+        "answer_yes": "はい",
+        "answer_no": "いいえ",
+        "choose_placeholder": "（選択）",
+        "debrief_continue": "終了",
+        "redirecting": "募集サイトに戻ります\u2026 移動しない場合は、次のリンクを"
+        "開いてください：",
+        "screen_too_small": "この実験には幅{width}×高さ{height}ピクセル以上の"
+        "ウィンドウが必要です（現在は{w}×{h}）。ウィンドウを広げるか、大きな画面を"
+        "お使いください。",
+        "screen_retry": "もう一度確認",
+        "fullscreen_ask": "この実験は全画面表示で行うのが最適です。",
+        "fullscreen_enter": "全画面表示にする",
+        "fullscreen_skip": "全画面表示にせずに続ける",
+        "sound_check": "音声の確認：「再生」を押して、聞こえた単語を入力してください。",
+        "sound_play": "再生",
+        "sound_wrong": "単語が違います。音声の設定を確認して、もう一度お試しください。",
+        "sound_answer": "聞こえた単語",
+        "answers_failed": "回答を保存できませんでした（エラー {status}）。",
+        "session_download": "セッション表をダウンロード",
+        "failed": "問題が発生しました：{error}",
+        "damaged": "実験のファイルがないか、壊れています（stimuli.js）。実験者に"
+        "お知らせください。",
     },
 }
 
@@ -418,6 +480,130 @@ TEXT_UI_STRINGS: dict[str, dict[str, str]] = {
 }
 
 
+#: The link's parameters read for each ID sent to the server (contract C1), in
+#: order of preference: Prolific's ``PROLIFIC_PID``, ``STUDY_ID`` and
+#: ``SESSION_ID``, MTurk's ``workerId``, ``assignmentId``; a study adds its own
+#: names first with ``experiment.url_params``.
+URL_PARAMS: dict[str, list[str]] = {
+    "participant": ["participant", "PROLIFIC_PID", "pid", "workerId"],
+    "study_id": ["study_id", "STUDY_ID", "hitId"],
+    "external_session": ["session_id", "SESSION_ID", "assignmentId"],
+}
+
+#: The smallest window (width, height in CSS pixels) each trial kind's layout
+#: fits without scrolling, used by ``experiment.check_window``: the picture grid
+#: of the TUNA trials (seven columns of ``cell_px`` 120 and the sliders or the
+#: buttons), the situated board, the text trials' single or paired columns.
+MIN_WINDOW: dict[str, tuple[int, int]] = {
+    "rating": (1024, 700),
+    "identification": (1024, 700),
+    "situated_identification": (1024, 700),
+    "text_rating": (400, 600),
+    "text_preference": (800, 600),
+}
+
+#: Fields added after the English study files were fixed: left out of the study
+#: document while they keep their defaults.
+_NEWER_FIELDS = (
+    "consent",
+    "questionnaire",
+    "questionnaire_at",
+    "debrief",
+    "completion_url",
+    "decline_url",
+    "url_params",
+    "min_width",
+    "min_height",
+    "check_window",
+    "fullscreen",
+    "sound_check",
+    "messages",
+)
+
+
+def read_catalogue(
+    path: str, *tables: Mapping[str, Mapping[str, str]]
+) -> tuple[str, dict[str, str]]:
+    """The language tag and strings of a message catalogue file, checked.
+
+    The file (YAML) has ``language`` (e.g. ``pt`` or ``pt-BR``) and ``strings``:
+    key -> text, with every key of the English table of each of *tables* (the
+    other tables' keys may be there too) and the same ``{name}`` fields as the
+    English; unknown keys are refused.
+
+    Raises
+    ------
+    ConfigError
+        Naming the file, the line (when known) and the key.
+    """
+    import yaml
+
+    where = "experiment.messages"
+    try:
+        text = open(path, encoding="utf-8").read()  # noqa: SIM115
+    except OSError as error:
+        raise ConfigError(
+            f"cannot read the file {path}: {error.strerror}", field=where
+        ) from None
+    try:
+        root = yaml.compose(text, Loader=yaml.SafeLoader)
+    except yaml.YAMLError as error:
+        mark = getattr(error, "problem_mark", None)
+        raise ConfigError(
+            f"not valid YAML: {getattr(error, 'problem', error)}",
+            file=path,
+            line=mark.line + 1 if mark else None,
+        ) from None
+    if not isinstance(root, yaml.MappingNode):
+        raise ConfigError("must be a mapping with language and strings", file=path)
+    top = {k.value: v for k, v in root.value}
+    language = top.get("language")
+    if not isinstance(language, yaml.ScalarNode) or not re.fullmatch(
+        r"[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*", language.value
+    ):
+        raise ConfigError(
+            "must be a language tag such as pt or pt-BR",
+            file=path,
+            line=(language.start_mark.line + 1) if language is not None else None,
+            field="language",
+        )
+    node = top.get("strings")
+    if not isinstance(node, yaml.MappingNode):
+        raise ConfigError("must be a mapping of key: text", file=path, field="strings")
+    english: dict[str, str] = {}
+    for table in tables:
+        english.update(table["en"])
+    known = {**UI_STRINGS["en"], **SITUATED_UI_STRINGS["en"], **TEXT_UI_STRINGS["en"]}
+    given: dict[str, str] = {}
+    for key_node, value_node in node.value:
+        key, line = key_node.value, key_node.start_mark.line + 1
+        if key not in known:
+            raise ConfigError(
+                "unknown interface string", file=path, line=line, field=key
+            )
+        if not isinstance(value_node, yaml.ScalarNode) or value_node.tag.endswith(
+            ("null", "bool", "int", "float")
+        ):
+            raise ConfigError("must be a text", file=path, line=line, field=key)
+        if placeholders(value_node.value) != placeholders(known[key]):
+            wanted = ", ".join(sorted(placeholders(known[key]))) or "none"
+            raise ConfigError(
+                f"must have the fields {{...}} of the original: {wanted}",
+                file=path,
+                line=line,
+                field=key,
+            )
+        given[key] = value_node.value
+    missing = [key for key in english if key not in given]
+    if missing:
+        raise ConfigError(
+            f"{len(missing)} interface string(s) missing: {', '.join(missing)}",
+            file=path,
+            field="strings",
+        )
+    return language.value, given
+
+
 def placeholders(text: str) -> frozenset[str]:
     """The ``{name}`` fields of an interface string.
 
@@ -485,6 +671,42 @@ class StudySettings:
     strings : mapping of str to str, optional
         Replaces single interface strings by key (:data:`UI_STRINGS`), in any
         language; a replacement must have the same ``{name}`` fields.
+    consent, debrief : str or None
+        Markdown or plain-text file (path from the campaign folder) shown before
+        the first screen (consent: agree or decline; declining sends nothing) and
+        after the last trial (debrief). Read and checked when the study is built
+        (:mod:`stecflow.studies.screens`).
+    questionnaire : str or None
+        YAML file of questionnaire fields (:func:`stecflow.studies.screens.
+        read_questionnaire`); shown after consent (``questionnaire_at: start``)
+        or after the last trial (``end``).
+    completion_url, decline_url : str or None
+        Where the page sends the participant after the debrief (``{code}`` is
+        replaced by the completion code, e.g. Prolific's
+        ``https://app.prolific.com/submissions/complete?cc={code}``) or after
+        declining consent.
+    url_params : mapping, optional
+        Names of the link's parameters holding ``participant``, ``study_id`` and
+        ``external_session`` (a name or a list of names; defaults:
+        :data:`URL_PARAMS`, Prolific's among them).
+    min_width, min_height : int or None
+        Smallest window (CSS pixels) the study runs in; the participant is told
+        before starting and cannot go on in a smaller window.
+    check_window : bool
+        Check the window size before starting; without ``min_width`` and
+        ``min_height``, the smallest window of the trial kind's layout
+        (:data:`MIN_WINDOW`).
+    fullscreen : bool
+        Ask for full screen before the first screen.
+    sound_check : str or None
+        A word spoken (espeak-ng) before the start, which the participant must
+        type back; for spoken studies.
+    messages : str or None
+        A YAML catalogue of every interface string in another language
+        (:func:`read_catalogue`): ``language`` (a tag such as ``pt``) and
+        ``strings`` with every key of :data:`UI_STRINGS` (and of the trial kind's
+        own table), each with the ``{name}`` fields of the English original.
+        ``experiment.strings`` still overrides single strings.
     """
 
     title: str = DEFAULT_TITLES["en"]
@@ -507,6 +729,19 @@ class StudySettings:
     instructions: str | None = None
     language: str = "en"
     strings: Mapping[str, str] | None = None
+    consent: str | None = None
+    questionnaire: str | None = None
+    questionnaire_at: str = "start"
+    debrief: str | None = None
+    completion_url: str | None = None
+    decline_url: str | None = None
+    url_params: Mapping[str, Any] | None = None
+    min_width: int | None = None
+    min_height: int | None = None
+    check_window: bool = False
+    fullscreen: bool = False
+    sound_check: str | None = None
+    messages: str | None = None
 
     def __post_init__(self) -> None:
         limits = {
@@ -590,6 +825,94 @@ class StudySettings:
             object.__setattr__(self, "strings", dict(sorted(self.strings.items())))
         if self.title == DEFAULT_TITLES["en"]:
             object.__setattr__(self, "title", DEFAULT_TITLES[self.language])
+        for name in ("consent", "questionnaire", "debrief"):
+            value = getattr(self, name)
+            if value is not None and (not isinstance(value, str) or not value.strip()):
+                raise ConfigError("must be null or a file path", field=name)
+        if self.questionnaire_at not in ("start", "end"):
+            raise ConfigError(
+                f"must be start or end, got {self.questionnaire_at!r}",
+                field="questionnaire_at",
+            )
+        for name in ("completion_url", "decline_url"):
+            value = getattr(self, name)
+            if value is not None and (
+                not isinstance(value, str)
+                or not re.fullmatch(r"https?://[^\s<>\"]+", value)
+            ):
+                raise ConfigError(
+                    f"must be null or an http(s) URL, got {value!r}", field=name
+                )
+        for name in ("min_width", "min_height"):
+            value = getattr(self, name)
+            if value is not None and (
+                isinstance(value, bool)
+                or not isinstance(value, int)
+                or not 200 <= value <= 4000
+            ):
+                raise ConfigError(
+                    f"must be null or an integer from 200 to 4000, got {value!r}",
+                    field=name,
+                )
+        if not isinstance(self.check_window, bool):
+            raise ConfigError(
+                f"must be true or false, got {self.check_window!r}",
+                field="check_window",
+            )
+        if not isinstance(self.fullscreen, bool):
+            raise ConfigError(
+                f"must be true or false, got {self.fullscreen!r}", field="fullscreen"
+            )
+        if self.messages is not None and (
+            not isinstance(self.messages, str) or not self.messages.strip()
+        ):
+            raise ConfigError("must be null or a file path", field="messages")
+        if self.sound_check is not None and not re.fullmatch(
+            r"[^\s]{1,40}", str(self.sound_check)
+        ):
+            raise ConfigError(
+                "must be null or one word (no spaces)", field="sound_check"
+            )
+        if self.url_params is not None:
+            if not isinstance(self.url_params, Mapping):
+                raise ConfigError("must be null or a mapping", field="url_params")
+            clean: dict[str, list[str]] = {}
+            for key, value in self.url_params.items():
+                if key not in URL_PARAMS:
+                    raise ConfigError(
+                        f"unknown; known: {', '.join(URL_PARAMS)}",
+                        field=f"url_params.{key}",
+                    )
+                names = [value] if isinstance(value, str) else value
+                if not isinstance(names, list) or not all(
+                    isinstance(n, str) and re.fullmatch(r"[A-Za-z0-9_.-]{1,64}", n)
+                    for n in names
+                ):
+                    raise ConfigError(
+                        "must be a parameter name or a list of them",
+                        field=f"url_params.{key}",
+                    )
+                clean[key] = list(names)
+            object.__setattr__(self, "url_params", dict(sorted(clean.items())))
+
+    def url_param_names(self) -> dict[str, list[str]]:
+        """The link's parameter names per ID, the study's own first."""
+        given = dict(self.url_params or {})
+        return {
+            key: list(dict.fromkeys([*given.get(key, []), *names]))
+            for key, names in URL_PARAMS.items()
+        }
+
+    def catalogue(self, *tables: Mapping[str, Mapping[str, str]]) -> dict[str, str]:
+        """The strings of ``experiment.messages`` ({} without one), checked.
+
+        Every key of :data:`UI_STRINGS` and of each of *tables* (a trial kind's
+        own strings, by language) must be there, with the English ``{name}``
+        fields.
+        """
+        if self.messages is None:
+            return {}
+        return read_catalogue(self.messages, UI_STRINGS, *tables)[1]
 
     def ui_strings(self) -> dict[str, str]:
         """Every interface string in this study's language, with its overrides.
@@ -602,12 +925,16 @@ class StudySettings:
         ...     "cant_tell"]
         "I don't know"
         """
-        return {**UI_STRINGS[self.language], **(self.strings or {})}
+        return {
+            **UI_STRINGS[self.language],
+            **self.catalogue(),
+            **(self.strings or {}),
+        }
 
     @property
     def default_interface(self) -> bool:
         """True for English without overrides: the output stecflow always made."""
-        return self.language == "en" and not self.strings
+        return self.language == "en" and not self.strings and not self.messages
 
     @classmethod
     def from_mapping(
@@ -665,6 +992,11 @@ class StudySettings:
             del data["language"]
         if not self.strings:
             del data["strings"]
+        for name in _NEWER_FIELDS:
+            if data[name] == getattr(StudySettings, name):
+                del data[name]
+        if "url_params" in data:
+            data["url_params"] = self.url_param_names()
         return data
 
 

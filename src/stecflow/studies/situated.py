@@ -317,6 +317,7 @@ def _texts(settings: StudySettings, situated: Mapping[str, str]) -> dict[str, An
     ui = {
         **UI_STRINGS[settings.language],
         **SITUATED_UI_STRINGS[settings.language],
+        **settings.catalogue(SITUATED_UI_STRINGS),
         **(settings.strings or {}),
         **situated,
     }

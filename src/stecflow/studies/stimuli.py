@@ -108,11 +108,13 @@ from stecflow.data.model import Item
 from stecflow.studies import speech
 from stecflow.studies.dmdx import make_dmdx_files
 from stecflow.studies.settings import (
+    MIN_WINDOW,
     RESPONSE_COLUMNS,
     TASKS,
     UI_STRINGS,
     VARIANTS,
     StudySettings,
+    read_catalogue,
 )
 from stecflow.tasks.registry import task_types
 
@@ -456,6 +458,32 @@ def study_files(
     assets, the *extra* files (pictures, media, audio, by relative path) and the
     ``MANIFEST.tsv`` of them all, in path order. Shared by every kind of study.
     """
+    from stecflow.studies.screens import study_screens
+
+    screens = study_screens(document.get("settings") or {})
+    extra = dict(extra)
+    word = (document.get("settings") or {}).get("sound_check")
+    if word:
+        settings = document["settings"]
+        extra["audio/sound-check.wav"] = speech.speak(
+            word, settings.get("voice", "en-us"), settings.get("speech_wpm", 150)
+        )
+    if screens:
+        document = {**document, "screens": screens}
+    if (document.get("settings") or {}).get("messages"):
+        language, _ = read_catalogue(document["settings"]["messages"], UI_STRINGS)
+        document = {**document, "texts": {**document["texts"], "language": language}}
+    given = document.get("settings") or {}
+    if given.get("check_window") and document.get("task") in MIN_WINDOW:
+        width, height = MIN_WINDOW[document["task"]]
+        document = {
+            **document,
+            "settings": {
+                **given,
+                "min_width": given.get("min_width") or width,
+                "min_height": given.get("min_height") or height,
+            },
+        }
     stimuli_json = _json_bytes(document)
     sha = hashlib.sha256(stimuli_json).hexdigest()
     stimuli_js = (
@@ -494,6 +522,7 @@ def _render_index(document: Mapping[str, Any]) -> bytes:
         language=texts.get("language", "en"),
         noscript=_html_text(ui["html_noscript"]),
         loading=_html_text(ui["html_loading"]),
+        damaged=texts["ui"].get("damaged", "") if texts.get("ui") else "",
     )
     return text.encode("utf-8")
 

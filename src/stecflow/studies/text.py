@@ -666,6 +666,7 @@ def _texts(
     ui = {
         **UI_STRINGS[settings.language],
         **TEXT_UI_STRINGS[settings.language],
+        **settings.catalogue(TEXT_UI_STRINGS),
         **(settings.strings or {}),
         **text_strings,
     }

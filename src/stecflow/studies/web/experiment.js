@@ -37,13 +37,6 @@
     app.append(p);
   }
 
-  if (!STUDY || STUDY.format !== "stecflow-study") {
-    fatal("The study files are missing or damaged (stimuli.js). Please tell the experimenter.");
-    return;
-  }
-
-  const S = STUDY.settings;
-  const TX = STUDY.texts;
 
   // Every string this script shows, in English: UI_STRINGS["en"] of
   // stecflow/studies/settings.py (a unit test checks that the two agree). A study
@@ -88,13 +81,49 @@
     unknown_list_offline: "Unknown list {list}; reload the page.",
     connecting: "Connecting to the server\u2026",
     out_of_date: "This page is out of date: the experiment was rebuilt. Please reload the page.",
+    consent_agree: "I agree to take part",
+    consent_decline: "I do not agree",
+    declined: "You have chosen not to take part. No data have been recorded. You can close this page.",
+    questionnaire_submit: "Continue",
+    questionnaire_required: "Please answer every question marked *.",
+    questionnaire_number: "Please enter a number.",
+    answer_yes: "Yes",
+    answer_no: "No",
+    choose_placeholder: "(choose)",
+    debrief_continue: "Finish",
+    redirecting: "Returning you to the recruitment site\u2026 If nothing happens, follow this link:",
+    screen_too_small: "This experiment needs a window of at least {width} \u00d7 {height} pixels; yours is {w} \u00d7 {h}. Please enlarge the window or use a larger screen.",
+    screen_retry: "Check again",
+    fullscreen_ask: "The experiment works best in full screen.",
+    fullscreen_enter: "Go full screen",
+    fullscreen_skip: "Continue without full screen",
+    sound_check: "Sound check: press Play and type the word you hear.",
+    sound_play: "Play",
+    sound_wrong: "That was not the word. Check your sound and try again.",
+    sound_answer: "The word you heard",
+    answers_failed: "Your answers could not be saved (error {status}).",
+    session_download: "Download the session table",
+    failed: "Something went wrong: {error}",
+    damaged: "The study files are missing or damaged (stimuli.js). Please tell the experimenter.",
   };
-  const UI = Object.assign({}, UI_EN, TX.ui || {});
+  const UI = Object.assign({}, UI_EN);
 
   function t(key, values) {
     return UI[key].replace(/\{(\w+)\}/g, (all, name) =>
       values && Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : all);
   }
+
+  if (!STUDY || STUDY.format !== "stecflow-study") {
+    // No study document, so no catalogue: index.html carries this string in the
+    // study's language (English when it carries none).
+    if (document.body.dataset.damaged) UI.damaged = document.body.dataset.damaged;
+    fatal(t("damaged"));
+    return;
+  }
+
+  const S = STUDY.settings;
+  const TX = STUDY.texts;
+  Object.assign(UI, TX.ui || {});
 
   const COLUMNS = STUDY.columns;
   const TASK = STUDY.task;
@@ -158,13 +187,26 @@
     return Array.from(data, (b) => b.toString(16).padStart(2, "0")).join("");
   }
 
-  // The participant ID from the link: ?participant=, Prolific's ?PROLIFIC_PID=,
-  // ?pid= or MTurk's ?workerId= (sent when the session is created).
+  // The IDs from the link (URL_PARAMS of settings.py, the study's own names
+  // first): participant (?participant=, Prolific's ?PROLIFIC_PID=, ?pid=, MTurk's
+  // ?workerId=), study_id (Prolific's ?STUDY_ID=) and external_session
+  // (Prolific's ?SESSION_ID=); sent when the session is created.
+  const URL_PARAMS = S.url_params || {
+    participant: ["participant", "PROLIFIC_PID", "pid", "workerId"],
+    study_id: ["study_id", "STUDY_ID", "hitId"],
+    external_session: ["session_id", "SESSION_ID", "assignmentId"],
+  };
+  function linkId(kind) {
+    for (const name of URL_PARAMS[kind] || []) {
+      const raw = params.get(name);
+      if (!raw) continue;
+      const clean = raw.replace(/[^A-Za-z0-9_-]/g, "").slice(0, 64);
+      if (clean) return clean;
+    }
+    return null;
+  }
   function participantId() {
-    const raw =
-      params.get("participant") || params.get("PROLIFIC_PID") || params.get("pid") || params.get("workerId") || "";
-    const clean = raw.replace(/[^A-Za-z0-9_-]/g, "").slice(0, 64);
-    return clean || null;
+    return linkId("participant");
   }
 
   const store = {
@@ -966,6 +1008,221 @@
     };
   }
 
+  // ------------------------------------------------------------------ participant screens
+  // Consent, questionnaire and debrief (stecflow.studies.screens): texts written by
+  // the organiser, carried as blocks and shown with textContent (never as HTML).
+
+  const SCREENS = STUDY.screens || {};
+
+  function blocks(list) {
+    const box = el("div", { className: "text organiser-text" });
+    let ul = null;
+    for (const block of list || []) {
+      if (block.kind === "li") {
+        if (!ul) box.append((ul = el("ul")));
+        ul.append(el("li", { text: block.text }));
+        continue;
+      }
+      ul = null;
+      box.append(el(block.kind === "h" ? "h2" : "p", { text: block.text }));
+    }
+    return box;
+  }
+
+  function goTo(url, code) {
+    const target = url.replace("{code}", encodeURIComponent(code || ""));
+    const link = el("a", { id: "redirect-link", href: target, text: target });
+    show("redirect", el("p", { text: t("redirecting") }), el("p", {}, link));
+    window.location.assign(target);
+  }
+
+  // Resolves true (agreed) or false (declined: goodbye screen, nothing sent).
+  function consentScreen() {
+    if (!SCREENS.consent) return Promise.resolve(true);
+    const agree = el("button", { id: "consent-agree", type: "button", text: t("consent_agree") });
+    const decline = el("button", { id: "consent-decline", type: "button", className: "secondary", text: t("consent_decline") });
+    show("consent", blocks(SCREENS.consent), el("div", { className: "buttons" }, agree, decline));
+    return new Promise((resolve) => {
+      agree.addEventListener("click", () => resolve(true));
+      decline.addEventListener("click", () => {
+        if (S.decline_url) goTo(S.decline_url, "");
+        else show("declined", paragraphs([t("declined")]));
+        resolve(false);
+      });
+    });
+  }
+
+  function questionInput(field) {
+    const name = "q-" + field.id;
+    if (field.type === "choice" && field.options.length > 4) {
+      const select = el("select", { id: name, name: name, "aria-label": field.question });
+      select.append(el("option", { value: "", text: t("choose_placeholder") }));
+      for (const option of field.options) select.append(el("option", { value: option.value, text: option.label }));
+      return { node: select, value: () => select.value || null };
+    }
+    if (field.type === "choice" || field.type === "yes-no") {
+      const options = field.type === "yes-no"
+        ? [{ value: "yes", label: t("answer_yes") }, { value: "no", label: t("answer_no") }]
+        : field.options;
+      const box = el("div", { className: "options", id: name, role: "radiogroup" });
+      for (const option of options) {
+        const input = el("input", { type: "radio", name: name, value: option.value });
+        box.append(el("label", {}, input, document.createTextNode(" " + option.label)));
+      }
+      return {
+        node: box,
+        value: () => {
+          const checked = box.querySelector("input:checked");
+          if (!checked) return null;
+          return field.type === "yes-no" ? checked.value === "yes" : checked.value;
+        },
+      };
+    }
+    const input = field.type === "number"
+      ? el("input", { id: name, name: name, type: "number", step: "any", min: field.min, max: field.max })
+      : el("input", { id: name, name: name, type: "text", maxlength: 2000 });
+    return {
+      node: input,
+      value: () => {
+        const text = input.value.trim();
+        if (!text) return null;
+        if (field.type !== "number") return text;
+        const number = Number(text);
+        return Number.isFinite(number) && input.checkValidity() ? number : undefined;
+      },
+    };
+  }
+
+  // Resolves the answers {field: value} of the questionnaire.
+  function questionnaireScreen() {
+    const q = SCREENS.questionnaire;
+    const form = el("form", { id: "questionnaire", novalidate: true });
+    const inputs = [];
+    for (const field of q.fields) {
+      const input = questionInput(field);
+      const label = el("p", { className: "question", text: field.question + (field.required ? " *" : "") });
+      form.append(el("div", { className: "field", "data-field": field.id }, label, input.node));
+      inputs.push([field, input]);
+    }
+    const hint = el("p", { className: "hint", id: "questionnaire-hint" });
+    const submit = el("button", { id: "questionnaire-submit", type: "submit", text: t("questionnaire_submit") });
+    form.append(hint, submit);
+    show("questionnaire", blocks(q.intro), form);
+    return new Promise((resolve) => {
+      form.addEventListener("submit", (event) => {
+        event.preventDefault();
+        const answers = {};
+        for (const [field, input] of inputs) {
+          const value = input.value();
+          if (value === undefined) {
+            hint.textContent = t("questionnaire_number");
+            return;
+          }
+          if (value === null && field.required) {
+            hint.textContent = t("questionnaire_required");
+            return;
+          }
+          answers[field.id] = value;
+        }
+        resolve(answers);
+      });
+    });
+  }
+
+  function debriefScreen() {
+    if (!SCREENS.debrief) return Promise.resolve();
+    const button = el("button", { id: "debrief-continue", type: "button", text: t("debrief_continue") });
+    show("debrief", blocks(SCREENS.debrief), button);
+    return waitFor(button, null).then(() => undefined);
+  }
+
+  // The screens before the trials; resolves the answers given ({} if none), or
+  // null when the participant declined consent.
+  async function beforeStart() {
+    await screenChecks();
+    if (!(await consentScreen())) return null;
+    const q = SCREENS.questionnaire;
+    if (q && q.at !== "end") return { [q.screen]: await questionnaireScreen() };
+    return {};
+  }
+
+  async function atEnd() {
+    const q = SCREENS.questionnaire;
+    if (q && q.at === "end") return { [q.screen]: await questionnaireScreen() };
+    return {};
+  }
+
+  // Answers wait in localStorage until the server has them, so a reload between
+  // the questionnaire and the acknowledgement loses nothing.
+  async function sendAnswers(answers) {
+    const waiting = Object.assign(store.get("answers") || {}, answers || {});
+    store.set("answers", waiting);
+    for (const [screen, values] of Object.entries(waiting)) {
+      const res = await persistent("POST", "answers", { screen: screen, answers: values });
+      if (res.status !== 200) {
+        fatal((res.data && res.data.error) || t("answers_failed", { status: res.status }));
+        return false;
+      }
+      delete waiting[screen];
+      store.set("answers", waiting);
+    }
+    store.del("answers");
+    return true;
+  }
+
+  // The end: the debrief, then the completion code, or the redirect URL.
+  async function theEnd(code, extra) {
+    await debriefScreen();
+    if (S.completion_url && !extra) {
+      goTo(S.completion_url, code);
+      return;
+    }
+    finishScreen(code, extra);
+  }
+
+  // Minimum window, full screen and sound checks, each optional.
+  async function screenChecks() {
+    const width = S.min_width || 0;
+    const height = S.min_height || 0;
+    while ((width && window.innerWidth < width) || (height && window.innerHeight < height)) {
+      const retry = el("button", { id: "screen-retry", type: "button", text: t("screen_retry") });
+      show("too-small", paragraphs([t("screen_too_small", {
+        width: width, height: height, w: window.innerWidth, h: window.innerHeight,
+      })]), retry);
+      await Promise.race([waitFor(retry, null), new Promise((resolve) => window.addEventListener("resize", resolve, { once: true }))]);
+    }
+    if (S.fullscreen && document.documentElement.requestFullscreen && !document.fullscreenElement) {
+      const enter = el("button", { id: "fullscreen-enter", type: "button", text: t("fullscreen_enter") });
+      const skip = el("button", { id: "fullscreen-skip", type: "button", className: "secondary", text: t("fullscreen_skip") });
+      show("fullscreen", paragraphs([t("fullscreen_ask")]), el("div", { className: "buttons" }, enter, skip));
+      await new Promise((resolve) => {
+        enter.addEventListener("click", () => {
+          document.documentElement.requestFullscreen().catch(() => undefined).finally(resolve);
+        });
+        skip.addEventListener("click", resolve);
+      });
+    }
+    if (S.sound_check) {
+      const play = el("button", { id: "sound-play", type: "button", text: t("sound_play") });
+      const answer = el("input", { id: "sound-answer", type: "text", "aria-label": t("sound_answer") });
+      const next = el("button", { id: "sound-continue", type: "button", text: t("continue") });
+      const hint = el("p", { className: "hint", id: "sound-hint" });
+      show("sound-check", paragraphs([t("sound_check")]), play, answer, next, hint);
+      play.addEventListener("click", () => {
+        const audio = new Audio("audio/sound-check.wav");
+        const started = audio.play();
+        if (started && started.catch) started.catch(() => setStatus(t("sound_failed")));
+      });
+      const wanted = String(S.sound_check).toLowerCase();
+      await new Promise((resolve) => {
+        next.addEventListener("click", () => {
+          if (answer.value.trim().toLowerCase() === wanted) resolve();
+          else hint.textContent = t("sound_wrong");
+        });
+      });
+    }
+  }
+
   // ------------------------------------------------------------------ the session
 
   function welcomeScreen(offline) {
@@ -974,7 +1231,7 @@
     const parts = [paragraphs(TX.instructions)];
     if (offline) {
       const wanted = params.get("list");
-      select = el("select", { id: "list-select", "aria-label": "list" });
+      select = el("select", { id: "list-select", "aria-label": t("offline_list") });
       for (const list of STUDY.lists) {
         select.append(el("option", { value: list.list, text: list.list, selected: list.list === wanted }));
       }
@@ -1153,10 +1410,20 @@
       finishScreen(state.completion_code);
       return;
     }
+    if (state && store.get("answers") && !(await sendAnswers({}))) return;
     if (!state) {
+      store.del("answers");
+      const answers = await beforeStart();
+      if (answers === null) return;
       await welcomeScreen(false);
       show("connecting", el("p", { text: t("preparing") }));
-      const res = await persistent("POST", "session", { participant: participantId() });
+      const body = { participant: participantId() };
+      for (const kind of ["study_id", "external_session"]) {
+        const value = linkId(kind);
+        if (value) body[kind] = value;
+      }
+      if (SCREENS.consent) body.consent = true;
+      const res = await persistent("POST", "session", body);
       if (res.status !== 201) {
         fatal((res.data && res.data.error) || t("cannot_start", { status: res.status }));
         return;
@@ -1164,6 +1431,7 @@
       token = res.data.token;
       store.set("token", token);
       state = res.data;
+      if (!(await sendAnswers(answers))) return;
     }
     const list = STUDY.lists.find((l) => l.list === state.list);
     if (!list) {
@@ -1185,11 +1453,13 @@
         store.set("pending", pending);
         flush();
       });
+      const late = await atEnd();
       show("saving", el("p", { text: t("saving") }));
       await flushed();
+      if (!(await sendAnswers(late))) return;
       const res = await persistent("POST", "complete", {});
       if (res.status === 200) {
-        finishScreen(res.data.completion_code);
+        await theEnd(res.data.completion_code);
         return;
       }
       if (res.status === 409 && res.data && Array.isArray(res.data.missing)) {
@@ -1253,7 +1523,53 @@
     store.set("offline", state);
   }
 
+  // The session table of contract C2 (stecflow.judgments.sessions), one row.
+  const SESSION_COLUMNS = [
+    "study", "session", "participant", "study_id", "external_session", "list", "status",
+    "started_utc", "ended_utc", "duration_s", "n_trials_answered", "consent",
+  ];
+  const isoUtc = (ms) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, "Z");
+
+  function downloadSessions(state) {
+    const row = {
+      study: STUDY.study,
+      session: state.session,
+      participant: state.participant,
+      study_id: state.study_id,
+      external_session: state.external_session,
+      list: state.list,
+      status: "completed",
+      started_utc: isoUtc(state.started),
+      ended_utc: isoUtc(state.ended),
+      duration_s: Math.round((state.ended - state.started) / 1000),
+      n_trials_answered: state.rows.length,
+      consent: SCREENS.consent ? "1" : "",
+    };
+    const answerColumns = [];
+    for (const [screen, values] of Object.entries(state.answers || {})) {
+      for (const [field, value] of Object.entries(values)) {
+        answerColumns.push(screen + "." + field);
+        row[screen + "." + field] = value;
+      }
+    }
+    answerColumns.sort();
+    const columns = SESSION_COLUMNS.concat(answerColumns);
+    const text = columns.join("\t") + "\n" + columns.map((c) => tsvCell(row[c])).join("\t") + "\n";
+    const blob = new Blob([text], { type: "text/tab-separated-values" });
+    const url = URL.createObjectURL(blob);
+    const link = el("a", {
+      href: url,
+      download: STUDY.study + "-" + state.list + "-" + state.session + ".sessions.tsv",
+    });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 60000);
+  }
+
   function offlineFinish(state) {
+    const sessions = el("button", { id: "download-sessions", type: "button", className: "secondary", text: t("session_download") });
+    sessions.addEventListener("click", () => downloadSessions(state));
     const save = el("button", { id: "download", type: "button", text: t("download") });
     const again = el("button", { id: "new-session", type: "button", className: "secondary", text: t("new_session") });
     save.addEventListener("click", () => download(state));
@@ -1265,6 +1581,7 @@
     finishScreen(S.completion_code, [
       paragraphs([t("experimenter_download")]),
       save,
+      sessions,
       again,
     ]);
   }
@@ -1276,11 +1593,17 @@
       return;
     }
     if (!state) {
+      const answers = await beforeStart();
+      if (answers === null) return;
       const listId = await welcomeScreen(true);
       state = {
         session: "offline-" + randomHex(8),
         list: listId,
         participant: participantId(),
+        study_id: linkId("study_id"),
+        external_session: linkId("external_session"),
+        answers: answers,
+        started: Date.now(),
         rows: [],
         completed: false,
         downloaded: false,
@@ -1299,8 +1622,11 @@
       state.rows.push(offlineRow(state, trial, result));
       store.set("offline", state);
     });
+    Object.assign(state.answers, await atEnd());
+    state.ended = Date.now();
     state.completed = true;
     store.set("offline", state);
+    await debriefScreen();
     offlineFinish(state);
   }
 
@@ -1339,6 +1665,6 @@
   }
 
   main().catch((error) => {
-    fatal("Something went wrong: " + (error && error.message ? error.message : error));
+    fatal(t("failed", { error: error && error.message ? error.message : String(error) }));
   });
 })();
