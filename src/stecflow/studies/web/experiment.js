@@ -283,6 +283,13 @@
       grid.append(cell);
       loads.push(img.decode().catch(() => null));
     });
+    // The hover frame only once the pointer really moves over the pictures, not
+    // on whichever picture appears under a still pointer (experiment.css).
+    grid.addEventListener("pointermove", function moved(event) {
+      if (!event.movementX && !event.movementY) return;
+      grid.classList.add("pointer-moved");
+      grid.removeEventListener("pointermove", moved);
+    });
     await Promise.all(loads);
     return grid;
   }
