@@ -1,8 +1,8 @@
 """Every screen of every trial kind on real screen sizes, in chromium.
 
-At a laptop's 1366x768 and a desktop's 1920x1080 each screen fits the window: no
-scrolling at all, every control, slider label and picture inside the window. On a
-400x800 phone nothing is wider than the window (no sideways scrolling, every
+At a laptop's 1366x768 (also in the 1366x657 a browser window leaves of it) and a
+desktop's 1920x1080 each screen fits the window: no scrolling at all, every
+control, slider label and picture inside the window. On a 400x800 phone nothing is wider than the window (no sideways scrolling, every
 picture of the grid inside it) and a long screen may scroll down. On every size no
 two named elements overlap (the header with the progress bar, the status footer,
 the screen's parts and its controls), and the picture grid has no hover frame
@@ -25,7 +25,9 @@ from stecflow.studies.text import build_text_study
 from tests.browser.driver import Participant, load_document
 from tests.browser.studykit import FAST, build_demo_study, build_situated_demo
 
-SIZES = [(1366, 768), (1920, 1080), (400, 800)]
+#: A laptop's and a desktop's screen, the window a browser leaves on the laptop
+#: (its tab bar, address bar and the system's task bar take about 110 px), a phone.
+SIZES = [(1366, 768), (1920, 1080), (1366, 657), (400, 800)]
 SHOTS = os.environ.get("STECFLOW_LAYOUT_SHOTS", "/tmp")
 #: Frame colour of a picture under the pointer (experiment.css).
 HOVER = "rgb(187, 187, 187)"
