@@ -107,3 +107,27 @@ def build_demo_study(
         settings=dict(settings or {}),
     )
     return study_dir
+
+
+#: A list of three situated trials of the demo dialogue corpus (seed 000).
+SITUATED_LIST = [
+    ("s01", "s01-e007", None),
+    ("s01", "s01-e010", "that one"),
+    ("s01", "s01-e014", None),
+]
+
+
+def build_situated_demo(root: Path, **options: Any) -> Path:
+    """Build a situated study of the demo dialogues into ``root/web``; return it."""
+    from stecflow.data.dialogue import read_corpus
+    from stecflow.studies.situated import build_situated_study
+
+    web = root / "web"
+    build_situated_study(
+        read_corpus(REPO / "resources" / "dialogue-demo"),
+        {"L01": SITUATED_LIST},
+        study="situated-layout",
+        out_dir=web,
+        **options,
+    )
+    return web

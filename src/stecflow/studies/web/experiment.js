@@ -325,8 +325,20 @@
       grid.append(cell);
       loads.push(img.decode().catch(() => null));
     });
+    hoverAfterMove(grid);
     await Promise.all(loads);
     return grid;
+  }
+
+  // The hover frame only once the pointer really moves over *node*, not on
+  // whichever picture or piece appears under a still pointer: the class
+  // pointer-moved enables :hover in experiment.css.
+  function hoverAfterMove(node) {
+    node.addEventListener("pointermove", function moved(event) {
+      if (!event.movementX && !event.movementY) return;
+      node.classList.add("pointer-moved");
+      node.removeEventListener("pointermove", moved);
+    });
   }
 
   function makeSlider(name, question, labels) {
@@ -575,6 +587,7 @@
     const cursor = svgEl("g", { id: "cursor", class: "cursor" });
     cursor.append(svgEl("polygon", { points: "0,0 0,18 5,13 9,21 12,20 8,12 14,12" }));
     svg.append(cursor);
+    if (clickable) hoverAfterMove(svg);
     function draw(tm) {
       const states = piecesAt(context, tm);
       for (const [id, node] of Object.entries(nodes)) {
