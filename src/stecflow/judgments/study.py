@@ -379,6 +379,10 @@ def merge_study(
         times_include_errors=config.times_include_errors,
         corrected_in_times=config.corrected_in_times,
     )
+    if "control" in trials:  # control trials never enter an analysis of systems
+        is_control = trials["control"].map(lambda v: not is_missing(v))
+        trials.loc[is_control, "in_analysis"] = False
+        trials.loc[is_control, "in_time_analysis"] = False
     outlier_summary = _outliers(
         trials, config, study, problems, treat_outliers, outlier_sentence, short_count
     )
@@ -545,6 +549,9 @@ def _summary(
             "in_time_analysis": int(trials["in_time_analysis"].astype(bool).sum()),
             "practice": _count(trials, "practice"),
             "fillers": _count(trials, "filler"),
+            "controls": int(trials["control"].map(lambda v: not is_missing(v)).sum())
+            if "control" in trials
+            else 0,
             "excluded": _count(trials, "excluded"),
             "duplicates": _count(trials, "duplicate"),
             "timeouts": _count(trials, "timeout", analysed),
