@@ -111,3 +111,106 @@ def test_gold_description_is_unique_in_domain() -> None:
     assert gold_description(Item("t2", twin, "furniture")) is None
     texts = control_texts("gold", [item, Item("t2", twin, "furniture")], {}, seed=1)
     assert texts == {"t1": "the large red chair"}
+
+
+def _rows(session, ratings, controls, rt=1500.0, answered=None):
+    out = []
+    for order, (rating, control) in enumerate(
+        zip(ratings, controls, strict=True), start=1
+    ):
+        out.append(
+            {
+                "session": session,
+                "participant": session,
+                "list": "L01",
+                "order": order,
+                "practice": False,
+                "control": control,
+                "adequacy": rating,
+                "correct": None,
+                "rt_ms": rt,
+            }
+        )
+    return out[:answered] if answered else out
+
+
+def test_exclusion_rules_hand_computed() -> None:
+    from stecflow.judgments.exclusions import exclusion_audit
+
+    controls = [None, None, "degraded", None, None, "degraded", None]
+    attentive = _rows("s1", [70, 80, 20, 60, 90, 30, 75], controls)
+    # straight-liner: every rating 50 -> degraded not below own median (50)
+    lazy = _rows("s2", [50] * 7, controls, rt=400.0, answered=6)
+    rules = [
+        {"name": "attention", "controls_below": 0.5},
+        {"name": "fast", "median_time_below_ms": 800},
+        {"name": "unfinished", "incomplete": True},
+        {"name": "colour", "answer": {"field": "demo.colour_vision", "in": ["no"]}},
+    ]
+    sessions = [
+        {"session": "s1", "demo.colour_vision": "yes"},
+        {"session": "s2", "demo.colour_vision": "no"},
+    ]
+    audit = exclusion_audit(
+        attentive + lazy, rules, list_sizes={"L01": 7}, sessions=sessions
+    )
+    table = {
+        (r["session"], r["rule"]): (r["value"], r["threshold"], r["excluded"])
+        for r in audit
+    }
+    # s1: median of 70, 80, 60, 90, 75 = 75; 20 and 30 below -> 2/2 = 1
+    assert table["s1", "attention"] == ("1", "0.5000", 0)
+    assert table["s2", "attention"] == ("0", "0.5000", 1)
+    assert table["s1", "fast"] == ("1500", "800", 0)
+    assert table["s2", "fast"] == ("400", "800", 1)
+    assert table["s2", "unfinished"] == ("6", "7", 1)
+    assert table["s1", "unfinished"] == ("7", "7", 0)
+    assert table["s2", "colour"] == ("no", "no", 1)
+    assert table["s1", "colour"] == ("yes", "no", 0)
+
+
+def test_gold_controls_and_cut() -> None:
+    from stecflow.judgments.exclusions import exclusion_audit
+
+    rows = [
+        {
+            "session": "s",
+            "participant": "p",
+            "list": "L",
+            "order": i,
+            "practice": False,
+            "control": "gold",
+            "correct": c,
+            "rt_ms": 1000,
+        }
+        for i, c in enumerate([True, False, True, True], start=1)
+    ]
+    audit = exclusion_audit(
+        rows, [{"name": "g", "controls_below": 0.8}], list_sizes={"L": 4}
+    )
+    assert (audit[0]["value"], audit[0]["excluded"]) == ("0.7500", 1)
+
+
+def test_apply_exclusions_flags_every_row() -> None:
+    import pandas as pd
+
+    from stecflow.judgments.exclusions import apply_exclusions
+
+    frame = pd.DataFrame(
+        {
+            "participant": ["a", "a", "b"],
+            "session": ["1", "1", "2"],
+            "excluded": [False, True, False],
+            "exclusion_reason": [None, "duplicate", None],
+        }
+    )
+    audit = [
+        {"participant": "a", "rule": "attention", "excluded": 1},
+        {"participant": "b", "rule": "attention", "excluded": 0},
+    ]
+    out = apply_exclusions(frame, audit)
+    assert out["excluded"].tolist() == [True, True, False]
+    assert out["exclusion_reason"].tolist()[:2] == [
+        "rule:attention",
+        "duplicate; rule:attention",
+    ]

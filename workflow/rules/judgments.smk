@@ -42,6 +42,7 @@ rule merge_judgments:
         quality=f"{RESULTS}/judgments/quality/{{study}}.tsv",
         measures=f"{RESULTS}/judgments/measures/{{study}}.tsv",
         summary=f"{RESULTS}/judgments/summary/{{study}}.json",
+        exclusions=f"{RESULTS}/judgments/exclusions/{{study}}.tsv",
     log:
         f"{RESULTS}/logs/merge_judgments/{{study}}.log",
     benchmark:

@@ -6,6 +6,10 @@ from stecflow.core.logs import job_log
 def main(smk) -> None:
     """Run one job; `smk` is the object Snakemake injects as `snakemake`."""
     with job_log(smk.log[0]):
+        if smk.params.task != "rating" and smk.params.task != "identification":
+            from stecflow.judgments.exclusions import write_audit
+
+            write_audit([], smk.output.exclusions)  # rules: REG studies for now
         if smk.params.task == "situated_identification":
             from stecflow.judgments.situated_study import merge_situated_study
 
@@ -53,6 +57,9 @@ def main(smk) -> None:
             out_measures_tsv=smk.output.measures,
             dmdx_items_dir=smk.params.dmdx_items_dir,
             items_paths=list(smk.input.practice),
+            exclusions=smk.params.spec.get("exclusions"),
+            out_exclusions_tsv=smk.output.exclusions,
+            sessions=getattr(smk.output, "sessions", None),
         )
 
 
