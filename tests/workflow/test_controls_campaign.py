@@ -59,3 +59,6 @@ def test_inattentive_participants_excluded(tiny_campaign):
     counts = record["judgments"]["ratings"]["counts"]
     assert counts["in_analysis"] == len(kept)
     assert counts["controls"] == len([r for r in trials if r["control"]])
+    report = (results / "report" / "index.html").read_text(encoding="utf-8")
+    assert "Exclusion rules declared before data collection: attention" in report
+    assert f"{len(excluded)} of {len(audit)} participants excluded" in report
