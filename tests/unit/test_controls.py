@@ -214,3 +214,28 @@ def test_apply_exclusions_flags_every_row() -> None:
         "rule:attention",
         "duplicate; rule:attention",
     ]
+
+
+def test_controls_config_checked() -> None:
+    from stecflow.core.errors import ConfigError
+    from stecflow.studies.setup import study_specs
+
+    base = {"id": "s", "systems": ["a/x", "b/y"], "subjects": 2, "seed": 1}
+    [spec] = study_specs(
+        {"studies": [{**base, "task": "identification", "controls": {"per_list": 2}}]}
+    )
+    assert spec["controls"] == {"kind": "gold", "per_list": 2, "share": None}
+    with pytest.raises(ConfigError, match="takes degraded control trials, not gold"):
+        study_specs(
+            {
+                "studies": [
+                    {
+                        **base,
+                        "task": "rating",
+                        "controls": {"kind": "gold", "per_list": 1},
+                    }
+                ]
+            }
+        )
+    with pytest.raises(ConfigError, match="per_list .* or share"):
+        study_specs({"studies": [{**base, "task": "rating", "controls": {}}]})

@@ -62,3 +62,39 @@ def test_inattentive_participants_excluded(tiny_campaign):
     report = (results / "report" / "index.html").read_text(encoding="utf-8")
     assert "Exclusion rules declared before data collection: attention" in report
     assert f"{len(excluded)} of {len(audit)} participants excluded" in report
+
+
+def test_gold_controls_in_identification_study(tiny_campaign):
+    config_path = tiny_campaign / "config" / "config.yaml"
+    config = yaml.safe_load(config_path.read_text())
+    [study] = config["studies"]
+    study.update(
+        id="ident",
+        task="identification",
+        controls={"per_list": 1},
+        exclusions=[{"name": "gold", "controls_below": 1}],
+    )
+    config["judgments"]["simulation"].update(sessions_per_list=3, inattentive=0.5)
+    config_path.write_text(yaml.safe_dump(config, sort_keys=False))
+
+    snakemake(tiny_campaign)
+    results = tiny_campaign / "results"
+    stimuli = json.loads(
+        (results / "studies" / "ident" / "web" / "stimuli.json").read_text()
+    )
+    gold = [
+        t for lst in stimuli["lists"] for t in lst["trials"] if t["system"] == "CONTROL"
+    ]
+    assert len(gold) == 2 and all(t["description"] for t in gold)
+    trials = read_tsv(results / "judgments" / "ident.tsv")
+    audit = read_tsv(results / "judgments" / "exclusions" / "ident.tsv")
+    for row in audit:  # excluded exactly when a gold trial was missed
+        missed = [
+            t
+            for t in trials
+            if t["session"] == row["session"]
+            and t["control"] == "gold"
+            and t["correct"] != "true"
+        ]
+        assert row["excluded"] == ("1" if missed else "0")
+    assert all(r["in_analysis"] == "false" for r in trials if r["control"])

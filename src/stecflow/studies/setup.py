@@ -140,7 +140,7 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
                 f"a {spec['task']} study compares at least two systems",
                 field=f"studies[{n}].systems",
             )
-        if spec.get("controls"):
+        if spec.get("controls") is not None:
             spec["controls"] = _check_controls(spec, n)
         if spec["task"] == "identification" and spec["variant"] is None:
             spec["variant"] = "together"
@@ -161,7 +161,6 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
 #: The control kind each task takes (config ``studies.<id>.controls.kind``).
 CONTROL_KIND_OF_TASK = {
     "rating": "degraded",
-    "text_rating": "degraded",
     "identification": "gold",
 }
 
@@ -177,8 +176,8 @@ def _check_controls(spec: Mapping[str, Any], n: int) -> dict[str, Any]:
     expected = CONTROL_KIND_OF_TASK.get(spec["task"])
     if expected is None:
         raise ConfigError(
-            f"a {spec['task']} study has no control trials; they are for rating,"
-            " text_rating (degraded) and identification (gold) studies",
+            f"a {spec['task']} study has no control trials yet; they are for rating"
+            " (degraded) and identification (gold) studies",
             field=where,
         )
     kind = controls.get("kind") or expected
