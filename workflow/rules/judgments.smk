@@ -43,6 +43,7 @@ rule merge_judgments:
         measures=f"{RESULTS}/judgments/measures/{{study}}.tsv",
         summary=f"{RESULTS}/judgments/summary/{{study}}.json",
         sessions=f"{RESULTS}/judgments/sessions/{{study}}.tsv",
+        exclusions=f"{RESULTS}/judgments/exclusions/{{study}}.tsv",
     log:
         f"{RESULTS}/logs/merge_judgments/{{study}}.log",
     benchmark:

@@ -12,6 +12,10 @@ def main(smk) -> None:
         responses = merge_sessions(
             list(smk.input.responses), smk.output.sessions, study=smk.wildcards.study
         )
+        if smk.params.task != "rating" and smk.params.task != "identification":
+            from stecflow.judgments.exclusions import write_audit
+
+            write_audit([], smk.output.exclusions)  # rules: REG studies for now
         if smk.params.task == "situated_identification":
             from stecflow.judgments.situated_study import merge_situated_study
 
@@ -59,6 +63,9 @@ def main(smk) -> None:
             out_measures_tsv=smk.output.measures,
             dmdx_items_dir=smk.params.dmdx_items_dir,
             items_paths=list(smk.input.practice),
+            exclusions=smk.params.spec.get("exclusions"),
+            out_exclusions_tsv=smk.output.exclusions,
+            sessions=getattr(smk.output, "sessions", None),
         )
 
 

@@ -883,7 +883,8 @@ def _trial_frame(
     import pandas as pd
 
     frame = pd.read_csv(judgments_path, sep="\t", dtype=str, keep_default_na=False)
-    frame = frame[frame["system"] != ""].copy()
+    # control trials (system CONTROL) are never analysed as a system
+    frame = frame[(frame["system"] != "") & (frame["system"] != "CONTROL")].copy()
     pairs = [tuple(s.split("/", 1)) for s in frame["system"]]
     frame["label"] = [labels.get(p, f"{p[0]}/{p[1]}") for p in pairs]
     study = [m for m in measures if m in JUDGMENT_MEASURES or m in criteria]
@@ -944,7 +945,11 @@ def _judgment_frame(
 
     column, flag, _ = _measure_column(measure, criteria)
     frame = pd.read_csv(judgments_path, sep="\t", dtype=str, keep_default_na=False)
-    frame = frame[(frame[flag] == "true") & (frame["system"] != "")].copy()
+    frame = frame[
+        (frame[flag] == "true")
+        & (frame["system"] != "")
+        & (frame["system"] != "CONTROL")
+    ].copy()
     frame["value"] = pd.to_numeric(
         frame[column].replace({"true": "1", "false": "0", "": "nan"})
     )

@@ -92,6 +92,7 @@ JUDGMENT_COLUMNS = (
     "item_set",
     "practice",
     "filler",
+    "control",
     "simulated",
     "adequacy",
     "fluency",

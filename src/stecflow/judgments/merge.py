@@ -449,6 +449,7 @@ def merge_with_design(
             row["subject_slot"] = trial.get("subject_slot")
             row["group"] = trial.get("group")
             row["item_set"] = trial.get("item_set")
+            row["control"] = trial.get("control")
             if order in seen:
                 row["_reasons"].append("duplicate")
                 row["duplicate"] = True

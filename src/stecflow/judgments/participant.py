@@ -116,6 +116,7 @@ class SimulationSettings:
     rater_sd: float = 8.0
     rating_item_sd: float = 5.0
     rating_noise_sd: float = 14.0
+    inattentive: float = 0.0
 
     def __post_init__(self) -> None:
         for f in fields(self):
@@ -136,7 +137,13 @@ class SimulationSettings:
                     f"must not be negative, got {value!r}",
                     field=f"simulation.{f.name}",
                 )
-        for name in ("p_abandon", "lapse_rate", "p_cant_tell", "p_distracted"):
+        for name in (
+            "p_abandon",
+            "lapse_rate",
+            "p_cant_tell",
+            "p_distracted",
+            "inattentive",
+        ):
             if getattr(self, name) > 1:
                 raise JudgmentsError(
                     "must be a probability (0-1)", field=f"simulation.{name}"
@@ -343,6 +350,13 @@ class _Simulator:
             "adequacy_bias": rng.normal(0, self.s.rater_sd),
             "fluency_bias": rng.normal(0, self.s.rater_sd),
         }
+        # inattentive participants (share ``inattentive``): their own draw, so
+        # the other draws (and every result without them) stay the same
+        subject["inattentive"] = bool(
+            self.s.inattentive
+            and _rng(self.seed, self.study, "inattentive", session).random()
+            < self.s.inattentive
+        )
         ordered = sorted(trials, key=lambda t: t.order)
         stop = len(ordered)
         status = "completed"
@@ -396,6 +410,9 @@ class _Simulator:
             content = self.content(trial, item)
             entities = entity_sets(item)
         speed = math.exp(subject["speed"] + effects["speed"])
+        if subject.get("inattentive"):
+            self._inattentive(row, rng, trial, entities)
+            return row
         if self.task == "rating":
             references = [r.word_string or "" for r in item.references] if item else []
             adequacy = _adequacy_proxy(content, entities) if entities else 60.0
@@ -413,6 +430,26 @@ class _Simulator:
             row, rng, trial, content, entities, subject, effects, words, speed
         )
         return row
+
+    def _inattentive(
+        self,
+        row: dict[str, Any],
+        rng: np.random.Generator,
+        trial: Trial,
+        entities: Sequence[tuple[str, frozenset[tuple[str, str]], bool]],
+    ) -> None:
+        """Click through: sliders left where they start (50), a random picture,
+        fast (700-1100 ms); such a participant fails the control trials."""
+        time = self._ms(rng.uniform(700, 1100))
+        if self.task == "rating":
+            row["adequacy"] = row["fluency"] = 50
+            row["rt_ms"] = time
+            return
+        row["cant_tell"] = row["timeout"] = False
+        chosen = entities[int(rng.integers(len(entities)))][0] if entities else None
+        row["chosen_entity"] = chosen
+        row["correct"] = chosen == trial.target
+        row["identification_time_ms"] = row["rt_ms"] = time
 
     def _rating(
         self, rng: np.random.Generator, proxy: float, bias: float, item: float

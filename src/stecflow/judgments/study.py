@@ -232,6 +232,9 @@ def merge_study(
     out_measures_tsv: str | Path | None = None,
     dmdx_items_dir: str | Path | None = None,
     items_paths: Sequence[str | Path] = (),
+    exclusions: Sequence[Mapping[str, Any]] | None = None,
+    out_exclusions_tsv: str | Path | None = None,
+    sessions: Any = None,
 ) -> dict[str, Any]:
     """Merge one study's responses with its design and write the judgments tables.
 
@@ -265,6 +268,15 @@ def merge_study(
         list its file name starts with.
     items_paths : sequence of paths
         More items (e.g. the practice items' split).
+    exclusions : sequence of mappings, optional
+        The study's exclusion rules (``studies.<id>.exclusions``,
+        :mod:`stecflow.judgments.exclusions`), applied before the analysis flags.
+    out_exclusions_tsv : path, optional
+        Their audit (``results/judgments/exclusions/<study>.tsv``), written even
+        without rules (header only).
+    sessions : DataFrame or path, optional
+        The study's session table (``answer`` rules); a path that does not
+        exist counts as no table.
 
     Returns
     -------
@@ -370,6 +382,11 @@ def merge_study(
         report.extend(applied)
         problems.extend(found)
 
+    audit, trials = _exclusions(trials, design, exclusions, sessions, study)
+    if out_exclusions_tsv is not None:
+        from stecflow.judgments.exclusions import AUDIT_COLUMNS
+
+        write_tsv(audit, AUDIT_COLUMNS, out_exclusions_tsv)
     trials = analysis_flags(
         trials,
         task=outcome.task,
@@ -379,6 +396,10 @@ def merge_study(
         times_include_errors=config.times_include_errors,
         corrected_in_times=config.corrected_in_times,
     )
+    if "control" in trials:  # control trials never enter an analysis of systems
+        is_control = trials["control"].map(lambda v: not is_missing(v))
+        trials.loc[is_control, "in_analysis"] = False
+        trials.loc[is_control, "in_time_analysis"] = False
     outlier_summary = _outliers(
         trials, config, study, problems, treat_outliers, outlier_sentence, short_count
     )
@@ -411,6 +432,13 @@ def merge_study(
     )
     # A study run before its data are in: the experiment is built, the rest waits.
     summary["awaiting_responses"] = not response_paths
+    if exclusions:  # the rules and who they excluded, for the report
+        excluded = sorted({r["participant"] for r in audit if r["excluded"]})
+        summary["exclusions"] = {
+            "rules": [dict(r) for r in exclusions],
+            "excluded_participants": excluded,
+            "audit": audit,
+        }
     if out_judgments_tsv is not None:
         write_tsv(judgment_rows, JUDGMENT_COLUMNS, out_judgments_tsv)
     if out_quality_tsv is not None:
@@ -499,6 +527,39 @@ def _outliers(
     }
 
 
+def _exclusions(
+    trials: Any,
+    design: Any,
+    rules: Sequence[Mapping[str, Any]] | None,
+    sessions: Any,
+    study: str,
+) -> tuple[list[dict[str, Any]], Any]:
+    """The audit of the study's exclusion rules and the trials flagged by it."""
+    from stecflow.judgments.exclusions import (
+        apply_exclusions,
+        check_rules,
+        exclusion_audit,
+    )
+
+    checked = check_rules(rules, study)
+    if not checked:
+        return [], trials
+    session_rows: list[dict[str, Any]] = []
+    if isinstance(sessions, str | Path):
+        if Path(sessions).is_file():
+            from stecflow.core.io import read_tsv
+
+            session_rows = list(read_tsv(sessions))
+    elif sessions is not None:
+        session_rows = sessions.to_dict("records")
+    tests = design[~design["practice"].astype(bool)]
+    sizes = {str(k): int(v) for k, v in tests.groupby("list").size().items()}
+    audit = exclusion_audit(
+        trials.to_dict("records"), checked, list_sizes=sizes, sessions=session_rows
+    )
+    return audit, apply_exclusions(trials, audit)
+
+
 def _count(trials: Any, column: str, mask: Any = None) -> int:
     values = trials[column].map(lambda v: bool(v) if not is_missing(v) else False)
     if mask is not None:
@@ -545,6 +606,9 @@ def _summary(
             "in_time_analysis": int(trials["in_time_analysis"].astype(bool).sum()),
             "practice": _count(trials, "practice"),
             "fillers": _count(trials, "filler"),
+            "controls": int(trials["control"].map(lambda v: not is_missing(v)).sum())
+            if "control" in trials
+            else 0,
             "excluded": _count(trials, "excluded"),
             "duplicates": _count(trials, "duplicate"),
             "timeouts": _count(trials, "timeout", analysed),

@@ -25,6 +25,7 @@ from stecflow.report.context import (
     paragraph,
     subset_title,
 )
+from stecflow.report.exclusions import exclusion_blocks
 from stecflow.report.formatting import fixed, parse_float
 from stecflow.report.inputs import JudgmentStudy
 from stecflow.report.svg import ScatterPoint, scatter_plot
@@ -390,6 +391,7 @@ def human_section(ctx: Context) -> list[Block]:
                     " corrections file were applied (see Data quality)."
                 )
             )
+        blocks.extend(exclusion_blocks(summary))  # stecflow.report.exclusions
         if task in TEXT_TASKS:
             tables = text_study_tables(ctx, study, str(task))
             blocks += [ctx.table(t) for t in tables] or [

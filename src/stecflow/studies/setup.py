@@ -59,6 +59,7 @@ DESIGN_KEYS = (
     "realise",
     "situated",
     "criteria",
+    "controls",
     "sha256",
 )
 
@@ -139,6 +140,8 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
                 f"a {spec['task']} study compares at least two systems",
                 field=f"studies[{n}].systems",
             )
+        if spec.get("controls") is not None:
+            spec["controls"] = _check_controls(spec, n)
         if spec["task"] == "identification" and spec["variant"] is None:
             spec["variant"] = "together"
         if spec["task"] == "rating" and spec["variant"] is not None:
@@ -153,6 +156,44 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
             )
         specs.append(spec)
     return specs
+
+
+#: The control kind each task takes (config ``studies.<id>.controls.kind``).
+CONTROL_KIND_OF_TASK = {
+    "rating": "degraded",
+    "identification": "gold",
+}
+
+
+def _check_controls(spec: Mapping[str, Any], n: int) -> dict[str, Any]:
+    """A study's ``controls`` with its kind filled in; refuse what cannot be.
+
+    >>> _check_controls({"task": "rating", "controls": {"per_list": 2}}, 0)
+    {'kind': 'degraded', 'per_list': 2, 'share': None}
+    """
+    where = f"studies[{n}].controls"
+    controls = dict(spec["controls"])
+    expected = CONTROL_KIND_OF_TASK.get(spec["task"])
+    if expected is None:
+        raise ConfigError(
+            f"a {spec['task']} study has no control trials yet; they are for rating"
+            " (degraded) and identification (gold) studies",
+            field=where,
+        )
+    kind = controls.get("kind") or expected
+    if kind != expected:
+        raise ConfigError(
+            f"a {spec['task']} study takes {expected} control trials, not {kind}",
+            field=f"{where}.kind",
+        )
+    per_list, share = controls.get("per_list"), controls.get("share")
+    if (per_list is None) == (share is None):
+        raise ConfigError(
+            "give per_list (control trials in every list) or share (of each"
+            " list's trials), one of them",
+            field=where,
+        )
+    return {"kind": kind, "per_list": per_list, "share": share}
 
 
 def _check_situated(spec: dict[str, Any], n: int) -> None:
@@ -327,10 +368,57 @@ def make_design(
     spec: Mapping[str, Any],
     testset_path: str | Path,
     practice_path: str | Path | None,
+    *,
+    controls: bool = True,
 ) -> Any:
     """Build the :class:`~stecflow.studies.designs.Design` of one study.
 
-    Deterministic."""
+    With ``controls`` (default) the study's control trials are placed in it
+    (:func:`stecflow.studies.designs.controls.add_controls`), on items for which
+    :func:`stecflow.studies.controls.control_texts` can make a text from the test
+    set (and, for degraded texts of items without references, on every item: the
+    systems' outputs are the source). Deterministic."""
+    design = _base_design(spec, testset_path, practice_path)
+    if not controls or not spec.get("controls"):
+        return design
+    from stecflow.studies.controls import control_texts
+    from stecflow.studies.designs.controls import add_controls
+    from stecflow.tasks.registry import read_testset as read_items
+
+    items = [i for i in read_items(testset_path) if i.id in set(design.items)]
+    settings = spec["controls"]
+    realised = spec.get("realise") == "template"
+    texts = control_texts(
+        settings["kind"], items, {}, seed=spec["seed"], realised=realised
+    )
+    eligible = set(texts)
+    if settings["kind"] == "degraded" and not realised:
+        eligible |= {
+            i.id for i in items if not any(r.word_string for r in i.references)
+        }
+    if not eligible:
+        raise ConfigError(
+            f"study {spec['id']!r}: no test item can show a {settings['kind']} control"
+            " trial (gold: no description singles out any target; degraded: no"
+            " text to damage)",
+            field=f"studies[{spec['id']}].controls",
+        )
+    return add_controls(
+        design,
+        kind=settings["kind"],
+        per_list=settings.get("per_list"),
+        share=settings.get("share"),
+        eligible=sorted(eligible),
+        subdomains={i.id: i.subdomain for i in items},
+    )
+
+
+def _base_design(
+    spec: Mapping[str, Any],
+    testset_path: str | Path,
+    practice_path: str | Path | None,
+) -> Any:
+    """The study's design without control trials."""
     from stecflow.studies.designs import latin_square_design, two_group_design
     from stecflow.tasks.registry import read_testset as read_items
 
@@ -453,7 +541,7 @@ def design_study(
             balance_path,
             settings_path,
         )
-    design = make_design(spec, testset_path, practice_path)
+    design = make_design(spec, testset_path, practice_path, controls=False)
     if design.kind == "pairs":
         from stecflow.studies.designs.pairs import (
             pair_balance_problems as balance_problems,
@@ -462,9 +550,11 @@ def design_study(
     problems = balance_problems(design)
     if problems:  # our own bug if it ever happens
         raise RuntimeError(f"design of {spec['id']} is not balanced: {problems}")
+    balance = balance_table(design)  # of the systems' trials, controls aside
+    if spec.get("controls"):
+        design = make_design(spec, testset_path, practice_path)
     Path(design_path).parent.mkdir(parents=True, exist_ok=True)
     Path(design_path).write_text(_design_text(design), encoding="utf-8")
-    balance = balance_table(design)
     write_tsv(balance.to_dict(orient="records"), list(balance.columns), balance_path)
     settings = {**design.settings(), "task": spec["task"], "variant": spec["variant"]}
     if spec.get("realise"):  # how attribute sets are shown (datasheet, report)
@@ -567,6 +657,17 @@ def study_outputs(
             data, f"{system}/{name}", items, [], campaign_tasks=tasks or ()
         )
         shown[system] = shown_descriptions(spec, system, outputs, tasks)
+    if spec.get("controls"):  # what the control trials show (per item)
+        from stecflow.studies.controls import control_texts
+        from stecflow.studies.designs.controls import CONTROL_SYSTEM
+
+        shown[CONTROL_SYSTEM] = control_texts(
+            spec["controls"]["kind"],
+            items,
+            shown,
+            seed=spec["seed"],
+            realised=spec.get("realise") == "template",
+        )
     return shown
 
 

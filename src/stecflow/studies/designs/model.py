@@ -33,6 +33,7 @@ TRIAL_COLUMNS = (
     "system",
     "practice",
     "filler",
+    "control",
 )
 
 
@@ -62,8 +63,11 @@ class Design:
         ``subject_slot`` then ``order``. ``list`` is the ID of the subject slot's
         trial list (``L01``, ``L02``, ...); ``order`` is the 1-based position in that
         list, practice trials first; ``filler`` marks duplicated items that only fill
-        the last square (leave them out of the analysis); ``item_set`` is ``A``,
-        ``B`` or ``shared`` in a two-group design and missing otherwise.
+        the last square (leave them out of the analysis); ``control`` is the kind of
+        a control trial (``degraded`` or ``gold``, system ``CONTROL``, see
+        :mod:`~stecflow.studies.designs.controls`) and missing otherwise;
+        ``item_set`` is ``A``, ``B`` or ``shared`` in a two-group design and
+        missing otherwise.
     subjects : int
         Number of subject slots (lists).
     groups : int
@@ -115,6 +119,8 @@ class Design:
         (4, 2)
         """
         per_list = self.trials.groupby("list").size()
+        controls = self.trials["control"].notna() if "control" in self.trials else None
+        n_controls = int(controls.sum()) if controls is not None else 0
         return {
             "study": self.study,
             "kind": self.kind,
@@ -129,10 +135,11 @@ class Design:
             "practice_items": list(self.practice_items),
             "item_sets": {k: list(v) for k, v in sorted(self.item_sets.items())},
             "shared_system": self.shared_system,
-            "n_trials": int(len(self.test_trials)),
+            "n_trials": int(len(self.test_trials)) - n_controls,
             "n_fillers": int(self.trials["filler"].sum()),
             "trials_per_subject": int(per_list.max()) if len(per_list) else 0,
             "notes": list(self.notes),
+            **({"n_controls": n_controls} if n_controls else {}),
         }
 
 
@@ -149,7 +156,15 @@ def _frame(rows: list[dict[str, Any]]) -> pd.DataFrame:
         frame[column] = frame[column].astype("Int64")
     for column in ("practice", "filler"):
         frame[column] = frame[column].astype(bool)
-    for column in ("study", "list", "item", "subdomain", "item_set", "system"):
+    for column in (
+        "study",
+        "list",
+        "item",
+        "subdomain",
+        "item_set",
+        "system",
+        "control",
+    ):
         frame[column] = frame[column].astype(object)
         frame[column] = frame[column].where(frame[column].notna(), None)
     frame = frame.sort_values(["subject_slot", "order"], kind="stable")
