@@ -53,6 +53,7 @@ def main(smk) -> None:
             out_measures_tsv=smk.output.measures,
             dmdx_items_dir=smk.params.dmdx_items_dir,
             items_paths=list(smk.input.practice),
+            normalise=smk.params.spec.get("normalise"),
         )
 
 

@@ -232,6 +232,7 @@ def merge_study(
     out_measures_tsv: str | Path | None = None,
     dmdx_items_dir: str | Path | None = None,
     items_paths: Sequence[str | Path] = (),
+    normalise: str | None = None,
 ) -> dict[str, Any]:
     """Merge one study's responses with its design and write the judgments tables.
 
@@ -265,6 +266,9 @@ def merge_study(
         list its file name starts with.
     items_paths : sequence of paths
         More items (e.g. the practice items' split).
+    normalise : {"z", None}
+        The study's ``normalise``: ``z`` adds ``adequacy_z`` and ``fluency_z``
+        to a rating study's judgments table (:mod:`stecflow.judgments.normalise`).
 
     Returns
     -------
@@ -395,6 +399,13 @@ def merge_study(
         p["study"] = p.get("study") or study
     problems.sort(key=_quality_sort)
     judgment_rows = _records(trials, JUDGMENT_COLUMNS)
+    judgment_columns = tuple(JUDGMENT_COLUMNS)
+    if normalise is not None and outcome.task == "rating":
+        from stecflow.judgments.normalise import add_z_scores
+
+        judgment_columns += add_z_scores(
+            judgment_rows, ("adequacy", "fluency"), normalise=normalise
+        )
     summary = _summary(
         study,
         outcome,
@@ -412,7 +423,7 @@ def merge_study(
     # A study run before its data are in: the experiment is built, the rest waits.
     summary["awaiting_responses"] = not response_paths
     if out_judgments_tsv is not None:
-        write_tsv(judgment_rows, JUDGMENT_COLUMNS, out_judgments_tsv)
+        write_tsv(judgment_rows, judgment_columns, out_judgments_tsv)
     if out_quality_tsv is not None:
         write_tsv(problems, QUALITY_COLUMNS, out_quality_tsv)
     if out_measures_tsv is not None:

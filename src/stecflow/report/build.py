@@ -8,6 +8,7 @@ from typing import Any
 
 from stecflow import __version__
 from stecflow.core.io import read_tsv
+from stecflow.report.agreement import agreement_blocks
 from stecflow.report.changes import changes_since
 from stecflow.report.context import Context, display_path, heading, path_tail
 from stecflow.report.human import human_section
@@ -63,6 +64,7 @@ def build_report(
     previous_release: PathLike | None = None,
     significance: PathLike | None = None,
     clusters: PathLike | None = None,
+    agreement: Sequence[PathLike] = (),
 ) -> dict[str, Any]:
     """Read every input and return the report's document model.
 
@@ -159,7 +161,13 @@ def build_report(
         ),
         ("scores", "Automatic evaluation", scores_section(ctx)),
         *(
-            [("human", "Human evaluation", human_section(ctx))]
+            [
+                (
+                    "human",
+                    "Human evaluation",
+                    human_section(ctx) + agreement_blocks(ctx, agreement),
+                )
+            ]
             if not situated or _has_other_studies(config, ctx, situated)
             else []
         ),
