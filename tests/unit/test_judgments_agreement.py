@@ -421,3 +421,72 @@ def test_report_subsection(tmp_path):
     assert "krippendorff package 0." in blocks[4]["parts"][0]["text"]
     assert "ICC(1,1)" in blocks[4]["parts"][0]["text"]
     assert agreement_blocks(ctx, [tmp_path / "none.json"]) == []
+
+
+def test_text_rating_criteria_icc_for_sliders_only():
+    table = _rating_table(seed=5).drop(columns=["control"])
+    study = {
+        "id": "text",
+        "task": "text_rating",
+        "seed": 3,
+        "criteria": [
+            {"id": "fluency", "scale": "likert", "points": 5},
+            {"id": "adequacy", "scale": "slider"},
+        ],
+    }
+    rows, facts = study_agreement(table, study, {"bootstrap": 20})
+    assert [(r["criterion"], r["coefficient"]) for r in rows] == [
+        ("fluency", "alpha"),
+        ("adequacy", "alpha"),
+        ("adequacy", "ICC(1,1)"),
+        ("adequacy", "ICC(1,k)"),
+    ]
+    assert facts["dropped"]["control"] == 1  # the CONTROL system, without a column
+
+
+def test_situated_answers_are_nominal_per_instance_and_expression():
+    # two evaluators per (instance, shown); evaluator s2 disagrees on one of four
+    rows = [
+        {"subject": s, "instance": i, "shown": "system", "chosen": c}
+        for i, (a, b) in enumerate(
+            [("p1", "p1"), ("p2", "p2"), ("p3", "p4"), ("p5", "p5")]
+        )
+        for s, c in (("s1", a), ("s2", b))
+    ]
+    study = {"id": "sit", "task": "situated_identification", "seed": 1}
+    (row,), _ = study_agreement(pd.DataFrame(rows), study, {"bootstrap": 0})
+    assert (row["criterion"], row["level"], row["n_units"]) == (
+        "chosen_piece",
+        "nominal",
+        4,
+    )
+    # by hand: n = 8 values; D_o = 2/8 (one disagreeing unit: 2 ordered pairs / 1);
+    # categories p1 2, p2 2, p3 1, p4 1, p5 2: D_e = (64 - 14) / 56
+    assert row["estimate"] == pytest.approx(1 - (2 / 8) / (50 / 56))
+
+
+def test_analyses_can_name_z_measures_of_normalised_studies():
+    import yaml
+    from snakemake.utils import validate
+
+    from stecflow.analysis.analyses import analysis_specs
+
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    validate(
+        config,
+        schema=str(REPO / "workflow/schemas/config.schema.yaml"),
+        set_default=True,
+    )
+    extra = {
+        "id": "z",
+        "test": "anova",
+        "source": "rating",
+        "measure": "adequacy_z",
+    }
+    config["statistics"]["analyses"].append(extra)
+    specs = {s["id"]: s for s in analysis_specs(config)}
+    assert specs["z"]["measure"] == "adequacy_z"
+    study = next(s for s in config["studies"] if s["id"] == "rating")
+    study["normalise"] = None
+    with pytest.raises(ConfigError, match="adequacy_z"):
+        analysis_specs(config)
