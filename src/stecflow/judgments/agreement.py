@@ -559,6 +559,14 @@ def study_agreement(
             w if w else ("tie" if p == "tie" else "")
             for w, p in zip(winner, preferred, strict=True)
         ]
+    if task == "situated_identification" and {"chosen", "cant_tell"} <= set(frame):
+        # "I don't know" is an answer raters can agree on, as in the IR measures
+        frame["chosen"] = [
+            c if c else ("cant_tell" if _truthy(t) else "")
+            for c, t in zip(
+                frame["chosen"].astype(str), frame["cant_tell"], strict=True
+            )
+        ]
     rows: list[dict[str, Any]] = []
     for criterion in agreement_criteria(study):
         if criterion.column not in frame.columns:
