@@ -490,3 +490,18 @@ def test_analyses_can_name_z_measures_of_normalised_studies():
     study["normalise"] = None
     with pytest.raises(ConfigError, match="adequacy_z"):
         analysis_specs(config)
+
+
+def test_a_study_awaiting_responses_gets_empty_tables(tmp_path):
+    header = tmp_path / "header.tsv"
+    _rating_table().head(0).to_csv(header, sep="\t", index=False)
+    empty = tmp_path / "empty.tsv"
+    empty.write_text("")
+    for path in (header, empty):
+        summary = write_agreement(
+            path, tmp_path / "a.tsv", tmp_path / "a.json", study=STUDY
+        )
+        assert summary["awaiting_judgments"] is True
+        assert summary["coefficients"] == []
+        lines = (tmp_path / "a.tsv").read_text().splitlines()
+        assert lines == ["\t".join(AGREEMENT_COLUMNS)]

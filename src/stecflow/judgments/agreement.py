@@ -546,6 +546,9 @@ def study_agreement(
     task = str(study.get("task"))
     seed = config.seed if config.seed is not None else int(study.get("seed") or 0)
     frame, dropped = analysed_rows(judgments)
+    if not len(frame):  # no judgments yet (a study awaiting its responses)
+        facts = {"rows": int(len(judgments)), "rows_used": 0, "seed": seed}
+        return [], {**facts, "dropped": dict(sorted(dropped.items()))}
     rater = "subject"
     if rater not in frame.columns:
         raise JudgmentsError(
@@ -724,12 +727,15 @@ def write_agreement(
         judgments = pd.read_csv(
             judgments_path, sep="\t", dtype=str, keep_default_na=False
         )
-    except pd.errors.EmptyDataError as error:
-        raise JudgmentsError(
-            "empty judgments table", file=str(judgments_path)
-        ) from error
+    except pd.errors.EmptyDataError:  # no header either: no judgments yet
+        judgments = pd.DataFrame()
     config = AgreementSettings.from_mapping(study.get("agreement"))
     rows, facts = study_agreement(judgments, study, config)
+    summary_means = (
+        system_means(judgments, study)
+        if study.get("normalise") == "z" and len(judgments)
+        else []
+    )
     versions = {}
     for name in ("krippendorff", "numpy"):
         try:
@@ -753,7 +759,8 @@ def write_agreement(
         "rows_used": facts["rows_used"],
         "dropped": facts["dropped"],
         "coefficients": rows,
-        "system_means": system_means(judgments, study) if normalise == "z" else [],
+        "awaiting_judgments": not facts["rows"],
+        "system_means": summary_means,
     }
     write_tsv(rows, AGREEMENT_COLUMNS, tsv_path)
     write_json(summary, json_path)

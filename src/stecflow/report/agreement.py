@@ -64,7 +64,12 @@ def _coefficients_table(studies: Sequence[Mapping[str, Any]]) -> Table:
     }
     level = next(iter(confidence)) if len(confidence) == 1 else 0.95
     for study in studies:
-        rows.append(Row(heading=f"Study {study.get('study')}"))
+        rows.append(
+            Row(
+                heading=f"Study {study.get('study')}"
+                + ("" if study.get("coefficients") else ": no judgments yet")
+            )
+        )
         for r in study.get("coefficients") or []:
             k = parse_float(r.get("raters_per_unit"))
             rows.append(
