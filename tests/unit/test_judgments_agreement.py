@@ -505,3 +505,43 @@ def test_a_study_awaiting_responses_gets_empty_tables(tmp_path):
         assert summary["coefficients"] == []
         lines = (tmp_path / "a.tsv").read_text().splitlines()
         assert lines == ["\t".join(AGREEMENT_COLUMNS)]
+
+
+def test_merge_study_adds_z_columns(tmp_path):
+    from stecflow.core.io import read_tsv
+    from stecflow.judgments import merge_study
+
+    fixtures = REPO / "tests" / "fixtures" / "judgments"
+    outputs = {}
+    for normalise in (None, "z"):
+        out = tmp_path / f"{normalise}.tsv"
+        merge_study(
+            fixtures / "design_rate.tsv",
+            [fixtures / "rating_export.tsv"],
+            None,
+            fixtures / "testset.xml",
+            out_judgments_tsv=out,
+            study="rate-demo",
+            task="rating",
+            normalise=normalise,
+        )
+        outputs[normalise] = read_tsv(out)
+    plain, normalised = outputs[None], outputs["z"]
+    assert "adequacy_z" not in plain[0]
+    assert [{k: r[k] for k in plain[0]} for r in normalised] == plain
+    table = pd.DataFrame(normalised)
+    scored = table[
+        (table["practice"] == "false")
+        & (table["excluded"] == "false")
+        & (table["adequacy"] != "")
+    ]
+    assert len(scored) >= 4
+    for column in ("adequacy", "fluency"):
+        values = pd.to_numeric(scored[column])
+        expected = values.groupby(scored["subject"]).transform(
+            lambda x: (x - x.mean()) / x.std()
+        )
+        got = pd.to_numeric(scored[f"{column}_z"])
+        assert list(got) == pytest.approx(list(expected), abs=1e-9)
+    practice = table[table["practice"] == "true"]
+    assert len(practice) and (practice["adequacy_z"] == "").all()
