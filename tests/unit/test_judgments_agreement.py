@@ -545,3 +545,28 @@ def test_merge_study_adds_z_columns(tmp_path):
         assert list(got) == pytest.approx(list(expected), abs=1e-9)
     practice = table[table["practice"] == "true"]
     assert len(practice) and (practice["adequacy_z"] == "").all()
+
+
+@pytest.mark.parametrize("level", ["nominal", "interval"])
+def test_resampling_statistics_equal_the_matrix_formulas(level):
+    from stecflow.judgments.agreement import UnitStats
+
+    rng = np.random.default_rng(5)
+    data = rng.integers(1, 6 if level == "nominal" else 101, size=(8, 50))
+    data = data.astype(float) + (0 if level == "nominal" else 1000.0)
+    data[rng.random(data.shape) < 0.6] = np.nan
+    keep = (~np.isnan(data)).sum(axis=0) >= 2
+    data = data[:, keep]
+    stats = UnitStats.from_matrix(data, level)
+    for _ in range(20):
+        picks = rng.integers(0, data.shape[1], data.shape[1])
+        weights = np.bincount(picks, minlength=data.shape[1])
+        sample = data[:, picks]
+        assert stats.alpha(weights) == pytest.approx(alpha(sample, level), abs=1e-10)
+        if level == "interval":
+            one = icc(sample, model="one_way")
+            got = stats.icc_one_way(weights)
+            assert got["single"] == pytest.approx(one["single"], abs=1e-10)
+            assert got["average"] == pytest.approx(one["average"], abs=1e-10)
+    constant = UnitStats.from_matrix(np.full((2, 3), 7.0), "interval")
+    assert math.isnan(constant.alpha(np.ones(3)))
