@@ -91,8 +91,9 @@ def _coefficients_table(studies: Sequence[Mapping[str, Any]]) -> Table:
                 notes.append(note)
     notes.append(
         "Units: the things judged (an item described by a system; for a preference"
-        " study an item's pair of systems); only units judged by two or more raters"
-        " count (pairable values: their ratings)."
+        " study an item's pair of systems; for a situated study an instance and the"
+        " expression shown); only units judged by two or more raters count"
+        " (pairable values: their ratings or answers)."
     )
     return Table(
         "human-agreement",

@@ -145,10 +145,12 @@ def build_report(
             )
         )
     judgment_files = [*judgment_measures, *judgment_summaries, *judgment_quality]
+    judgment_files += [p for p in agreement if Path(p).is_file()]
     for path in sorted(judgment_files, key=lambda p: path_tail(p, 2)):
         inputs.append(("judgments", path_tail(path, 2), file_sha256(path)))
 
     situated = situated_studies(ctx)
+    human = not situated or _has_other_studies(config, ctx, situated)
     sections = [
         (
             "overview",
@@ -168,11 +170,19 @@ def build_report(
                     human_section(ctx) + agreement_blocks(ctx, agreement),
                 )
             ]
-            if not situated or _has_other_studies(config, ctx, situated)
+            if human
             else []
         ),
         *(
-            [("situated", "Situated identification study", situated_section(ctx))]
+            [
+                (
+                    "situated",
+                    "Situated identification study",
+                    # agreement goes here when there is no human section
+                    situated_section(ctx)
+                    + ([] if human else agreement_blocks(ctx, agreement)),
+                )
+            ]
             if situated
             else []
         ),
