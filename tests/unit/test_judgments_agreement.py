@@ -570,3 +570,10 @@ def test_resampling_statistics_equal_the_matrix_formulas(level):
             assert got["average"] == pytest.approx(one["average"], abs=1e-10)
     constant = UnitStats.from_matrix(np.full((2, 3), 7.0), "interval")
     assert math.isnan(constant.alpha(np.ones(3)))
+
+
+def test_a_table_without_raters_is_named(tmp_path):
+    path = tmp_path / "rate.tsv"
+    _rating_table().drop(columns=["subject"]).to_csv(path, sep="\t", index=False)
+    with pytest.raises(JudgmentsError, match=r"rate\.tsv.*subject"):
+        write_agreement(path, tmp_path / "a.tsv", tmp_path / "a.json", study=STUDY)

@@ -643,6 +643,7 @@ def study_agreement(
         Rows with :data:`AGREEMENT_COLUMNS`; facts: rows read and dropped.
     """
     import numpy as np
+    import pandas as pd
 
     config = (
         settings
@@ -663,7 +664,11 @@ def study_agreement(
         )
     frame = frame.assign(_unit=_units(frame, task) if len(frame) else [])
     if task == "text_preference" and "winner" in frame.columns:
-        preferred = frame.get("preferred", "").astype(str)
+        preferred = (
+            frame["preferred"].astype(str)
+            if "preferred" in frame.columns
+            else pd.Series("", index=frame.index)
+        )
         winner = frame["winner"].astype(str)
         frame["winner"] = [
             w if w else ("tie" if p == "tie" else "")
@@ -843,7 +848,14 @@ def write_agreement(
     except pd.errors.EmptyDataError:  # no header either: no judgments yet
         judgments = pd.DataFrame()
     config = AgreementSettings.from_mapping(study.get("agreement"))
-    rows, facts = study_agreement(judgments, study, config)
+    try:
+        rows, facts = study_agreement(judgments, study, config)
+    except JudgmentsError as error:
+        if error.file is not None:
+            raise
+        raise JudgmentsError(
+            error.message, file=str(judgments_path), field=error.field
+        ) from error
     summary_means = (
         system_means(judgments, study)
         if study.get("normalise") == "z" and len(judgments)
