@@ -577,3 +577,21 @@ def test_a_table_without_raters_is_named(tmp_path):
     _rating_table().drop(columns=["subject"]).to_csv(path, sep="\t", index=False)
     with pytest.raises(JudgmentsError, match=r"rate\.tsv.*subject"):
         write_agreement(path, tmp_path / "a.tsv", tmp_path / "a.json", study=STUDY)
+
+
+def test_check_config_refuses_normalise_on_an_identification_study():
+    import yaml
+    from snakemake.utils import validate
+
+    from stecflow.campaign import check_config
+
+    config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
+    validate(
+        config,
+        schema=str(REPO / "workflow/schemas/config.schema.yaml"),
+        set_default=True,
+    )
+    check_config(config)
+    config["studies"][1]["normalise"] = "z"
+    with pytest.raises(ConfigError, match=r"studies\[1\]\.normalise: only rating"):
+        check_config(config)

@@ -119,10 +119,6 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
                 " for text_rating and text_preference studies",
                 field=f"studies[{n}].criteria",
             )
-        if spec.get("normalise") is not None:  # per-rater z-scores: ratings only
-            from stecflow.judgments.normalise import check_normalise
-
-            check_normalise(spec, f"studies[{n}]")
         if spec["task"] == "text_preference":
             if entry.get("design") not in (None, "pairs"):
                 raise ConfigError(
