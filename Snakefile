@@ -38,6 +38,8 @@
 #   results/judgments/quality/<study>.tsv         data-quality problems found
 #   results/judgments/measures/<study>.tsv        derived measures per system and subdomain
 #   results/judgments/summary/<study>.json        counts, outliers, settings
+#   results/judgments/agreement/<study>.tsv       inter-rater agreement (alpha, ICC)
+#                                                 with bootstrap CIs (.json: settings)
 #   results/stats/<analysis>.tsv / .json          one statistical analysis each
 #   results/report/index.html                     the campaign report (self-contained)
 #   results/release/<campaign>-<version>.zip      the public-release archive
@@ -83,6 +85,7 @@ rule all:
         expand(f"{RESULTS}/stats/{{analysis}}.tsv", analysis=ANALYSES),
         expand(f"{RESULTS}/studies/{{study}}/web", study=STUDIES),
         expand(f"{RESULTS}/judgments/{{study}}.tsv", study=STUDIES),
+        expand(f"{RESULTS}/judgments/agreement/{{study}}.tsv", study=STUDIES),
         f"{RESULTS}/report/index.html",
         RELEASE_ARCHIVE,
     localrule: True

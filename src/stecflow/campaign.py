@@ -320,6 +320,10 @@ def check_config(config: Mapping[str, Any]) -> None:
                 " set",
                 field=f"data.subsets[{n}]",
             )
+    from stecflow.judgments.normalise import check_normalise
+
+    for n, study in enumerate(config.get("studies") or []):
+        check_normalise(study, f"studies[{n}]")  # per-rater z-scores: ratings only
     from stecflow.analysis.analyses import analysis_specs
 
     analysis_specs(config)  # checks the metrics too

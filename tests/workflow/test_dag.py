@@ -26,6 +26,7 @@ TINY_JOBS = {
     "build_stimuli": 1,
     "simulate_responses": 1,
     "merge_judgments": 1,
+    "compute_agreement": 1,
     "run_analysis": 8,
     "render_report": 1,
     "build_release": 1,
@@ -70,6 +71,7 @@ def test_demo_campaign_dry_run():
     # two studies (rating, identification), answered by simulated participants
     assert jobs["design_study"] == jobs["build_stimuli"] == 2
     assert jobs["simulate_responses"] == jobs["merge_judgments"] == 2
+    assert jobs["compute_agreement"] == 2  # inter-rater agreement per study
 
 
 def test_b5ref_campaign_dry_run(b5ref_dir):

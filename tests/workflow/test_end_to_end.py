@@ -223,6 +223,7 @@ def test_collected_responses_rerun_only_the_merge_and_what_follows(tiny_campaign
     assert set(jobs) <= {
         "all",
         "merge_judgments",
+        "compute_agreement",
         "run_analysis",
         "render_report",
         "build_release",

@@ -59,3 +59,24 @@ rule merge_judgments:
         dmdx_items_dir=f"{RESULTS}/studies/{{study}}/dmdx",
     script:
         "../scripts/merge_judgments.py"
+
+
+# code: stecflow.judgments.agreement.write_agreement (via workflow/scripts/compute_agreement.py)
+rule compute_agreement:
+    """Inter-rater agreement of one study: Krippendorff's alpha, ICC, bootstrap CIs."""
+    input:
+        judgments=f"{RESULTS}/judgments/{{study}}.tsv",
+    output:
+        table=f"{RESULTS}/judgments/agreement/{{study}}.tsv",
+        settings=f"{RESULTS}/judgments/agreement/{{study}}.json",
+    log:
+        f"{RESULTS}/logs/compute_agreement/{{study}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/compute_agreement/{{study}}.tsv"
+    resources:
+        mem_mb=mem_mb(500, 20),
+        runtime=runtime(10),
+    params:
+        spec=get_study,
+    script:
+        "../scripts/compute_agreement.py"

@@ -20,6 +20,7 @@ rule render_report:
         judgment_quality=expand(
             f"{RESULTS}/judgments/quality/{{study}}.tsv", study=STUDIES
         ),
+        agreement=expand(f"{RESULTS}/judgments/agreement/{{study}}.json", study=STUDIES),
         template=workflow.source_path("../templates/report/index.html.j2"),
         macros=workflow.source_path("../templates/report/_macros.html.j2"),
         situated=workflow.source_path("../templates/report/_situated.html.j2"),

@@ -66,6 +66,7 @@ def main(smk) -> None:
             exclusions=smk.params.spec.get("exclusions"),
             out_exclusions_tsv=smk.output.exclusions,
             sessions=getattr(smk.output, "sessions", None),
+            normalise=smk.params.spec.get("normalise"),
         )
 
 

@@ -170,6 +170,9 @@ STUDY_FACTORS = (
 JUDGMENT_MEASURES: dict[str, tuple[str, str, bool, tuple[str, ...]]] = {
     "adequacy": ("adequacy", "in_analysis", True, ("rating",)),
     "fluency": ("fluency", "in_analysis", True, ("rating",)),
+    # per-rater z-scores (study option normalise: z, stecflow.judgments.normalise)
+    "adequacy_z": ("adequacy_z", "in_analysis", True, ()),
+    "fluency_z": ("fluency_z", "in_analysis", True, ()),
     "identification_accuracy": ("correct", "in_analysis", True, ("identification",)),
     "identification_time": (
         "identification_time_adj_ms",
@@ -204,8 +207,18 @@ ITEM_TABLE_COLUMNS = (
 
 def _study_measures(study: Mapping[str, Any]) -> list[str]:
     if study["task"] == TEXT_RATING_TASK:
-        return _criteria(study)
-    return [m for m, (*_, tasks) in JUDGMENT_MEASURES.items() if study["task"] in tasks]
+        measures = _criteria(study)
+    else:
+        measures = [
+            m for m, (*_, tasks) in JUDGMENT_MEASURES.items() if study["task"] in tasks
+        ]
+    if study.get("normalise") == "z":  # <measure>_z: per-rater z-scores
+        measures += [
+            f"{m}_z"
+            for m in measures
+            if study["task"] == TEXT_RATING_TASK or m in ("adequacy", "fluency")
+        ]
+    return measures
 
 
 def _criteria(study: Mapping[str, Any]) -> list[str]:
@@ -432,7 +445,7 @@ def _checked_spec(
                 field=f"{where}.test",
             )
         if studies[spec["source"]]["task"] == TEXT_RATING_TASK:
-            spec["criteria"] = _criteria(studies[spec["source"]])
+            spec["criteria"] = _study_measures(studies[spec["source"]])
         valid = _study_measures(studies[spec["source"]])
         if test in MULTI_MEASURE_TESTS:  # a study's measures and metrics joined
             valid += [m for m, metric in metrics.items() if metric.level != "corpus"]

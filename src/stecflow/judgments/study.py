@@ -235,6 +235,7 @@ def merge_study(
     exclusions: Sequence[Mapping[str, Any]] | None = None,
     out_exclusions_tsv: str | Path | None = None,
     sessions: Any = None,
+    normalise: str | None = None,
 ) -> dict[str, Any]:
     """Merge one study's responses with its design and write the judgments tables.
 
@@ -277,6 +278,9 @@ def merge_study(
     sessions : DataFrame or path, optional
         The study's session table (``answer`` rules); a path that does not
         exist counts as no table.
+    normalise : {"z", None}
+        The study's ``normalise``: ``z`` adds ``adequacy_z`` and ``fluency_z``
+        to a rating study's judgments table (:mod:`stecflow.judgments.normalise`).
 
     Returns
     -------
@@ -416,6 +420,13 @@ def merge_study(
         p["study"] = p.get("study") or study
     problems.sort(key=_quality_sort)
     judgment_rows = _records(trials, JUDGMENT_COLUMNS)
+    judgment_columns = tuple(JUDGMENT_COLUMNS)
+    if normalise is not None and outcome.task == "rating":
+        from stecflow.judgments.normalise import add_z_scores
+
+        judgment_columns += add_z_scores(
+            judgment_rows, ("adequacy", "fluency"), normalise=normalise
+        )
     summary = _summary(
         study,
         outcome,
@@ -440,7 +451,7 @@ def merge_study(
             "audit": audit,
         }
     if out_judgments_tsv is not None:
-        write_tsv(judgment_rows, JUDGMENT_COLUMNS, out_judgments_tsv)
+        write_tsv(judgment_rows, judgment_columns, out_judgments_tsv)
     if out_quality_tsv is not None:
         write_tsv(problems, QUALITY_COLUMNS, out_quality_tsv)
     if out_measures_tsv is not None:

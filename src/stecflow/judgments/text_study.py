@@ -982,7 +982,9 @@ def merge_text_study(
         and the JSON summary.
     study : mapping
         The study's config entry: ``id``, ``task`` (``text_rating`` or
-        ``text_preference``) and ``criteria``.
+        ``text_preference``), ``criteria`` and ``normalise`` (``z``: every
+        criterion gains a ``<criterion>_z`` column of per-rater z-scores,
+        :mod:`stecflow.judgments.normalise`).
     settings : mapping, optional
         The config's ``judgments`` mapping: ``encoding``, ``strict`` and
         ``exclude_partial_sessions`` (default false) are used.
@@ -1073,6 +1075,12 @@ def merge_text_study(
         if task == "text_rating":
             row.update(t["ratings"])
         table.append(row)
+    if task == "text_rating" and study.get("normalise"):
+        from stecflow.judgments.normalise import add_z_scores
+
+        columns += add_z_scores(
+            table, [c.id for c in criteria], normalise=study.get("normalise")
+        )
     pairs: list[dict[str, Any]] = []
     model: dict[str, Any] | None = None
     if task == "text_rating":

@@ -127,6 +127,7 @@ def render_report(
     previous_release: PathLike | None = None,
     significance: PathLike | None = None,
     clusters: PathLike | None = None,
+    agreement: Sequence[PathLike] = (),
 ) -> str:
     """Write the campaign report, one self-contained HTML file.
 
@@ -164,6 +165,9 @@ def render_report(
         ``results/scores/significance.tsv`` and ``clusters.tsv`` (rule
         ``compare_systems``): the score tables' cluster column and the "Which
         systems differ" tables. None: the report shows no clusters.
+    agreement
+        ``results/judgments/agreement/<study>.json`` (rule ``compute_agreement``):
+        the human section's agreement subsection (:mod:`stecflow.report.agreement`).
 
     Returns
     -------
@@ -193,6 +197,7 @@ def render_report(
         previous_release=previous_release,
         significance=significance,
         clusters=clusters,
+        agreement=agreement,
     )
     page = render_html(document, template)
     out = Path(out_html)

@@ -8,6 +8,7 @@ from typing import Any
 
 from stecflow import __version__
 from stecflow.core.io import read_tsv
+from stecflow.report.agreement import agreement_blocks
 from stecflow.report.changes import changes_since
 from stecflow.report.context import Context, display_path, heading, path_tail
 from stecflow.report.human import human_section
@@ -63,6 +64,7 @@ def build_report(
     previous_release: PathLike | None = None,
     significance: PathLike | None = None,
     clusters: PathLike | None = None,
+    agreement: Sequence[PathLike] = (),
 ) -> dict[str, Any]:
     """Read every input and return the report's document model.
 
@@ -143,10 +145,12 @@ def build_report(
             )
         )
     judgment_files = [*judgment_measures, *judgment_summaries, *judgment_quality]
+    judgment_files += [p for p in agreement if Path(p).is_file()]
     for path in sorted(judgment_files, key=lambda p: path_tail(p, 2)):
         inputs.append(("judgments", path_tail(path, 2), file_sha256(path)))
 
     situated = situated_studies(ctx)
+    human = not situated or _has_other_studies(config, ctx, situated)
     sections = [
         (
             "overview",
@@ -159,12 +163,26 @@ def build_report(
         ),
         ("scores", "Automatic evaluation", scores_section(ctx)),
         *(
-            [("human", "Human evaluation", human_section(ctx))]
-            if not situated or _has_other_studies(config, ctx, situated)
+            [
+                (
+                    "human",
+                    "Human evaluation",
+                    human_section(ctx) + agreement_blocks(ctx, agreement),
+                )
+            ]
+            if human
             else []
         ),
         *(
-            [("situated", "Situated identification study", situated_section(ctx))]
+            [
+                (
+                    "situated",
+                    "Situated identification study",
+                    # agreement goes here when there is no human section
+                    situated_section(ctx)
+                    + ([] if human else agreement_blocks(ctx, agreement)),
+                )
+            ]
             if situated
             else []
         ),
