@@ -92,7 +92,7 @@ def wilson(successes: int, n: int, z: float = 1.959963984540054) -> tuple[float,
 
 
 def effects_from_config(power: Mapping[str, Any]) -> Effects:
-    """Effects from ``studies.<id>.power`` (``effects: {means: {...}, rater_sd...}``)."""
+    """Effects from ``studies.<id>.power.effects`` (``means``, ``rater_sd``...)."""
     eff = dict(power.get("effects") or {})
     means = eff.pop("means", None)
     if not isinstance(means, Mapping):
@@ -101,7 +101,9 @@ def effects_from_config(power: Mapping[str, Any]) -> Effects:
         )
     unknown = set(eff) - {"rater_sd", "item_sd", "noise_sd"}
     if unknown:
-        raise PowerError(f"power.effects has unknown keys: {', '.join(sorted(unknown))}")
+        raise PowerError(
+            f"power.effects has unknown keys: {', '.join(sorted(unknown))}"
+        )
     return Effects(
         means={str(k): float(v) for k, v in means.items()},
         **{k: float(v) for k, v in eff.items()},
@@ -143,7 +145,8 @@ def estimate_effects(
     if len(bad):
         line = int(bad.index[0]) + 2
         raise PowerError(
-            f"{source}, line {line}, field {measure}: {bad[measure].iloc[0]!r} is not a number"
+            f"{source}, line {line}, field {measure}:"
+            f" {bad[measure].iloc[0]!r} is not a number"
         )
     data = pd.DataFrame(
         {"participant": frame["participant"], "system": frame["system"], "y": values}
@@ -320,7 +323,9 @@ def session_duration(
         with open(path, encoding="utf-8", newline="") as fh:
             reader = csv.DictReader(fh, delimiter="\t")
             if not reader.fieldnames or "duration_s" not in reader.fieldnames:
-                raise PowerError(f"{source}: the session table has no duration_s column")
+                raise PowerError(
+                    f"{source}: the session table has no duration_s column"
+                )
             for line, row in enumerate(reader, start=2):
                 if row.get("status", "completed") != "completed":
                     continue
@@ -375,3 +380,177 @@ def design_duration(
 def settings_dict(effects: Effects, **extra: Any) -> dict[str, Any]:
     """The JSON settings record of a power run."""
     return {"effects": {**asdict(effects), "means": dict(effects.means)}, **extra}
+
+
+#: Columns of ``results/power/<study>.tsv``.
+POWER_COLUMNS = (
+    "participants",
+    "test",
+    "runs",
+    "significant",
+    "power",
+    "mc_se",
+    "ci_low",
+    "ci_high",
+)
+
+
+def study_power_settings(config: Mapping[str, Any], study_id: str) -> dict[str, Any]:
+    """The study's config entry and its ``power`` mapping (may be empty)."""
+    studies = config.get("studies") or []
+    for study in studies:
+        if isinstance(study, Mapping) and study.get("id") == study_id:
+            return {"study": dict(study), "power": dict(study.get("power") or {})}
+    known = ", ".join(str(s.get("id")) for s in studies if isinstance(s, Mapping))
+    raise PowerError(
+        f"no study {study_id!r} in the config (studies: {known or 'none'})"
+    )
+
+
+def power_svg(rows: Sequence[Mapping[str, Any]], *, study: str, alpha: float) -> str:
+    """Power per participant number and test, with Wilson intervals."""
+    from stecflow.report.svg import IntervalPoint, interval_plot
+
+    points = [
+        IntervalPoint(
+            f"{r['test']}, n={r['participants']}",
+            float(r["power"]),
+            float(r["ci_low"]),
+            float(r["ci_high"]),
+        )
+        for r in rows
+    ]
+    return interval_plot(
+        points,
+        title=f"Power of study {study} (alpha {alpha})",
+        axis_label="power (share of simulated studies with p < alpha)",
+        note="bars: Wilson 95 % intervals of the Monte-Carlo estimate",
+    )
+
+
+def write_power(
+    rows: Sequence[Mapping[str, Any]],
+    settings: Mapping[str, Any],
+    out_dir: str | Path,
+    study: str,
+) -> list[Path]:
+    """Write ``<study>.tsv``, ``<study>.json`` and ``<study>.svg`` in *out_dir*."""
+    import json
+
+    from stecflow.core.io import write_tsv
+
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    paths = [out / f"{study}.tsv", out / f"{study}.json", out / f"{study}.svg"]
+    write_tsv([dict(r) for r in rows], POWER_COLUMNS, paths[0])
+    paths[1].write_text(
+        json.dumps(settings, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+    )
+    paths[2].write_text(
+        power_svg(rows, study=study, alpha=float(settings["alpha"])) + "\n",
+        encoding="utf-8",
+    )
+    return paths
+
+
+def run_power(
+    config: Mapping[str, Any],
+    study_id: str,
+    *,
+    pilot: str | Path | None = None,
+    sessions: str | Path | None = None,
+    runs: int | None = None,
+    participants: Sequence[int] | None = None,
+    seed: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Power table and settings (with the duration estimate) of one study.
+
+    Config keys (``studies.<id>.power``): ``effects`` (``means``, ``rater_sd``,
+    ``item_sd``, ``noise_sd``), ``measure`` (pilot column, default ``adequacy``),
+    ``participants`` (default 1-4 x the number of lists = systems),
+    ``runs`` (200), ``alpha`` (0.05), ``tests`` (``[anova]``), ``pairs``
+    (``[[A, B], ...]``: Tukey pairs), ``trials_per_system`` (10), ``seed``
+    (the study's seed), ``hourly_rate`` and ``currency``, ``per_trial_ms`` and
+    ``instructions_s`` (duration without a pilot).
+    """
+    found = study_power_settings(config, study_id)
+    study, power = found["study"], found["power"]
+    measure = str(power.get("measure", "adequacy"))
+    if pilot is not None:
+        effects = estimate_effects(pilot, measure)
+    elif power.get("effects"):
+        effects = effects_from_config(power)
+    else:
+        raise PowerError(
+            f"study {study_id}: give a pilot's judgments (--pilot) or"
+            f" studies.{study_id}.power.effects in the config"
+        )
+    n_lists = len(study.get("systems") or effects.means)
+    sizes = list(participants or power.get("participants") or [])
+    if not sizes:
+        sizes = [n_lists * k for k in (1, 2, 3, 4)]
+    runs = int(runs if runs is not None else power.get("runs", 200))
+    seed = int(seed if seed is not None else power.get("seed", study.get("seed", 0)))
+    alpha = float(power.get("alpha", 0.05))
+    tests = [str(t) for t in power.get("tests", ["anova"])]
+    pairs = [(str(a), str(b)) for a, b in power.get("pairs", [])]
+    per_system = int(power.get("trials_per_system", 10))
+    rows = power_table(
+        effects,
+        sizes,
+        runs=runs,
+        seed=seed,
+        trials_per_system=per_system,
+        alpha=alpha,
+        tests=tests,
+        pairs=pairs,
+        progress=progress,
+    )
+    rate = power.get("hourly_rate")
+    rate = float(rate) if rate is not None else None
+    if sessions is not None:
+        duration = session_duration(sessions, hourly_rate=rate)
+    else:
+        trials = per_system * len(effects.means) + int(study.get("practice", 0))
+        default_ms = 3500.0 if study.get("task", "rating") == "rating" else 4000.0
+        duration = design_duration(
+            trials,
+            per_trial_ms=float(power.get("per_trial_ms", default_ms)),
+            instructions_s=float(power.get("instructions_s", 120.0)),
+            hourly_rate=rate,
+            seed=seed,
+        )
+    if rate is not None:
+        duration["currency"] = str(power.get("currency", ""))
+    settings = settings_dict(
+        effects,
+        study=study_id,
+        measure=measure,
+        participants=sizes,
+        runs=runs,
+        seed=seed,
+        alpha=alpha,
+        tests=tests,
+        pairs=[list(p) for p in pairs],
+        trials_per_system=per_system,
+        duration=duration,
+    )
+    return rows, settings
+
+
+def describe_duration(duration: Mapping[str, Any]) -> str:
+    """One line: median and 90th percentile minutes, and pay."""
+    text = (
+        f"session duration ({duration['source']}): median"
+        f" {duration['median_min']:.1f} min,"
+        f" 90th percentile {duration['p90_min']:.1f} min"
+    )
+    if "pay_median" in duration:
+        cur = duration.get("currency", "")
+        text += (
+            f"; pay at {duration['hourly_rate']:g} {cur}/h:"
+            f" {duration['pay_median']:.2f} {cur} (median),"
+            f" {duration['pay_p90']:.2f} {cur} (90th percentile)"
+        )
+    return text
