@@ -354,27 +354,34 @@ def design_duration(
     instructions_s: float = 120.0,
     hourly_rate: float | None = None,
     sd_fraction: float = 0.25,
-    seed: int = 0,
-    sessions: int = 1000,
 ) -> dict[str, Any]:
     """Duration estimated without a pilot: instructions + trials x per-trial time.
 
-    The session's trial time varies across participants with a log-normal speed
-    factor of SD ``sd_fraction`` (the simulator's ``speed_sd`` scale), so the
-    90th percentile is above the median.
+    Participants' speed varies by a log-normal factor with log-SD ``sd_fraction``
+    (median 1), so the median session takes ``instructions_s + trials x
+    per_trial_ms`` and the 90th percentile multiplies the trial time by
+    ``exp(1.2816 x sd_fraction)``.
     """
-    import numpy as np
+    from statistics import NormalDist
 
-    rng = np.random.default_rng(seed)
-    speed = rng.lognormal(0.0, sd_fraction, sessions)
-    minutes = (instructions_s + trials * per_trial_ms / 1000 * speed) / 60
-    return {
+    trial_s = trials * per_trial_ms / 1000
+    z90 = NormalDist().inv_cdf(0.9)
+    median = (instructions_s + trial_s) / 60
+    p90 = (instructions_s + trial_s * math.exp(z90 * sd_fraction)) / 60
+    out: dict[str, Any] = {
         "source": (
             f"design: {trials} trials x {per_trial_ms:.0f} ms + {instructions_s:.0f} s"
             " instructions"
         ),
-        **_summary(list(minutes), hourly_rate),
+        "sessions": 0,
+        "median_min": round(median, 2),
+        "p90_min": round(p90, 2),
     }
+    if hourly_rate is not None:
+        out["hourly_rate"] = hourly_rate
+        out["pay_median"] = round(hourly_rate * median / 60, 2)
+        out["pay_p90"] = round(hourly_rate * p90 / 60, 2)
+    return out
 
 
 def settings_dict(effects: Effects, **extra: Any) -> dict[str, Any]:
@@ -519,7 +526,6 @@ def run_power(
             per_trial_ms=float(power.get("per_trial_ms", default_ms)),
             instructions_s=float(power.get("instructions_s", 120.0)),
             hourly_rate=rate,
-            seed=seed,
         )
     if rate is not None:
         duration["currency"] = str(power.get("currency", ""))
