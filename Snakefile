@@ -65,6 +65,7 @@ include: "workflow/rules/judgments.smk"
 include: "workflow/rules/statistics.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/release.smk"
+include: "workflow/rules/power.smk"
 
 
 # A run (not a dry run) claims the results folder for this campaign.
@@ -85,4 +86,5 @@ rule all:
         expand(f"{RESULTS}/judgments/{{study}}.tsv", study=STUDIES),
         f"{RESULTS}/report/index.html",
         RELEASE_ARCHIVE,
+        expand(f"{RESULTS}/power/{{study}}.tsv", study=POWER_STUDIES),
     localrule: True

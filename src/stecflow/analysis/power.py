@@ -484,6 +484,8 @@ def run_power(
     found = study_power_settings(config, study_id)
     study, power = found["study"], found["power"]
     measure = str(power.get("measure", "adequacy"))
+    pilot = pilot if pilot is not None else power.get("pilot")
+    sessions = sessions if sessions is not None else power.get("sessions")
     if pilot is not None:
         effects = estimate_effects(pilot, measure)
     elif power.get("effects"):
