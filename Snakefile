@@ -63,9 +63,9 @@ include: "workflow/rules/scoring.smk"
 include: "workflow/rules/studies.smk"
 include: "workflow/rules/judgments.smk"
 include: "workflow/rules/statistics.smk"
+include: "workflow/rules/power.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/release.smk"
-include: "workflow/rules/power.smk"
 
 
 # A run (not a dry run) claims the results folder for this campaign.

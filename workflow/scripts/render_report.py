@@ -27,6 +27,7 @@ def main(smk) -> None:
             ),
             significance=getattr(smk.input, "significance", None),
             clusters=getattr(smk.input, "clusters", None),
+            power=list(getattr(smk.input, "power", [])),
         )
 
 

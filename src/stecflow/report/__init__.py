@@ -127,6 +127,7 @@ def render_report(
     previous_release: PathLike | None = None,
     significance: PathLike | None = None,
     clusters: PathLike | None = None,
+    power: Sequence[PathLike] = (),
 ) -> str:
     """Write the campaign report, one self-contained HTML file.
 
@@ -164,6 +165,9 @@ def render_report(
         ``results/scores/significance.tsv`` and ``clusters.tsv`` (rule
         ``compare_systems``): the score tables' cluster column and the "Which
         systems differ" tables. None: the report shows no clusters.
+    power
+        ``results/power/<study>.tsv`` (with their ``.json``): the section "Power
+        and duration" (:mod:`stecflow.report.power`); none: no such section.
 
     Returns
     -------
@@ -193,6 +197,7 @@ def render_report(
         previous_release=previous_release,
         significance=significance,
         clusters=clusters,
+        power=power,
     )
     page = render_html(document, template)
     out = Path(out_html)
