@@ -204,3 +204,43 @@ def test_cli_power_without_effects_says_what_to_give(tmp_path, capsys):
     config.write_text("studies:\n  - id: rating\n    systems: [A, B]\n")
     assert main(["power", "rating", "--config", str(config)]) == 2
     assert "--pilot" in capsys.readouterr().err
+
+
+def test_datasheet_answers_the_power_question(tmp_path):
+    from stecflow.release.archive import _power_results, datasheet
+
+    config = tmp_path / "config.yaml"
+    config.write_text(CONFIG, encoding="utf-8")
+    out = tmp_path / "power"
+    assert main(["power", "rating", "--config", str(config), "--out", str(out)]) == 0
+    files = {"power/rating.json": out / "rating.json", "scores/x.tsv": config}
+    power = _power_results(files)
+    study = {
+        "study": "rating",
+        "title": "Ratings",
+        "task": "rating",
+        "n_items": 12,
+        "systems": ["A", "B", "C"],
+        "n_trials": 36,
+        "n_fillers": 0,
+        "subjects": 3,
+        "groups": 1,
+        "kind": "latin_square",
+        "squares": 1,
+        "seed": 7,
+        "practice_items": [],
+        "power": power["rating"],
+    }
+    text = datasheet({"campaign": {"title": "T", "tasks": ["end_to_end"]}}, [study])
+    rows = {
+        (int(r["participants"]), r["test"]): float(r["power"])
+        for r in power["rating"]["rows"]
+    }
+    line = next(x for x in text.splitlines() if "3.2.1 Power analysis" in x)
+    assert f"anova (3: {rows[(3, 'anova')]:.2f}, 6: {rows[(6, 'anova')]:.2f};" in line
+    assert "10 simulated studies per participant number, alpha 0.05" in line
+    # 32 trials (30 + 2 practice) x 3.5 s + 120 s = 232 s.
+    assert "Session duration median 3.9 min" in line
+    del study["power"]
+    text = datasheet({"campaign": {"title": "T", "tasks": ["end_to_end"]}}, [study])
+    assert "3.2.1 Power analysis:** none recorded (*to complete*)." in text
