@@ -244,3 +244,21 @@ def test_datasheet_answers_the_power_question(tmp_path):
     del study["power"]
     text = datasheet({"campaign": {"title": "T", "tasks": ["end_to_end"]}}, [study])
     assert "3.2.1 Power analysis:** none recorded (*to complete*)." in text
+
+
+def test_schema_accepts_the_power_keys_and_refuses_unknown_ones():
+    import jsonschema
+    import yaml
+
+    from tests.conftest import REPO
+
+    schema = yaml.safe_load(
+        (REPO / "workflow" / "schemas" / "config.schema.yaml").read_text()
+    )
+    power = yaml.safe_load(CONFIG)["studies"][0]["power"]
+    study_schema = schema["properties"]["studies"]["items"]["properties"]["power"]
+    jsonschema.validate(power, study_schema)
+    with pytest.raises(jsonschema.ValidationError, match="runz"):
+        jsonschema.validate({**power, "runz": 3}, study_schema)
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate({**power, "tests": ["mixed"]}, study_schema)
