@@ -262,3 +262,25 @@ def test_schema_accepts_the_power_keys_and_refuses_unknown_ones():
         jsonschema.validate({**power, "runz": 3}, study_schema)
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate({**power, "tests": ["mixed"]}, study_schema)
+
+
+def test_cli_power_from_a_pilot(tmp_path, capsys):
+    config = tmp_path / "config.yaml"
+    config.write_text("studies:\n  - id: rating\n    systems: [A, B]\n    seed: 3\n")
+    pilot = tmp_path / "rating.tsv"
+    pilot.write_text(PILOT, encoding="utf-8")
+    out = tmp_path / "power"
+    argv = ["power", "rating", "--config", str(config), "--pilot", str(pilot)]
+    assert main([*argv, "--runs", "5", "--quiet", "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    # Default sizes: 1-4 x the 2 lists; a 10-point difference with SD 1.15 noise.
+    assert [line.split()[0] for line in printed.splitlines()[:4]] == [
+        "2",
+        "4",
+        "6",
+        "8",
+    ]
+    assert "power 1.000" in printed
+    settings = json.loads((out / "rating.json").read_text(encoding="utf-8"))
+    assert settings["effects"]["means"] == {"A": 13.0, "B": 23.0}
+    assert settings["effects"]["source"].startswith("pilot ")
