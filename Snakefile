@@ -65,6 +65,7 @@ include: "workflow/rules/scoring.smk"
 include: "workflow/rules/studies.smk"
 include: "workflow/rules/judgments.smk"
 include: "workflow/rules/statistics.smk"
+include: "workflow/rules/power.smk"
 include: "workflow/rules/report.smk"
 include: "workflow/rules/release.smk"
 
@@ -88,4 +89,5 @@ rule all:
         expand(f"{RESULTS}/judgments/agreement/{{study}}.tsv", study=STUDIES),
         f"{RESULTS}/report/index.html",
         RELEASE_ARCHIVE,
+        expand(f"{RESULTS}/power/{{study}}.tsv", study=POWER_STUDIES),
     localrule: True

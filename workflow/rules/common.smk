@@ -269,6 +269,8 @@ def get_release_entries(wildcards):
             f"judgments/measures/{study}.tsv",
             f"judgments/summary/{study}.json",
         ]
+        if STUDIES[study].get("power"):
+            entries += [f"power/{study}.tsv", f"power/{study}.json"]
     return entries
 
 

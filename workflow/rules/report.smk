@@ -7,6 +7,7 @@ rule render_report:
         systems=f"{RESULTS}/scores/systems.tsv",
         significance=f"{RESULTS}/scores/significance.tsv",
         clusters=f"{RESULTS}/scores/clusters.tsv",
+        power=expand(f"{RESULTS}/power/{{study}}.tsv", study=POWER_STUDIES),
         stats=expand(f"{RESULTS}/stats/{{analysis}}.json", analysis=ANALYSES),
         stats_tables=expand(f"{RESULTS}/stats/{{analysis}}.tsv", analysis=ANALYSES),
         testset=TESTSET,

@@ -28,6 +28,7 @@ def main(smk) -> None:
             significance=getattr(smk.input, "significance", None),
             clusters=getattr(smk.input, "clusters", None),
             agreement=list(getattr(smk.input, "agreement", [])),
+            power=list(getattr(smk.input, "power", [])),
         )
 
 

@@ -175,6 +175,7 @@ def datasheet(config: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]) -
             + ".",
             f"- **3.2.1 Number of evaluators:** {study['subjects']} subject lists"
             f" ({study['groups']} group(s)).",
+            _power_answer(study),
             "- **3.2.2–3.2.5 Evaluator type, selection, training, characteristics:**"
             + evaluators,
             f"- **3.3.1 Design:** {study['kind'].replace('_', ' ')} design,"
@@ -202,6 +203,52 @@ def datasheet(config: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]) -
         "",
     ]
     return "\n".join(lines)
+
+
+def _power_results(files: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """``power/<study>.json`` and ``.tsv`` among the copied files, per study."""
+    out: dict[str, dict[str, Any]] = {}
+    for archive_path, source in files.items():
+        path = Path(archive_path)
+        if path.parent.name == "power" and path.suffix == ".json":
+            table = Path(source).with_suffix(".tsv")
+            out[path.stem] = {
+                "settings": read_json(source),
+                "rows": read_tsv(table) if table.is_file() else [],
+            }
+    return out
+
+
+def _power_answer(study: Mapping[str, Any]) -> str:
+    """HEDS: how the number of evaluators was chosen (``results/power``)."""
+    power = study.get("power")
+    if not power:
+        return "- **3.2.1 Power analysis:** none recorded (*to complete*)."
+    settings, rows = power["settings"], power["rows"]
+    tests = sorted({r["test"] for r in rows})
+    parts = []
+    for test in tests:
+        mine = [r for r in rows if r["test"] == test]
+        enough = [int(r["participants"]) for r in mine if float(r["power"]) >= 0.8]
+        shown = ", ".join(f"{r['participants']}: {float(r['power']):.2f}" for r in mine)
+        parts.append(
+            f"{test} ({shown}; power 0.8 from {min(enough)} participants)"
+            if enough
+            else f"{test} ({shown}; below 0.8 at every size)"
+        )
+    duration = settings.get("duration") or {}
+    return (
+        "- **3.2.1 Power analysis:** stecflow power, "
+        f"{settings['runs']} simulated studies per participant number, alpha"
+        f" {settings['alpha']}, effects from {settings['effects']['source']};"
+        f" power per participants: {'; '.join(parts)}."
+        + (
+            f" Session duration median {float(duration['median_min']):.1f} min,"
+            f" 90th percentile {float(duration['p90_min']):.1f} min."
+            if duration
+            else ""
+        )
+    )
 
 
 def _situated_study_answers(
@@ -353,6 +400,11 @@ def build_release(
     titles = {s["id"]: s.get("title") for s in config.get("studies") or []}
     studies = [read_json(p) for p in study_settings]
     studies = [s | {"title": titles.get(s["study"])} for s in studies]
+    power = _power_results(files)
+    studies = [
+        s | ({"power": power[s["study"]]} if s["study"] in power else {})
+        for s in studies
+    ]
     entries["DATASHEET.md"] = datasheet(config, studies).encode()
     entries["CITATION.cff"] = _citation(config).encode()
     entries["LICENCE-NOTES.md"] = _licence_notes(config).encode()

@@ -128,6 +128,7 @@ def render_report(
     significance: PathLike | None = None,
     clusters: PathLike | None = None,
     agreement: Sequence[PathLike] = (),
+    power: Sequence[PathLike] = (),
 ) -> str:
     """Write the campaign report, one self-contained HTML file.
 
@@ -168,6 +169,9 @@ def render_report(
     agreement
         ``results/judgments/agreement/<study>.json`` (rule ``compute_agreement``):
         the human section's agreement subsection (:mod:`stecflow.report.agreement`).
+    power
+        ``results/power/<study>.tsv`` (with their ``.json``): the section "Power
+        and duration" (:mod:`stecflow.report.power`); none: no such section.
 
     Returns
     -------
@@ -198,6 +202,7 @@ def render_report(
         significance=significance,
         clusters=clusters,
         agreement=agreement,
+        power=power,
     )
     page = render_html(document, template)
     out = Path(out_html)

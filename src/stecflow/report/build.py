@@ -28,6 +28,7 @@ from stecflow.report.inputs import (
 )
 from stecflow.report.methods import methods_section, provenance_section
 from stecflow.report.overview import overview_section
+from stecflow.report.power import power_section, read_power
 from stecflow.report.quality import quality_section
 from stecflow.report.scores import scores_section
 from stecflow.report.situated import situated_section, situated_studies
@@ -65,6 +66,7 @@ def build_report(
     significance: PathLike | None = None,
     clusters: PathLike | None = None,
     agreement: Sequence[PathLike] = (),
+    power: Sequence[PathLike] = (),
 ) -> dict[str, Any]:
     """Read every input and return the report's document model.
 
@@ -187,6 +189,11 @@ def build_report(
             else []
         ),
         ("statistics", "Statistical analyses", statistics_section(ctx)),
+        *(
+            [("power", "Power and duration", power_section(ctx, read_power(power)))]
+            if power
+            else []
+        ),
         ("quality", "Data quality", quality_section(ctx)),
         ("methods", "Methods", methods_section(ctx)),
         (

@@ -1,0 +1,31 @@
+# Power analysis of the studies whose config has `power` (README "Planning a study").
+
+POWER_STUDIES = sorted(sid for sid, spec in STUDIES.items() if spec.get("power"))
+
+
+def get_power_inputs(wildcards):
+    """The pilot files a study's power settings name (none without a pilot)."""
+    power = STUDIES[wildcards.study]["power"]
+    return [p for p in (power.get("pilot"), power.get("sessions")) if p]
+
+
+rule power:
+    """Power per participant number, session duration and pay of one study."""
+    input:
+        get_power_inputs,
+    output:
+        table=f"{RESULTS}/power/{{study}}.tsv",
+        settings=f"{RESULTS}/power/{{study}}.json",
+        plot=f"{RESULTS}/power/{{study}}.svg",
+    log:
+        f"{RESULTS}/logs/power/{{study}}.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/power/{{study}}.tsv"
+    resources:
+        # Small frames, one at a time; 200 runs x 4 sizes take about 1-2 min.
+        mem_mb=500,
+        runtime=30,
+    params:
+        studies=lambda wildcards: [STUDIES[wildcards.study]],
+    script:
+        "../scripts/power_analysis.py"
