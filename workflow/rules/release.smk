@@ -1,3 +1,6 @@
+import pathlib
+
+
 # code: stecflow.release.archive.build_release (via workflow/scripts/build_release.py)
 rule build_release:
     """Pack the public-release archive (deterministic, consented outputs only)."""
@@ -7,6 +10,22 @@ rule build_release:
         judgments=expand(f"{RESULTS}/judgments/{{study}}.tsv", study=STUDIES),
         study_settings=expand(f"{RESULTS}/studies/{{study}}/design.json", study=STUDIES),
         testset=TESTSET,
+        source_testset=config["data"]["testset"],
+        analysed=f"{RESULTS}/scores/analysed.tsv",
+        # the experiment as run: pages, pictures, DMDX files
+        study_dirs=expand(
+            f"{RESULTS}/studies/{{study}}/{{folder}}",
+            study=STUDIES,
+            folder=["web", "dmdx"],
+        ),
+        # what `stecflow rerun` renders the report with: every template file
+        templates=sorted(
+            str(path)
+            for path in pathlib.Path(
+                workflow.source_path("../templates/report/index.html.j2")
+            ).parent.iterdir()
+            if path.is_file()
+        ),
     output:
         archive=RELEASE_ARCHIVE,
         manifest=f"{RESULTS}/release/MANIFEST.tsv",
