@@ -1,5 +1,14 @@
 import pathlib
 
+# The report's template files (all of them: templates include one another).
+REPORT_TEMPLATES = sorted(
+    path.name
+    for path in (
+        pathlib.Path(str(workflow.current_basedir)) / ".." / "templates" / "report"
+    ).iterdir()
+    if path.is_file()
+)
+
 
 # code: stecflow.release.archive.build_release (via workflow/scripts/build_release.py)
 rule build_release:
@@ -19,13 +28,10 @@ rule build_release:
             folder=["web", "dmdx"],
         ),
         # what `stecflow rerun` renders the report with: every template file
-        templates=sorted(
-            str(path)
-            for path in pathlib.Path(
-                workflow.source_path("../templates/report/index.html.j2")
-            ).parent.iterdir()
-            if path.is_file()
-        ),
+        templates=[
+            workflow.source_path(f"../templates/report/{name}")
+            for name in REPORT_TEMPLATES
+        ],
     output:
         archive=RELEASE_ARCHIVE,
         manifest=f"{RESULTS}/release/MANIFEST.tsv",

@@ -189,8 +189,9 @@ def collected_counts(
     """What was collected in one study, from its judgments table (and the
     exclusions table ``judgments/exclusions/<study>.tsv`` when there is one).
 
-    Test trials are rows that are neither practice nor fillers; participants and
-    sessions are counted when not empty; ``lists`` maps each list run to its
+    Test trials are rows that are neither practice nor fillers; participants are
+    counted by their ID, else their subject, else their session (a study without
+    participant IDs); sessions when not empty; ``lists`` maps each list run to its
     number of test trials.
     """
     rows = read_tsv(judgments)
@@ -207,7 +208,14 @@ def collected_counts(
         "fillers": sum(
             _true(r.get("filler")) and not _true(r.get("practice")) for r in rows
         ),
-        "participants": len({r["participant"] for r in rows if r.get("participant")}),
+        # who answered: the participant ID, else the subject, else the session
+        "participants": len(
+            {
+                r.get("participant") or r.get("subject") or r.get("session")
+                for r in rows
+                if r.get("participant") or r.get("subject") or r.get("session")
+            }
+        ),
         "sessions": len({r["session"] for r in rows if r.get("session")}),
         "lists": dict(sorted((k, v) for k, v in lists.items() if k)),
         "simulated": any(_true(r.get("simulated")) for r in rows),
