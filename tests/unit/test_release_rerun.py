@@ -446,3 +446,17 @@ def test_zenodo_metadata_uses_documented_fields_only(campaign, tmp_path, monkeyp
         "access_right": "open",
         "version": "1",
     }
+
+
+def test_rerun_refuses_what_is_not_a_sound_archive(tmp_path):
+    from stecflow.cli import main, rerun_release
+    from stecflow.core.errors import StecflowError
+
+    evil = tmp_path / "evil.zip"
+    with zipfile.ZipFile(evil, "w") as archive:
+        archive.writestr("../outside.txt", "x")
+    with pytest.raises(StecflowError, match="unsafe entry name '../outside.txt'"):
+        rerun_release(evil, tmp_path / "out")
+    assert not (tmp_path / "outside.txt").exists()
+    (tmp_path / "notzip.zip").write_text("hello")
+    assert main(["rerun", str(tmp_path / "notzip.zip"), "--out", "o"]) == 2
