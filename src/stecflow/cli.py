@@ -576,16 +576,10 @@ def rerun_release(
     Returns ``(archive path, identical)`` for every statistics file and the
     report. The archive's MANIFEST.tsv is checked first.
     """
-    import hashlib
     import json
     import zipfile
 
-    from stecflow.analysis.analyses import analysis_specs, run_analysis
-    from stecflow.core.io import read_tsv
-    from stecflow.report import render_report
-    from stecflow.scoring.specs import metric_directions
-
-    out = Path(out)
+    home = Path(out).resolve()
     try:
         zipped = zipfile.ZipFile(archive)
     except (OSError, zipfile.BadZipFile) as exc:
@@ -596,7 +590,43 @@ def rerun_release(
         for name in zipped.namelist():
             if name.startswith(("/", "\\")) or ".." in Path(name).parts:
                 raise StecflowError(f"{archive}: unsafe entry name {name!r}")
-        zipped.extractall(out)
+        try:
+            results = json.loads(zipped.read("config.json")).get("results")
+        except (KeyError, ValueError) as exc:
+            raise StecflowError(f"{archive}: no readable config.json") from exc
+        # laid out as the campaign's results folder, so that paths the stages
+        # record (relative to the project) come out the same
+        results = Path(str(results or "results"))
+        if results.is_absolute() or ".." in results.parts:
+            results = Path(results.name)
+        zipped.extractall(home / results)
+    if source_testset is not None:
+        source_testset = Path(source_testset).resolve()
+    if previous_release is not None:
+        previous_release = Path(previous_release).resolve()
+    before = Path.cwd()
+    os.chdir(home)
+    try:
+        return _rerun_in(results, source_testset, previous_release, str(archive))
+    finally:
+        os.chdir(before)
+
+
+def _rerun_in(
+    out: Path,
+    source_testset: Path | None,
+    previous_release: Path | None,
+    archive: str,
+) -> list[tuple[str, bool]]:
+    """The work of :func:`rerun_release`, in the folder the archive went to."""
+    import hashlib
+    import json
+
+    from stecflow.analysis.analyses import analysis_specs, run_analysis
+    from stecflow.core.io import read_tsv
+    from stecflow.report import render_report
+    from stecflow.scoring.specs import metric_directions
+
     for row in read_tsv(out / "MANIFEST.tsv"):
         data = (out / row["path"]).read_bytes()
         if hashlib.sha256(data).hexdigest() != row["sha256"]:
@@ -613,7 +643,7 @@ def rerun_release(
     studies = [str(s["id"]) for s in config.get("studies") or []]
     tasks = config["campaign"]["tasks"]
     statistics = config.get("statistics") or {}
-    again = out / "rerun"
+    again = Path("rerun")
     analyses = [spec["id"] for spec in analysis_specs(config)]
     for spec in analysis_specs(config):
         sources = {spec.get("source")} | {

@@ -59,8 +59,9 @@ def test_rerun_from_the_archive_alone_gives_the_same_bytes(demo, tmp_path):
     )
     assert lines[-1].startswith("23 of 23 files identical")
     rerun = moved.parent / "out" / "rerun"
+    # unpacked as the campaign's results folder (config `results`)
     assert (rerun / "report" / "index.html").read_bytes() == (
-        moved.parent / "out" / "report" / "index.html"
+        moved.parent / "out" / "results" / "report" / "index.html"
     ).read_bytes()
     # an archive whose files do not match its manifest is refused, plainly
     tampered = tmp_path / "tampered.zip"

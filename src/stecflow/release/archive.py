@@ -39,6 +39,7 @@ __all__ = [
     "relative_path",
     "zenodo_metadata",
     "pseudonym",
+    "pseudonym_order",
     "pseudonymise_table",
 ]
 
@@ -71,24 +72,58 @@ def pseudonym(value: str, key: str, prefix: str = "P") -> str:
 
 
 def pseudonymise_table(
-    rows: Sequence[Mapping[str, str]], key: str, keep: Iterable[str] = ()
+    rows: Sequence[Mapping[str, str]],
+    key: str,
+    keep: Iterable[str] = (),
+    order: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[list[dict[str, str]], list[str]]:
     """Replace personal columns by pseudonyms; drop columns not allowed.
 
     Returns the new rows and the columns kept, in their original order. Columns in
     :data:`PERSONAL_COLUMNS` are pseudonymised unless listed in *keep*.
+
+    With *order* (column -> every value of that column in the release, see
+    :func:`pseudonym_order`), a pseudonym starts with the value's place in that
+    sorted list, ``P07-<hmac>``: pseudonyms then sort as the IDs they replace,
+    so an analysis that orders rows by participant, subject or session gives the
+    same bytes on the released table as on the original (``stecflow rerun``).
+    The part after the dash is the keyed pseudonym, the same across releases.
     """
     if not rows:
         return [], []
     columns = list(rows[0])
+    ranks = {
+        column: {v: n for n, v in enumerate(values, start=1)}
+        for column, values in (order or {}).items()
+    }
+    width = {c: len(str(len(r))) for c, r in ranks.items()}
     out = []
     for row in rows:
         new = dict(row)
         for column in PERSONAL_COLUMNS:
             if column in new and column not in keep:
-                new[column] = pseudonym(new[column], key, prefix=column[0].upper())
+                value = new[column]
+                prefix = column[0].upper()
+                if value and value in ranks.get(column, {}):
+                    rank = ranks[column][value]
+                    prefix = f"{prefix}{rank:0{width[column]}d}-"
+                new[column] = pseudonym(value, key, prefix=prefix)
         out.append(new)
     return out, columns
+
+
+def pseudonym_order(
+    tables: Iterable[Sequence[Mapping[str, str]]],
+) -> dict[str, list[str]]:
+    """Every value of each personal column over *tables*, sorted (the ranks of
+    :func:`pseudonymise_table`'s order-keeping pseudonyms)."""
+    values: dict[str, set[str]] = {}
+    for rows in tables:
+        for row in rows:
+            for column in PERSONAL_COLUMNS:
+                if row.get(column):
+                    values.setdefault(column, set()).add(str(row[column]))
+    return {column: sorted(found) for column, found in values.items()}
 
 
 #: A path that names a place on one machine: POSIX absolute, Windows drive or UNC.
@@ -682,17 +717,22 @@ def build_release(
         entries[archive_path] = Path(source).read_bytes()
     keep = release.get("keep_columns", ())
     collected = {}
+    tables = {}  # archive path -> every judgments-stage table released
     for path in judgments:
         path = Path(path)
-        entries[f"judgments/{path.name}"] = _released_table(
-            path, key, keep, project_root
-        )
+        tables[f"judgments/{path.name}"] = path
         for folder in ("exclusions", "sessions"):  # beside it, when collected
             extra = path.parent / folder / path.name
             if extra.is_file():
-                entries[f"judgments/{folder}/{path.name}"] = _released_table(
-                    extra, key, keep, project_root
-                )
+                tables[f"judgments/{folder}/{path.name}"] = extra
+    read = {name: read_tsv(path) for name, path in tables.items()}
+    order = pseudonym_order(read.values())
+    for name, path in tables.items():
+        entries[name] = _released_table(
+            read[name], path, key, keep, project_root, order
+        )
+    for path in judgments:
+        path = Path(path)
         collected[path.stem] = collected_counts(
             path, path.parent / "exclusions" / path.name
         )
@@ -763,11 +803,16 @@ def build_release(
 
 
 def _released_table(
-    path: Path, key: str, keep: Iterable[str], root: str | Path | None
+    rows: Sequence[Mapping[str, str]],
+    path: Path,
+    key: str,
+    keep: Iterable[str],
+    root: str | Path | None,
+    order: Mapping[str, Sequence[str]],
 ) -> bytes:
     """A judgments-stage table as released: personal columns pseudonymised and
     file columns (the importers' ``source_file``) relative to the project."""
-    rows, columns = pseudonymise_table(read_tsv(path), key, keep)
+    rows, columns = pseudonymise_table(rows, key, keep, order)
     for row in rows:
         for column in FILE_COLUMNS:
             if row.get(column):
