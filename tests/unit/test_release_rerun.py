@@ -326,6 +326,16 @@ def test_study_materials_validation_reports_and_templates(
     # the exclusions table is released too, pseudonymised
     exclusions = found["judgments/exclusions/ratings.tsv"].decode()
     assert "PROLIFIC" not in exclusions and "\tattention\t" in exclusions
+    # one participant has one pseudonym in every table: the excluded one (b)
+    [excluded] = [
+        line.split("\t")[0]
+        for line in exclusions.splitlines()[1:]
+        if line.endswith("\t1")
+    ]
+    judged = found["judgments/ratings.tsv"].decode().splitlines()
+    column = judged[0].split("\t").index("participant")
+    second = sorted({line.split("\t")[column] for line in judged[1:]})[1]
+    assert excluded == second and excluded.startswith("P2-")
 
 
 def test_environment_lock_is_pinned_sorted_and_stable():
