@@ -8,7 +8,12 @@ import yaml
 
 from stecflow.core.io import parse_tsv, write_tsv
 from stecflow.data.corpus import read_items
-from stecflow.release.archive import build_release, pseudonym, pseudonymise_table
+from stecflow.release.archive import (
+    build_release,
+    pseudonym,
+    pseudonym_order,
+    pseudonymise_table,
+)
 from stecflow.submissions.report import write_validation
 from stecflow.submissions.validation import validate_submission
 from tests.conftest import REPO
@@ -136,7 +141,17 @@ def test_participants_are_pseudonymised(inputs, tmp_path):
     with zipfile.ZipFile(tmp_path / "a.zip") as archive:
         text = archive.read("judgments/rating.tsv").decode()
     assert "PROLIFIC" not in text and "s-1" not in text
-    assert pseudonym("PROLIFIC-123", "demo-release-key", "P") in text
+    # the rank among the release's IDs, then the keyed pseudonym (HMAC)
+    assert pseudonym("PROLIFIC-123", "demo-release-key", "P1-") in text
+    assert pseudonym("PROLIFIC-456", "demo-release-key", "P2-") in text
+    assert "\tS1-" in text and "\tS2-" in text
+    # pseudonyms sort as the IDs they replace (analyses ordering by them agree)
+    ids = ["b", "a", "c", "a10", "a9"]
+    order = pseudonym_order([[{"participant": v} for v in ids]])
+    rows, _ = pseudonymise_table([{"participant": v} for v in ids], "k", order=order)
+    released = [r["participant"] for r in rows]
+    assert sorted(released) == [released[ids.index(v)] for v in sorted(ids)]
+    assert released[ids.index("a")] == "P1-" + pseudonym("a", "k")[1:]
     rows, _ = pseudonymise_table(
         [{"participant": "x", "session": "y"}], "k", keep=["session"]
     )

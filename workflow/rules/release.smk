@@ -1,3 +1,15 @@
+import pathlib
+
+# The report's template files (all of them: templates include one another).
+REPORT_TEMPLATES = sorted(
+    path.name
+    for path in (
+        pathlib.Path(str(workflow.current_basedir)) / ".." / "templates" / "report"
+    ).iterdir()
+    if path.is_file()
+)
+
+
 # code: stecflow.release.archive.build_release (via workflow/scripts/build_release.py)
 rule build_release:
     """Pack the public-release archive (deterministic, consented outputs only)."""
@@ -7,6 +19,19 @@ rule build_release:
         judgments=expand(f"{RESULTS}/judgments/{{study}}.tsv", study=STUDIES),
         study_settings=expand(f"{RESULTS}/studies/{{study}}/design.json", study=STUDIES),
         testset=TESTSET,
+        source_testset=config["data"]["testset"],
+        analysed=f"{RESULTS}/scores/analysed.tsv",
+        # the experiment as run: pages, pictures, DMDX files
+        study_dirs=expand(
+            f"{RESULTS}/studies/{{study}}/{{folder}}",
+            study=STUDIES,
+            folder=["web", "dmdx"],
+        ),
+        # what `stecflow rerun` renders the report with: every template file
+        templates=[
+            workflow.source_path(f"../templates/report/{name}")
+            for name in REPORT_TEMPLATES
+        ],
     output:
         archive=RELEASE_ARCHIVE,
         manifest=f"{RESULTS}/release/MANIFEST.tsv",

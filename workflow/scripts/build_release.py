@@ -11,12 +11,18 @@ def main(smk) -> None:
             smk.params.config,
             validation_records=list(smk.input.records),
             submissions_root=smk.params.submissions_root,
-            files=dict(zip(smk.params.entries, smk.input.files, strict=True)),
+            files={
+                **dict(zip(smk.params.entries, smk.input.files, strict=True)),
+                "scores/analysed.tsv": smk.input.analysed,
+            },
             judgments=list(smk.input.judgments),
             study_settings=list(smk.input.study_settings),
             testset=smk.input.testset,
             out_zip=smk.output.archive,
             out_manifest=smk.output.manifest,
+            study_dirs=list(smk.input.study_dirs),
+            source_testset=smk.input.source_testset,
+            report_templates=list(smk.input.templates),
         )
 
 

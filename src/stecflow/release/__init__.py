@@ -4,5 +4,6 @@ Owns :mod:`~stecflow.release.archive`: which result files go into the zip, the
 manifest, the datasheet, and byte-identical rebuilds. It packs files; it imports no
 stage that made them.
 
-May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.submissions`.
+May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`,
+:mod:`stecflow.submissions`.
 """

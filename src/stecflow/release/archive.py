@@ -19,6 +19,7 @@ import hashlib
 import hmac
 import io
 import json
+import re
 import zipfile
 from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
@@ -31,8 +32,14 @@ from stecflow.submissions.safepath import read_submission_file
 __all__ = [
     "PERSONAL_COLUMNS",
     "build_release",
+    "collected_counts",
     "datasheet",
+    "environment_files",
+    "public_config",
+    "relative_path",
+    "zenodo_metadata",
     "pseudonym",
+    "pseudonym_order",
     "pseudonymise_table",
 ]
 
@@ -65,24 +72,207 @@ def pseudonym(value: str, key: str, prefix: str = "P") -> str:
 
 
 def pseudonymise_table(
-    rows: Sequence[Mapping[str, str]], key: str, keep: Iterable[str] = ()
+    rows: Sequence[Mapping[str, str]],
+    key: str,
+    keep: Iterable[str] = (),
+    order: Mapping[str, Sequence[str]] | None = None,
 ) -> tuple[list[dict[str, str]], list[str]]:
     """Replace personal columns by pseudonyms; drop columns not allowed.
 
     Returns the new rows and the columns kept, in their original order. Columns in
     :data:`PERSONAL_COLUMNS` are pseudonymised unless listed in *keep*.
+
+    With *order* (column -> every value of that column in the release, see
+    :func:`pseudonym_order`), a pseudonym starts with the value's place in that
+    sorted list, ``P07-<hmac>``: pseudonyms then sort as the IDs they replace,
+    so an analysis that orders rows by participant, subject or session gives the
+    same bytes on the released table as on the original (``stecflow rerun``).
+    The part after the dash is the keyed pseudonym, the same across releases.
     """
     if not rows:
         return [], []
     columns = list(rows[0])
+    ranks = {
+        column: {v: n for n, v in enumerate(values, start=1)}
+        for column, values in (order or {}).items()
+    }
+    width = {c: len(str(len(r))) for c, r in ranks.items()}
     out = []
     for row in rows:
         new = dict(row)
         for column in PERSONAL_COLUMNS:
             if column in new and column not in keep:
-                new[column] = pseudonym(new[column], key, prefix=column[0].upper())
+                value = new[column]
+                prefix = column[0].upper()
+                if value and value in ranks.get(column, {}):
+                    rank = ranks[column][value]
+                    prefix = f"{prefix}{rank:0{width[column]}d}-"
+                new[column] = pseudonym(value, key, prefix=prefix)
         out.append(new)
     return out, columns
+
+
+def pseudonym_order(
+    tables: Iterable[Sequence[Mapping[str, str]]],
+) -> dict[str, list[str]]:
+    """Every value of each personal column over *tables*, sorted (the ranks of
+    :func:`pseudonymise_table`'s order-keeping pseudonyms)."""
+    values: dict[str, set[str]] = {}
+    for rows in tables:
+        for row in rows:
+            for column in PERSONAL_COLUMNS:
+                if row.get(column):
+                    values.setdefault(column, set()).add(str(row[column]))
+    return {column: sorted(found) for column, found in values.items()}
+
+
+#: A path that names a place on one machine: POSIX absolute, Windows drive or UNC.
+_ABSOLUTE = re.compile(r"^(?:/|[A-Za-z]:[\\/]|\\\\)")
+#: Judgment columns that name a file (the importers' provenance).
+FILE_COLUMNS = ("source_file", "source", "file")
+
+
+def relative_path(value: str, root: str | Path | None = None) -> str:
+    """A path as released: relative to *root* (the project) when under it, else
+    the file name alone; relative paths are returned unchanged.
+
+    >>> relative_path("/home/ann/campaign/responses/a.tsv", "/home/ann/campaign")
+    'responses/a.tsv'
+    >>> relative_path("C:\\\\Users\\\\ann\\\\a.tsv", "/home/ann/campaign")
+    'a.tsv'
+    >>> relative_path("responses/a.tsv")
+    'responses/a.tsv'
+    """
+    if not _ABSOLUTE.match(value):
+        return value
+    base = str(Path(root) if root is not None else Path.cwd()).rstrip("/\\")
+    if value.startswith(base + "/") or value.startswith(base + "\\"):
+        return value[len(base) + 1 :].replace("\\", "/")
+    return re.split(r"[\\/]", value.rstrip("/\\"))[-1]
+
+
+def _relative_everywhere(value: Any, root: str | Path | None) -> Any:
+    """*value* with every string that is an absolute path made relative."""
+    if isinstance(value, str):
+        return relative_path(value, root)
+    if isinstance(value, list):
+        return [_relative_everywhere(v, root) for v in value]
+    if isinstance(value, dict):
+        return {k: _relative_everywhere(v, root) for k, v in value.items()}
+    return value
+
+
+def public_config(
+    config: Mapping[str, Any], root: str | Path | None = None
+) -> dict[str, Any]:
+    """The config as released: the pseudonym key withheld (with it, pseudonyms
+    could be undone) and every absolute path relative to the project."""
+    public = json.loads(json.dumps(config))
+    if (public.get("release") or {}).get("key"):
+        public["release"]["key"] = "(withheld)"
+    return _relative_everywhere(public, root)
+
+
+#: The environment's files in the archive.
+LOCK_FILE = "environment/requirements.lock"
+PLATFORM_FILE = "environment/python.txt"
+
+
+def environment_files() -> dict[str, bytes]:
+    """The exact environment: a pip requirements file pinning every installed
+    distribution (``name==version``, names normalised as PEP 503, sorted) and a
+    small file with the Python version and platform.
+
+    The lock depends on the environment only: the same environment gives the
+    same bytes (no path, time, host or user). A name installed twice (two
+    site folders) is pinned at the version Python imports (first on the path).
+    """
+    import importlib.metadata
+    import platform
+    import sys
+
+    pins: dict[str, str] = {}
+    for dist in importlib.metadata.distributions():
+        name = dist.metadata["Name"]
+        if not name or not dist.version:
+            continue
+        pins.setdefault(re.sub(r"[-_.]+", "-", name).lower(), dist.version)
+    lock = [
+        "# The Python packages of the environment that built this release"
+        " (pip install -r requirements.lock).",
+        *(f"{name}=={version}" for name, version in sorted(pins.items())),
+    ]
+    info = [
+        f"python {platform.python_version()}",
+        f"implementation {platform.python_implementation()}",
+        f"platform {platform.system()} {platform.machine()}",
+        f"byteorder {sys.byteorder}",
+    ]
+    return {
+        LOCK_FILE: ("\n".join(lock) + "\n").encode(),
+        PLATFORM_FILE: ("\n".join(info) + "\n").encode(),
+    }
+
+
+def _true(value: Any) -> bool:
+    return str(value).strip().lower() in {"1", "true", "yes"}
+
+
+def collected_counts(
+    judgments: str | Path, exclusions: str | Path | None = None
+) -> dict[str, Any]:
+    """What was collected in one study, from its judgments table (and the
+    exclusions table ``judgments/exclusions/<study>.tsv`` when there is one).
+
+    Test trials are rows that are neither practice nor fillers; participants are
+    counted by their ID, else their subject, else their session (a study without
+    participant IDs); sessions when not empty; ``lists`` maps each list run to its
+    number of test trials.
+    """
+    rows = read_tsv(judgments)
+    test = [
+        r for r in rows if not _true(r.get("practice")) and not _true(r.get("filler"))
+    ]
+    lists: dict[str, int] = {}
+    for row in test:
+        lists[row.get("list") or ""] = lists.get(row.get("list") or "", 0) + 1
+    counts: dict[str, Any] = {
+        "rows": len(rows),
+        "trials": len(test),
+        "practice": sum(_true(r.get("practice")) for r in rows),
+        "fillers": sum(
+            _true(r.get("filler")) and not _true(r.get("practice")) for r in rows
+        ),
+        # who answered: the participant ID, else the subject, else the session
+        "participants": len(
+            {
+                r.get("participant") or r.get("subject") or r.get("session")
+                for r in rows
+                if r.get("participant") or r.get("subject") or r.get("session")
+            }
+        ),
+        "sessions": len({r["session"] for r in rows if r.get("session")}),
+        "lists": dict(sorted((k, v) for k, v in lists.items() if k)),
+        "simulated": any(_true(r.get("simulated")) for r in rows),
+        "excluded_rows": sum(_true(r.get("excluded")) for r in test),
+        "exclusions": None,
+    }
+    if exclusions is not None and Path(exclusions).is_file():
+        table = read_tsv(exclusions)
+        excluded = {r.get("participant") for r in table if _true(r.get("excluded"))}
+        rules: dict[str, int] = {}
+        for row in table:
+            if _true(row.get("excluded")):
+                rules[row.get("rule") or ""] = rules.get(row.get("rule") or "", 0) + 1
+        counts["exclusions"] = {
+            "participants": len(excluded),
+            "rules": dict(sorted(rules.items())),
+        }
+    return counts
+
+
+#: Interface languages of the web experiment (config ``experiment.language``).
+LANGUAGES = {"en": "English", "ja": "Japanese"}
 
 
 def _zip_bytes(files: Mapping[str, bytes]) -> bytes:
@@ -105,67 +295,147 @@ def _manifest(files: Mapping[str, bytes]) -> bytes:
     return format_tsv(rows, ["path", "bytes", "sha256"]).encode()
 
 
-def datasheet(config: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]) -> str:
-    """Answers to the Human Evaluation Datasheet (HEDS) questions, as Markdown.
+def _task_lines(tasks: Sequence[str], release: Mapping[str, Any]) -> list[str]:
+    """HEDS 2.1–2.4 from the task registry and the config."""
+    from stecflow.tasks import registry
 
-    Shimorina & Belz (2022), "The Human Evaluation Datasheet", HumEval. The answers
-    come from the config and the studies' design settings; questions the config
-    cannot answer are listed as such for the organisers to complete.
-    """
-    campaign = config["campaign"]
-    tasks = list(campaign.get("tasks") or [])
-    lines = [
-        f"# Human Evaluation Datasheet: {campaign['title']}",
-        "",
-        "Answers generated by stecflow from the campaign config and the study designs"
-        " (Shimorina & Belz 2022, HEDS 2.0). Items marked *to complete* need the"
-        " organisers.",
-        "",
-        "## 2. Evaluated system",
-        "",
-    ]
-    if tasks == [SITUATED_DIALOGUE]:
-        lines += [
+    language = release.get("language") or "*to complete* (the language of the data)"
+    if list(tasks) == [SITUATED_DIALOGUE]:
+        return [
             "- **2.1 Input:** a referring expression's place in a situated dialogue:"
             " the session so far (utterances, actions on the pieces, the mouse cursor)"
             " and its referent, summarised by the features of Spanger et al. Table 3.",
             "- **2.2 Output:** situated_dialogue (per expression, the decision to use"
             " a demonstrative pronoun or not, optionally the expression to show).",
             "- **2.3 Task:** choice of referring-expression form in situated dialogue.",
-            "- **2.4 Language:** *to complete* (English for the demo corpus).",
+            f"- **2.4 Language:** {language}.",
         ]
+    inputs, outputs, summaries = [], [], []
+    for name in tasks:
+        try:
+            task = registry.get(name)
+        except Exception:  # noqa: BLE001 — an unknown plug-in: name it only
+            summaries.append(name)
+            continue
+        if task.input and task.input not in inputs:
+            inputs.append(task.input)
+        outputs.append(f"{name} ({', '.join(task.outputs) or 'outputs'})")
+        summaries.append(f"{name}: {task.summary}")
+    return [
+        f"- **2.1 Input:** {'; '.join(inputs) or '*to complete*'}.",
+        f"- **2.2 Output:** {', '.join(outputs) or ', '.join(tasks)}.",
+        f"- **2.3 Task:** {'; '.join(summaries)}.",
+        f"- **2.4 Language:** {language}.",
+    ]
+
+
+def _collected_line(study: Mapping[str, Any]) -> str:
+    """HEDS 3.1.1's counts of what was collected (not what was designed)."""
+    collected = study.get("collected")
+    if not collected:
+        return "  Collected: no judgments yet."
+    lists = collected["lists"]
+    designed = study.get("subjects")
+    per_list = ", ".join(f"{name} {n}" for name, n in lists.items()) or "none"
+    line = (
+        f"  Collected: {collected['trials']} test trials"
+        f" ({collected['practice']} practice and {collected['fillers']} filler"
+        f" trials besides) from {collected['participants']} participant(s) in"
+        f" {collected['sessions']} session(s); {len(lists)}"
+        + (f" of {designed}" if designed else "")
+        + f" lists run (test trials per list: {per_list})"
+        + ("; the participants are simulated" if collected.get("simulated") else "")
+        + "."
+    )
+    exclusions = collected.get("exclusions")
+    if exclusions is not None:
+        rules = ", ".join(f"{k} {v}" for k, v in exclusions["rules"].items())
+        line += (
+            f" Exclusions (rules declared before collection):"
+            f" {exclusions['participants']} participant(s) excluded"
+            + (f" (by rule: {rules})" if rules else "")
+            + f", {collected['excluded_rows']} test trials left out of the analyses."
+        )
     else:
-        lines += [
-            "- **2.1 Input:** a domain of entities with their attributes (one of them"
-            " the target) — the TUNA shared-task format.",
-            f"- **2.2 Output:** {', '.join(tasks)} (attribute sets and/or word"
-            " strings describing the target).",
-            "- **2.3 Task:** referring expression generation.",
-            "- **2.4 Language:** *to complete* (English for the demo corpus).",
+        line += " No exclusion rules were applied."
+    return line
+
+
+def _criteria(study: Mapping[str, Any], config_study: Mapping[str, Any]) -> str:
+    """HEDS 4.1 from the study's task and settings."""
+    task = study.get("task")
+    if task == "rating":
+        return (
+            "Adequacy (clarity) and Fluency, each on a slider mapped to 1–100 with the"
+            " scale hidden, pointer centred at the start"
+        )
+    if task == "identification":
+        return (
+            "identification accuracy and identification time (ms)"
+            + (" and reading time (ms)" if study.get("variant") == "read_first" else "")
+            + ": participants click the entity they think is meant"
+        )
+    criteria = config_study.get("criteria") or study.get("criteria")
+    if criteria:
+        names = [
+            c.get("name", c.get("id")) if isinstance(c, Mapping) else c
+            for c in criteria
         ]
+        return f"{task}: " + ", ".join(str(n) for n in names)
+    return f"{task} (see the study's design.json and the web experiment)"
+
+
+def datasheet(config: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]) -> str:
+    """Answers to the Human Evaluation Datasheet (HEDS) questions, as Markdown.
+
+    Shimorina & Belz (2022), "The Human Evaluation Datasheet", HumEval. The answers
+    come from the config, the task registry, the studies' design settings and,
+    when a study has judgments, what was actually collected (``collected``:
+    :func:`collected_counts`); only what the config cannot know is left *to
+    complete* for the organisers.
+    """
+    campaign = config["campaign"]
+    tasks = list(campaign.get("tasks") or [])
     release = config.get("release") or {}
+    configured = {
+        str(s.get("id")): s
+        for s in config.get("studies") or []
+        if isinstance(s, Mapping)
+    }
+    lines = [
+        f"# Human Evaluation Datasheet: {campaign['title']}",
+        "",
+        "Answers generated by stecflow from the campaign config, the study designs"
+        " and the judgments collected (Shimorina & Belz 2022, HEDS 2.0). Items"
+        " marked *to complete* need the organisers.",
+        "",
+        "## 2. Evaluated system",
+        "",
+        *_task_lines(tasks, release),
+    ]
     evaluators = (
         f" {release['evaluators']}" if release.get("evaluators") else " *to complete*."
     )
     for n, study in enumerate(studies, start=1):
         task = study.get("task")
+        config_study = configured.get(str(study.get("study"))) or {}
+        experiment = config_study.get("experiment") or {}
+        interface_language = LANGUAGES.get(
+            experiment.get("language") or "en", experiment.get("language")
+        )
         if task == SITUATED_STUDY:
             lines += _situated_study_answers(n, study, evaluators)
+            lines.append(_collected_line(study))
             continue
-        criteria = (
-            "Adequacy (clarity) and Fluency, each on a slider mapped to 1–100 with the"
-            " scale hidden, pointer centred at the start"
-            if task == "rating"
-            else "identification accuracy and identification time (ms): participants"
-            " click the entity they think is meant"
-        )
         lines += [
             "",
             f"## Study {n}: {study.get('title') or study['study']}"
             f" (`{study['study']}`)",
             "",
-            f"- **3.1.1 Sample size:** {study['n_items']} test items, systems"
-            f" {', '.join(study['systems'])}; {study['n_trials']} judgments.",
+            f"- **3.1.1 Sample size:** designed: {study['n_items']} test items,"
+            f" systems {', '.join(study['systems'])}; {study['n_trials']} trials in"
+            f" {study['subjects']} lists.",
+            _collected_line(study),
             "- **3.1.2 Selection:** the whole test set"
             + (
                 f", with {study['n_fillers']} filler trials"
@@ -173,7 +443,13 @@ def datasheet(config: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]) -
                 else ""
             )
             + ".",
-            f"- **3.2.1 Number of evaluators:** {study['subjects']} subject lists"
+            "- **3.2.1 Number of evaluators:** "
+            + (
+                f"{study['collected']['participants']} participant(s) took part;"
+                if study.get("collected")
+                else ""
+            )
+            + f" the design has {study['subjects']} subject lists"
             f" ({study['groups']} group(s)).",
             _power_answer(study),
             "- **3.2.2–3.2.5 Evaluator type, selection, training, characteristics:**"
@@ -184,13 +460,17 @@ def datasheet(config: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]) -
             + (", carry-over balanced" if study.get("carryover_balanced") else "")
             + ".",
             "- **3.3.3 Evaluation interface:** the stecflow web experiment (offline"
-            " page or collection server), identical stimuli for all subjects.",
-            f"- **4.1 Quality criteria:** {criteria}.",
+            " page or collection server), identical stimuli for all subjects;"
+            f" interface language {interface_language} (included in the archive"
+            f" under `studies/{study['study']}/`).",
+            f"- **4.1 Quality criteria:** {_criteria(study, config_study)}.",
             "- **4.2 Response elicitation:** "
             + (
                 "rating sliders."
                 if task == "rating"
                 else f"forced-choice click ({study.get('variant')} variant)."
+                if task == "identification"
+                else "as in the study's web experiment (see its instructions)."
             ),
         ]
     lines += [
@@ -288,22 +568,93 @@ def _situated_study_answers(
     ]
 
 
+def _quoted(text: Any) -> str:
+    """A YAML double-quoted scalar (JSON strings are valid YAML)."""
+    return json.dumps(str(text), ensure_ascii=False)
+
+
 def _citation(config: Mapping[str, Any]) -> str:
+    """CITATION.cff (Citation File Format 1.2.0): title, version, authors, the
+    release date (``release.date``, never the clock) and the DOI if any."""
     release = config.get("release") or {}
     campaign = config["campaign"]
     authors = release.get("authors") or [{"name": "The organisers"}]
     lines = [
         "cff-version: 1.2.0",
         "message: If you use these data, please cite them as below.",
-        f'title: "{campaign["title"]} (data release)"',
-        f'version: "{campaign.get("version", "1")}"',
-        "authors:",
+        "type: dataset",
+        f"title: {_quoted(campaign['title'] + ' (data release)')}",
+        f"version: {_quoted(campaign.get('version', '1'))}",
     ]
+    if release.get("date"):
+        lines.append(f"date-released: {_quoted(release['date'])}")
+    if release.get("doi"):
+        lines.append(f"doi: {_quoted(release['doi'])}")
+    lines.append("authors:")
     for author in authors:
-        lines.append(f'  - name: "{author["name"]}"')
+        lines.append(f"  - name: {_quoted(author['name'])}")
+        if author.get("affiliation"):
+            lines.append(f"    affiliation: {_quoted(author['affiliation'])}")
+        if author.get("orcid"):
+            lines.append(
+                f"    orcid: {_quoted('https://orcid.org/' + author['orcid'])}"
+            )
     if release.get("licence"):
-        lines.append(f'license: "{release["licence"]}"')
+        lines.append(f"license: {_quoted(release['licence'])}")
+    if release.get("keywords"):
+        lines.append("keywords:")
+        lines += [f"  - {_quoted(k)}" for k in release["keywords"]]
     return "\n".join(lines) + "\n"
+
+
+def zenodo_metadata(config: Mapping[str, Any]) -> dict[str, Any]:
+    """The deposit metadata of Zenodo's REST API (``.zenodo.json``) from the config.
+
+    Fields as Zenodo documents them for a deposition's ``metadata``:
+    ``upload_type`` dataset, ``title``, ``creators`` (``name``, optional
+    ``affiliation`` and ``orcid``), ``description`` (HTML), ``access_right``
+    open, ``license`` (Zenodo's lower-case licence IDs, e.g. ``cc-by-4.0``),
+    ``version``, ``publication_date`` (``release.date``), ``keywords``,
+    ``related_identifiers`` (``identifier``, ``relation``, optional
+    ``resource_type``), ``doi`` when one was reserved (``release.doi``) and
+    ``language`` (``release.language_code``, ISO 639-3). Keys without a value in
+    the config are left out.
+    """
+    from html import escape
+
+    release = config.get("release") or {}
+    campaign = config["campaign"]
+    creators = []
+    for author in release.get("authors") or [{"name": "The organisers"}]:
+        creator = {"name": author["name"]}
+        for key in ("affiliation", "orcid"):
+            if author.get(key):
+                creator[key] = author[key]
+        creators.append(creator)
+    description = campaign.get("description", "").strip() or campaign["title"]
+    metadata: dict[str, Any] = {
+        "upload_type": "dataset",
+        "title": f"{campaign['title']} (data release)",
+        "creators": creators,
+        "description": f"<p>{escape(' '.join(description.split()))}</p>",
+        "access_right": "open",
+        "version": str(campaign.get("version", "1")),
+    }
+    if release.get("licence"):
+        metadata["license"] = str(release["licence"]).lower()
+    if release.get("date"):
+        metadata["publication_date"] = str(release["date"])
+    if release.get("keywords"):
+        metadata["keywords"] = list(release["keywords"])
+    if release.get("related_identifiers"):
+        metadata["related_identifiers"] = [
+            dict(r) for r in release["related_identifiers"]
+        ]
+    if release.get("doi"):
+        metadata["doi"] = str(release["doi"])
+    if release.get("language_code"):
+        metadata["language"] = str(release["language_code"])
+    return metadata
 
 
 def _licence_notes(config: Mapping[str, Any]) -> str:
@@ -338,6 +689,11 @@ def build_release(
     testset: str | Path | None = None,
     out_zip: str | Path,
     out_manifest: str | Path | None = None,
+    study_dirs: Sequence[str | Path] = (),
+    source_testset: str | Path | None = None,
+    report_templates: Sequence[str | Path] = (),
+    environment: Mapping[str, bytes] | None = None,
+    project_root: str | Path | None = None,
 ) -> dict[str, Any]:
     """Write the release archive; return what went in.
 
@@ -364,6 +720,22 @@ def build_release(
         The archive to write.
     out_manifest
         Also write the archive's ``MANIFEST.tsv`` here (beside the archive).
+    study_dirs
+        ``studies/<study>/web`` and ``dmdx`` folders (the experiment as run),
+        copied under the same names.
+    source_testset
+        The configured test set (file or folder), archived under
+        ``data/source/`` with the normalised one, so the report's checksum of
+        it can be recomputed from the archive.
+    report_templates
+        The report's template files, archived under ``rerun/templates/report/``
+        for ``stecflow rerun``.
+    environment
+        The environment files (default: :func:`environment_files` of this
+        Python).
+    project_root
+        Absolute paths under it are released relative to it (default: the
+        working directory); other absolute paths by their file name.
     """
     release = config.get("release") or {}
     campaign = config["campaign"]
@@ -390,26 +762,81 @@ def build_release(
         files = {str(Path(p).relative_to("results")): p for p in files}
     for archive_path, source in files.items():
         entries[archive_path] = Path(source).read_bytes()
+    keep = release.get("keep_columns", ())
+    collected = {}
+    tables = {}  # archive path -> every judgments-stage table released
     for path in judgments:
-        rows, columns = pseudonymise_table(
-            read_tsv(path), key, release.get("keep_columns", ())
+        path = Path(path)
+        tables[f"judgments/{path.name}"] = path
+        for folder in ("exclusions", "sessions"):  # beside it, when collected
+            extra = path.parent / folder / path.name
+            if extra.is_file():
+                tables[f"judgments/{folder}/{path.name}"] = extra
+    read = {name: read_tsv(path) for name, path in tables.items()}
+    order = pseudonym_order(read.values())
+    for name, path in tables.items():
+        entries[name] = _released_table(
+            read[name], path, key, keep, project_root, order
         )
-        entries[f"judgments/{Path(path).name}"] = format_tsv(rows, columns).encode()
+    for path in judgments:
+        path = Path(path)
+        collected[path.stem] = collected_counts(
+            path, path.parent / "exclusions" / path.name
+        )
+    for path in validation_records:  # the report links to them: ../validation/
+        record = read_json(path)
+        stem = f"validation/{record['team']}/{record['system']}"
+        entries[f"{stem}.json"] = Path(path).read_bytes()
+        if Path(path).with_suffix(".md").is_file():
+            entries[f"{stem}.md"] = Path(path).with_suffix(".md").read_bytes()
+    for folder in study_dirs:
+        folder = Path(folder)
+        for file in sorted(folder.rglob("*")):
+            if file.is_file() and not file.name.startswith(".snakemake"):
+                rel = file.relative_to(folder).as_posix()
+                entries[f"studies/{folder.parent.name}/{folder.name}/{rel}"] = (
+                    file.read_bytes()
+                )
+    for path in study_settings:
+        entries[f"studies/{Path(path).parent.name}/design.json"] = Path(
+            path
+        ).read_bytes()
+    entries.update(_experiment_materials(config))
     if release.get("include_testset") and testset is not None:
         entries[f"data/{Path(testset).name}"] = Path(testset).read_bytes()
+        if source_testset is not None and Path(source_testset).exists():
+            source = Path(source_testset)
+            files_of = sorted(source.rglob("*")) if source.is_dir() else [source]
+            for file in files_of:
+                if file.is_file():
+                    rel = (
+                        f"{source.name}/{file.relative_to(source).as_posix()}"
+                        if source.is_dir()
+                        else source.name
+                    )
+                    entries[f"data/source/{rel}"] = file.read_bytes()
+    for template in report_templates:
+        entries[f"rerun/templates/report/{Path(template).name}"] = Path(
+            template
+        ).read_bytes()
+    entries.update(environment if environment is not None else environment_files())
     titles = {s["id"]: s.get("title") for s in config.get("studies") or []}
     studies = [read_json(p) for p in study_settings]
-    studies = [s | {"title": titles.get(s["study"])} for s in studies]
     power = _power_results(files)
     studies = [
-        s | ({"power": power[s["study"]]} if s["study"] in power else {})
+        s
+        | {"title": titles.get(s["study"]), "collected": collected.get(s["study"])}
+        | ({"power": power[s["study"]]} if s["study"] in power else {})
         for s in studies
     ]
     entries["DATASHEET.md"] = datasheet(config, studies).encode()
     entries["CITATION.cff"] = _citation(config).encode()
+    entries[".zenodo.json"] = (
+        json.dumps(zenodo_metadata(config), indent=2, ensure_ascii=False) + "\n"
+    ).encode()
     entries["LICENCE-NOTES.md"] = _licence_notes(config).encode()
     entries["config.json"] = (
-        json.dumps(_public_config(config), sort_keys=True, indent=2) + "\n"
+        json.dumps(public_config(config, project_root), sort_keys=True, indent=2) + "\n"
     ).encode()
     entries["README.md"] = _readme(
         config,
@@ -425,12 +852,58 @@ def build_release(
     return {"entries": sorted(entries), "consented": consented, "withheld": withheld}
 
 
-def _public_config(config: Mapping[str, Any]) -> dict[str, Any]:
-    """The config without the pseudonym key (with it, pseudonyms could be undone)."""
-    public = json.loads(json.dumps(config))
-    if (public.get("release") or {}).get("key"):
-        public["release"]["key"] = "(withheld)"
-    return public
+def _released_table(
+    rows: Sequence[Mapping[str, str]],
+    path: Path,
+    key: str,
+    keep: Iterable[str],
+    root: str | Path | None,
+    order: Mapping[str, Sequence[str]],
+) -> bytes:
+    """A judgments-stage table as released: personal columns pseudonymised and
+    file columns (the importers' ``source_file``) relative to the project."""
+    rows, columns = pseudonymise_table(rows, key, keep, order)
+    for row in rows:
+        for column in FILE_COLUMNS:
+            if row.get(column):
+                row[column] = relative_path(str(row[column]), root)
+    return format_tsv(rows, columns or _header(path)).encode()
+
+
+def _header(path: Path) -> list[str]:
+    """The columns of a TSV file (for a table with no rows)."""
+    with open(path, encoding="utf-8") as handle:
+        first = handle.readline().rstrip("\r\n")
+    return first.split("\t") if first else []
+
+
+def _experiment_materials(config: Mapping[str, Any]) -> dict[str, bytes]:
+    """Every file a study's ``experiment`` block names (consent, questionnaire,
+    debriefing, instructions…), under ``studies/<study>/materials/``."""
+    entries = {}
+    for study in config.get("studies") or []:
+        experiment = (study or {}).get("experiment") or {}
+        for value in _strings(experiment):
+            if len(value) > 1000 or "\n" in value:
+                continue
+            try:
+                file = Path(value)
+                if not file.is_file():
+                    continue
+            except OSError:
+                continue
+            entries[f"studies/{study['id']}/materials/{file.name}"] = file.read_bytes()
+    return entries
+
+
+def _strings(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, Mapping):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
 
 
 def _without_contact(data: bytes) -> bytes:
@@ -493,6 +966,14 @@ def _readme(
         f"- Outputs withheld (no consent, or rejected): {len(withheld)}.",
         "- Scores: `scores/`; statistics: `stats/`; the report: `report/index.html`.",
         "- Judgments: `judgments/`, participants and sessions pseudonymised.",
+        "- Study materials: `studies/<study>/` (design, balance, the web experiment"
+        " in `web/`, DMDX files in `dmdx/`, consent and other texts in"
+        " `materials/`); validation reports: `validation/`.",
+        "- The environment: `environment/requirements.lock` (pip install -r) and"
+        " `environment/python.txt` (Python version and platform).",
+        "- Re-run the statistics and the report from this archive alone and"
+        " compare them byte for byte: `stecflow rerun <this archive> --out <dir>`.",
+        "- Metadata: `DATASHEET.md` (HEDS), `CITATION.cff`, `.zenodo.json`.",
         "- `MANIFEST.tsv` lists the size and sha256 of every file.",
         "",
     ]
