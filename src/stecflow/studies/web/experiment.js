@@ -916,6 +916,7 @@
       box.append(el("div", { className: "ends" },
         el("span", { text: criterion.anchors[0] }), el("span", { text: criterion.anchors[1] })));
     }
+    hoverAfterMove(points);
     const checked = () => box.querySelector("input:checked");
     box.addEventListener("change", () => box.dispatchEvent(new Event("touched")));
     return { id: criterion.id, box: box, answered: () => Boolean(checked()), value: () => Number(checked().value) };
