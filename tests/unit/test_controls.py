@@ -239,3 +239,22 @@ def test_controls_config_checked() -> None:
         )
     with pytest.raises(ConfigError, match="per_list .* or share"):
         study_specs({"studies": [{**base, "task": "rating", "controls": {}}]})
+
+
+def test_exclusion_rules_refused_where_they_would_not_be_applied() -> None:
+    from stecflow.core.errors import ConfigError
+    from stecflow.studies.setup import study_specs
+
+    base = {"id": "s", "systems": ["a/x", "b/y"], "subjects": 2, "seed": 1}
+    rules = [{"name": "fast", "median_time_below_ms": 500}]
+    [spec] = study_specs({"studies": [{**base, "task": "rating", "exclusions": rules}]})
+    assert spec["exclusions"] == rules
+    text = {
+        **base,
+        "task": "text_rating",
+        "criteria": [{"id": "fluency", "question": "How fluent?", "points": 5}],
+        "exclusions": rules,
+    }
+    with pytest.raises(ConfigError, match="cannot apply exclusion rules yet") as err:
+        study_specs({"studies": [text]})
+    assert err.value.field == "studies[0].exclusions"

@@ -142,6 +142,13 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
             )
         if spec.get("controls") is not None:
             spec["controls"] = _check_controls(spec, n)
+        if spec.get("exclusions") and spec["task"] not in CONTROL_KIND_OF_TASK:
+            # never accepted and then silently left unapplied
+            raise ConfigError(
+                f"a {spec['task']} study cannot apply exclusion rules yet; the"
+                " judgments stage applies them to rating and identification studies",
+                field=f"studies[{n}].exclusions",
+            )
         if spec["task"] == "identification" and spec["variant"] is None:
             spec["variant"] = "together"
         if spec["task"] == "rating" and spec["variant"] is not None:
