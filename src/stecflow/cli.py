@@ -621,7 +621,10 @@ def _cmd_power(args: argparse.Namespace) -> int:
         )
     print(describe_duration(settings["duration"]))
     if args.out:
-        for path in write_power(rows, settings, args.out, args.study):
+        from stecflow.report.power import power_svg
+
+        figure = power_svg(rows, study=args.study, alpha=float(settings["alpha"]))
+        for path in write_power(rows, settings, args.out, args.study, figure=figure):
             print(f"wrote {path}")
     return 0
 

@@ -393,14 +393,17 @@ def test_datasheet_reports_what_was_collected(campaign, tmp_path, monkeypatch):
     assert "2.3 Task:** end_to_end: end-to-end generation" in sheet
     assert "2.4 Language:** English." in sheet
     assert "interface language English" in sheet
-    # what the config knows is filled in: only the preamble names *to complete*
-    assert sheet.count("*to complete*") == 1
+    # what the config knows is filled in: only the preamble and the power
+    # analysis (none in the campaign: the organisers may have made one elsewhere)
+    # name *to complete*
+    assert sheet.count("*to complete*") == 2
+    assert "3.2.1 Power analysis:** none recorded (*to complete*)." in sheet
     assert "3.2.5 Evaluator type, selection, training, characteristics:** Paid" in sheet
     campaign[0]["release"]["ethics"] = None
     build(campaign, tmp_path / "b.zip", monkeypatch)
     sheet = entries(tmp_path / "b.zip")["DATASHEET.md"].decode()
     assert (
-        sheet.count("*to complete*") == 2 and "5.1 Approval:** *to complete*" in sheet
+        sheet.count("*to complete*") == 3 and "5.1 Approval:** *to complete*" in sheet
     )
 
 

@@ -228,6 +228,16 @@ def get_study_responses(wildcards):
     return sorted(spec["responses"])
 
 
+# Studies with a power analysis (rule power, README "Planning a study").
+POWER_STUDIES = sorted(sid for sid, spec in STUDIES.items() if spec.get("power"))
+
+
+def get_power_inputs(wildcards):
+    """The pilot files a study's power settings name (none without a pilot)."""
+    power = STUDIES[wildcards.study]["power"]
+    return [p for p in (power.get("pilot"), power.get("sessions")) if p]
+
+
 def get_study_corrections(wildcards):
     """The corrections file of a study, if the organisers wrote one."""
     corrections = STUDIES[wildcards.study]["corrections"]

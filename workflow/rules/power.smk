@@ -1,14 +1,7 @@
 # Power analysis of the studies whose config has `power` (README "Planning a study").
 
-POWER_STUDIES = sorted(sid for sid, spec in STUDIES.items() if spec.get("power"))
 
-
-def get_power_inputs(wildcards):
-    """The pilot files a study's power settings name (none without a pilot)."""
-    power = STUDIES[wildcards.study]["power"]
-    return [p for p in (power.get("pilot"), power.get("sessions")) if p]
-
-
+# code: stecflow.analysis.power.run_power and write_power, the figure stecflow.report.power.power_svg (via workflow/scripts/power_analysis.py)
 rule power:
     """Power per participant number, session duration and pay of one study."""
     input:

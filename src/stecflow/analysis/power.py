@@ -414,49 +414,30 @@ def study_power_settings(config: Mapping[str, Any], study_id: str) -> dict[str, 
     )
 
 
-def power_svg(rows: Sequence[Mapping[str, Any]], *, study: str, alpha: float) -> str:
-    """Power per participant number and test, with Wilson intervals."""
-    from stecflow.report.svg import IntervalPoint, interval_plot
-
-    points = [
-        IntervalPoint(
-            f"{r['test']}, n={r['participants']}",
-            float(r["power"]),
-            float(r["ci_low"]),
-            float(r["ci_high"]),
-        )
-        for r in rows
-    ]
-    return interval_plot(
-        points,
-        title=f"Power of study {study} (alpha {alpha})",
-        axis_label="power (share of simulated studies with p < alpha)",
-        note="bars: Wilson 95 % intervals of the Monte-Carlo estimate",
-    )
-
-
 def write_power(
     rows: Sequence[Mapping[str, Any]],
     settings: Mapping[str, Any],
     out_dir: str | Path,
     study: str,
+    *,
+    figure: str | None = None,
 ) -> list[Path]:
-    """Write ``<study>.tsv``, ``<study>.json`` and ``<study>.svg`` in *out_dir*."""
+    """Write ``<study>.tsv`` and ``<study>.json`` in *out_dir*, and ``<study>.svg``
+    when *figure* (the plot, :func:`stecflow.report.power.power_svg`) is given."""
     import json
 
     from stecflow.core.io import write_tsv
 
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    paths = [out / f"{study}.tsv", out / f"{study}.json", out / f"{study}.svg"]
+    paths = [out / f"{study}.tsv", out / f"{study}.json"]
     write_tsv([dict(r) for r in rows], POWER_COLUMNS, paths[0])
     paths[1].write_text(
         json.dumps(settings, indent=2, sort_keys=True) + "\n", encoding="utf-8"
     )
-    paths[2].write_text(
-        power_svg(rows, study=study, alpha=float(settings["alpha"])) + "\n",
-        encoding="utf-8",
-    )
+    if figure is not None:
+        paths.append(out / f"{study}.svg")
+        paths[2].write_text(figure + "\n", encoding="utf-8")
     return paths
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -40,10 +40,29 @@ def _duration_text(duration: dict[str, Any]) -> str:
     return text
 
 
+def power_svg(rows: Sequence[Mapping[str, Any]], *, study: str, alpha: float) -> str:
+    """Power per participant number and test, with Wilson intervals."""
+    from stecflow.report.svg import IntervalPoint, interval_plot
+
+    points = [
+        IntervalPoint(
+            f"{r['test']}, n={r['participants']}",
+            float(r["power"]),
+            float(r["ci_low"]),
+            float(r["ci_high"]),
+        )
+        for r in rows
+    ]
+    return interval_plot(
+        points,
+        title=f"Power of study {study} (alpha {alpha})",
+        axis_label="power (share of simulated studies with p < alpha)",
+        note="bars: Wilson 95 % intervals of the Monte-Carlo estimate",
+    )
+
+
 def power_section(ctx: Context, results: Sequence[dict[str, Any]]) -> list[Any]:
     """Blocks of the power section: per study, settings, table and figure."""
-    from stecflow.analysis.power import power_svg
-
     blocks: list[Any] = []
     for result in results:
         study, settings = result["study"], result["settings"]
