@@ -777,6 +777,12 @@ def _rerun_in(
         previous_release=previous_release,
         significance=out / "scores" / "significance.tsv",
         clusters=out / "scores" / "clusters.tsv",
+        agreement=[
+            p
+            for s in studies
+            if (p := out / "judgments" / "agreement" / f"{s}.json").is_file()
+        ],
+        power=[p for s in studies if (p := out / "power" / f"{s}.tsv").is_file()],
     )
     compared = [f"stats/{a}.{ext}" for a in analyses for ext in ("tsv", "json")]
     compared.append("report/index.html")

@@ -80,7 +80,8 @@ def demo(chromium, tmp_path_factory) -> dict[str, Any]:
     campaign.mkdir()
     shutil.copytree(REPO / "config", campaign / "config")
     shutil.copytree(REPO / "submissions", campaign / "submissions")
-    shutil.copytree(REPO / "resources" / "demo", campaign / "resources" / "demo")
+    for name in ("demo", "participants"):
+        shutil.copytree(REPO / "resources" / name, campaign / "resources" / name)
     inputs = report_inputs(campaign)
     html = campaign / "results" / "report" / "index.html"
     rules = snakemake(campaign, "--list-rules").stdout.split()

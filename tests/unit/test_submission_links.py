@@ -154,6 +154,9 @@ def _python_roots() -> list[str]:
     roots.update(site.getsitepackages())
     roots.add(site.getusersitepackages())
     roots.add(str(REPO / "src"))  # stecflow itself, installed in editable mode
+    # where imports look (Snakemake adds .snakemake/pip-deployments), which the
+    # release's environment lock lists
+    roots.update(p for p in sys.path if p and os.path.isabs(p))
     return [os.path.realpath(r) for r in roots]
 
 

@@ -278,6 +278,8 @@ def get_release_entries(wildcards):
             f"judgments/quality/{study}.tsv",
             f"judgments/measures/{study}.tsv",
             f"judgments/summary/{study}.json",
+            f"judgments/agreement/{study}.tsv",
+            f"judgments/agreement/{study}.json",
         ]
         if STUDIES[study].get("power"):
             entries += [f"power/{study}.tsv", f"power/{study}.json"]
