@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import os
 import re
+import tempfile
 import zipfile
 from datetime import date
+from pathlib import Path
 
 import pytest
 import yaml
@@ -37,7 +40,14 @@ TEMPLATES = sorted(
     p for p in (REPO / "workflow" / "templates" / "report").iterdir() if p.is_file()
 )
 #: What no released file may contain (besides the project's own absolute path).
-FORBIDDEN = ("/home/", "/tmp/", "/work/", "C:\\")
+# where this machine keeps files (home, temporary files, the checkout's parent),
+# named from the environment rather than written here, and a Windows drive
+FORBIDDEN = (
+    str(Path.home()) + os.sep,
+    tempfile.gettempdir() + os.sep,
+    str(REPO.parent) + os.sep,
+    "C:\\",
+)
 
 #: The deposition metadata fields of Zenodo's REST API (developers.zenodo.org,
 #: "Deposit metadata"), with the allowed values of the enumerated ones.

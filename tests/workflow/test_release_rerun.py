@@ -8,11 +8,14 @@ statistics and report made again from the archive alone equal the archived ones.
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
 import sys
+import tempfile
 import zipfile
+from pathlib import Path
 from posixpath import normpath
 from urllib.parse import unquote
 
@@ -24,7 +27,14 @@ from tests.workflow.helpers import snakemake
 
 pytestmark = pytest.mark.workflow
 
-FORBIDDEN = ("/home/", "/tmp/", "/work/", "C:\\")
+# where this machine keeps files (home, temporary files, the checkout's parent),
+# named from the environment rather than written here, and a Windows drive
+FORBIDDEN = (
+    str(Path.home()) + os.sep,
+    tempfile.gettempdir() + os.sep,
+    str(REPO.parent) + os.sep,
+    "C:\\",
+)
 
 
 @pytest.fixture(scope="module")

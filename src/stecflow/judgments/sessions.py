@@ -41,6 +41,9 @@ from typing import Any
 
 from stecflow.judgments._common import JudgmentsError, read_text
 
+# the fixed columns of a session table, in order (contract C2): the server's
+from stecflow.studies.server.progress import SESSION_COLUMNS
+
 __all__ = [
     "PROBLEM_COLUMN",
     "SESSION_COLUMNS",
@@ -54,22 +57,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: The fixed columns of a session table, in order (contract C2; the server's
-#: :data:`stecflow.studies.server.progress.SESSION_COLUMNS`).
-SESSION_COLUMNS = (
-    "study",
-    "session",
-    "participant",
-    "study_id",
-    "external_session",
-    "list",
-    "status",
-    "started_utc",
-    "ended_utc",
-    "duration_s",
-    "n_trials_answered",
-    "consent",
-)
 #: The statuses a session can have.
 SESSION_STATUSES = ("completed", "in_progress", "abandoned", "returned")
 #: The column :func:`read_sessions` adds after the answers: what is wrong with
