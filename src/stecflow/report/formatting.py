@@ -8,6 +8,7 @@ non-finite numbers print as an en dash (``–``), as in the seed papers' tables.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 __all__ = [
@@ -18,10 +19,28 @@ __all__ = [
     "p_cell",
     "p_text",
     "parse_float",
+    "system_anchor",
 ]
 
 #: What a missing number prints as.
 DASH = "–"
+
+
+def system_anchor(team: str, system: str) -> str:
+    """The HTML id of a submission's own section in the report.
+
+    Every table that names a submission links its name to ``#`` plus this id.
+
+    Examples
+    --------
+    >>> system_anchor("UDel", "NIST-1"), system_anchor("a b", "é/x")
+    ('system-UDel--NIST-1', 'system-a-b--x')
+    """
+
+    def slug(text: str) -> str:
+        return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-") or "-"
+
+    return f"system-{slug(team)}--{slug(system)}"
 
 
 def parse_float(value: Any) -> float | None:
