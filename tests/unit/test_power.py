@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+import yaml
 
 from stecflow.analysis.power import (
     Effects,
@@ -150,6 +151,18 @@ def test_design_duration_without_pilot():
     # 90th percentile: 120 s + 180 s x exp(1.28155 x 0.25) = 368.0 s = 6.13 min.
     assert (got["median_min"], got["p90_min"]) == (5.0, 6.13)
     assert (got["pay_median"], got["pay_p90"]) == (0.83, 1.02)
+
+
+def test_design_duration_counts_control_and_practice_trials():
+    from stecflow.analysis.power import run_power
+
+    study = yaml.safe_load(CONFIG)["studies"][0]
+    study["controls"] = {"kind": "degraded", "per_list": 3}
+    _, settings = run_power({"studies": [study]}, "rating", runs=1, participants=[3])
+    # 10 trials per system x 3 systems + 3 controls + 2 practice = 35 trials.
+    assert settings["duration"]["source"].startswith("design: 35 trials x 3500 ms")
+    # 120 s + 35 x 3.5 s = 242.5 s = 4.04 min.
+    assert settings["duration"]["median_min"] == 4.04
 
 
 CONFIG = """studies:

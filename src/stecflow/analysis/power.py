@@ -347,6 +347,24 @@ def session_duration(
     return {"source": f"pilot sessions {source}", **_summary(minutes, hourly_rate)}
 
 
+def control_trials(controls: Mapping[str, Any] | None, trials: int) -> int:
+    """Control trials a list adds to *trials* experimental ones (``controls`` key),
+    as the design places them (``studies.designs.controls.controls_per_list``).
+
+    Examples
+    --------
+    >>> control_trials({"per_list": 2}, 40), control_trials({"share": 0.1}, 36)
+    (2, 4)
+    >>> control_trials(None, 40)
+    0
+    """
+    if not controls:
+        return 0
+    from stecflow.studies.designs.controls import controls_per_list
+
+    return controls_per_list(trials, controls.get("per_list"), controls.get("share"))
+
+
 def design_duration(
     trials: int,
     *,
@@ -502,7 +520,9 @@ def run_power(
     if sessions is not None:
         duration = session_duration(sessions, hourly_rate=rate)
     else:
-        trials = per_system * len(effects.means) + int(study.get("practice", 0))
+        trials = per_system * len(effects.means)
+        trials += control_trials(study.get("controls"), trials)
+        trials += int(study.get("practice", 0))
         default_ms = 3500.0 if study.get("task", "rating") == "rating" else 4000.0
         duration = design_duration(
             trials,
