@@ -43,3 +43,26 @@ def test_a_latecomer_to_a_full_study_is_told_so_at_once(tmp_path, watched):
         assert Participant(late, doc).run() == "error"
         assert "takes no more participants" in late.text_content("#error")
     watched.assert_clean(allow=("status of 409",))
+
+
+def test_a_second_attempt_with_the_same_id_is_refused_in_the_study_language(
+    tmp_path, watched
+):
+    # A participant who opens the link again in another browser profile gets a
+    # second list otherwise; the refusal comes from the study's own catalogue.
+    from stecflow.studies.settings import UI_STRINGS
+
+    study = build_demo_study(
+        tmp_path, task="rating", settings={**FAST, "language": "ja"}
+    )
+    doc = load_document(study)
+    options = {"db_path": tmp_path / "responses.sqlite", "require_participant": True}
+    with make_server(study, port=0, **options).start() as server:
+        first = watched.page
+        first.goto(server.url + "?PROLIFIC_PID=P-7")
+        assert Participant(first, doc).run(stop=lambda s, o: s == "rating") == "rating"
+        again = first.context.browser.new_page()  # a new browser profile's tab
+        again.goto(server.url + "?PROLIFIC_PID=P-7")
+        assert Participant(again, doc).run() == "error"
+        assert again.text_content("#error") == UI_STRINGS["ja"]["already_started"]
+    watched.assert_clean(allow=("status of 409",))

@@ -966,3 +966,48 @@ def test_serve_writes_its_log_beside_the_database_by_default(study, tmp_path):
 
     serve(study, port=0, db_path=db, ready=ready, admin_token=TOKEN)
     assert seen == {"log": tmp_path / "data" / "responses.events.jsonl", "token": TOKEN}
+
+
+def test_one_session_per_participant_unless_returned(serve, study, tmp_path):
+    """A participant ID opens one session: a second attempt is refused with a
+    reason the page translates, until the organiser marks the place returned."""
+    clock = Clock()
+    client, _ = serve(study, clock=clock, admin_token=TOKEN)
+    first = client.session("P-once")
+    status, data = _post_session(client, participant="P-once")
+    assert status == 409 and data["reason"] == "already_started"
+    assert data["error"].startswith("You have already started this study.")
+    _answer_list(client, study, first)
+    assert client.call("POST", "/api/complete", {}, first["token"])[0] == 200
+    status, data = _post_session(client, participant="P-once")
+    assert (status, data["reason"]) == (409, "already_completed")
+    # another participant, and a session without an ID, are unaffected
+    assert _post_session(client, participant="P-other")[0] == 201
+    assert _post_session(client)[0] == 201
+    # a place returned on the platform frees the ID for a new attempt
+    second_id = "P-again"
+    started = client.session(second_id)
+    status, _, _ = client.call(
+        "POST",
+        "/admin/return",
+        {"session": started["session_id"]},
+        headers={"Authorization": f"Bearer {TOKEN}"},
+    )
+    assert status == 200
+    status, data = _post_session(client, participant=second_id)
+    assert status == 201 and data["session_id"] != started["session_id"]
+
+
+def test_participant_facing_refusals_have_catalogue_reasons(serve, study):
+    """Each refusal a participant can meet names a key of the interface catalogue,
+    so the page shows it in the study's language."""
+    from stecflow.studies.settings import UI_STRINGS
+
+    client, _ = serve(study, clock=Clock(), max_sessions=1, require_participant=True)
+    status, data = _post_session(client)
+    assert (status, data["reason"]) == (400, "participant_needed")
+    assert _post_session(client, participant="P1")[0] == 201
+    status, data = _post_session(client, participant="P2")
+    assert (status, data["reason"]) == (409, "study_full")
+    for reason in ("participant_needed", "study_full", "already_started"):
+        assert UI_STRINGS["en"][reason] and UI_STRINGS["ja"][reason]

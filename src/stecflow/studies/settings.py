@@ -233,6 +233,22 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "failed": "Something went wrong: {error}",
         "damaged": "The study files are missing or damaged (stimuli.js). Please "
         "tell the experimenter.",
+        "study_full": "This study is full and takes no more participants. Thank you "
+        "for your interest.",
+        "place_returned": "This place was returned to the study, so no more answers "
+        "can be recorded for it. Thank you for your time.",
+        "consent_needed": "This study records answers only from participants who "
+        "agreed to take part on its consent page. Please open the study again from "
+        "the link you were given and read the consent page.",
+        "participant_needed": "This study needs your participant ID: please open it "
+        "with the link you were given.",
+        "already_completed": "You have already completed this study: each person "
+        "takes part once. Thank you for your help.",
+        "already_started": "You have already started this study. Please continue in "
+        "the browser and on the device where you began; if you cannot, contact the "
+        "researcher named on the consent page.",
+        "too_many_sessions": "Too many sessions were started from your network; "
+        "please try again in {seconds} seconds.",
     },
     "ja": {
         "html_noscript": "この実験にはJavaScriptが必要です。JavaScriptを有効にして、"
@@ -351,6 +367,35 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "failed": "問題が発生しました：{error}",
         "damaged": "実験のファイルがないか、壊れています（stimuli.js）。実験者に"
         "お知らせください。",
+        "study_full": (
+            "この実験は定員に達したため、これ以上参加者を受け付けていませ"
+            "ん。ご関心をお寄せいただき、ありがとうございました。"
+        ),
+        "place_returned": (
+            "この参加枠は返却されたため、これ以上回答を記録できません。お"
+            "時間をいただき、ありがとうございました。"
+        ),
+        "consent_needed": (
+            "この実験は、同意ページで参加に同意した方の回答のみを記録しま"
+            "す。お知らせしたリンクから実験を開き直し、同意ページをお読み"
+            "ください。"
+        ),
+        "participant_needed": (
+            "この実験には参加者IDが必要です。お知らせしたリンクから開いてください。"
+        ),
+        "already_completed": (
+            "この実験にはすでに参加済みです。参加はお一人につき一回です。"
+            "ご協力ありがとうございました。"
+        ),
+        "already_started": (
+            "この実験はすでに開始されています。開始したときと同じブラウザ"
+            "と端末で続けてください。それができない場合は、同意ページに記"
+            "載の研究者にご連絡ください。"
+        ),
+        "too_many_sessions": (
+            "お使いのネットワークから開始されたセッションが多すぎます。{"
+            "seconds}秒後にもう一度お試しください。"
+        ),
     },
 }
 

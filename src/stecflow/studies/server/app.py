@@ -447,6 +447,7 @@ class CollectionApp:
                 409,
                 "This place was returned to the study, so no more answers can be "
                 "recorded for it. Thank you for your time.",
+                reason="place_returned",
             )
 
     def _api(
@@ -538,6 +539,7 @@ class CollectionApp:
                 "This study records answers only from participants who agreed to "
                 "take part on its consent page. Please open the study again from "
                 "the link you were given and read the consent page.",
+                reason="consent_needed",
             )
         participant = payload.get("participant")
         if participant is not None and (
@@ -550,6 +552,7 @@ class CollectionApp:
                 "this study needs your participant ID: open the study with the "
                 "link you were given (its address ends in ?participant=..., "
                 "?PROLIFIC_PID=..., ?pid=... or ?workerId=...)",
+                reason="participant_needed",
             )
         now = self.clock()
         client = client_key(environ, self.behind_proxy)
@@ -563,6 +566,7 @@ class CollectionApp:
                 f"please try again in {retry} seconds",
                 headers=[("Retry-After", str(retry))],
                 retry_after_s=retry,
+                reason="too_many_sessions",
             )
         try:
             return self._open_session(participant, now, ids, consent is True, note)
@@ -588,7 +592,10 @@ class CollectionApp:
                     409,
                     "This study is full and takes no more participants. Thank you"
                     " for your interest.",
+                    reason="study_full",
                 )
+            if participant is not None:
+                self._refuse_repeat(db, participant, note)
             usage = self._usage(db, now)
             position = {list_id: k for k, list_id in enumerate(self._list_ids)}
             chosen = min(
@@ -621,6 +628,39 @@ class CollectionApp:
             "completed": False,
             "completion_code": None,
         }
+
+    @staticmethod
+    def _refuse_repeat(
+        db: sqlite3.Connection, participant: str, note: dict[str, Any]
+    ) -> None:
+        """One session per participant ID, unless the organiser marked it returned.
+
+        A second session would show the participant a second list (items seen
+        twice, two sets of judgments from one person). A place marked returned
+        (``stecflow sessions return``) frees the ID for a new attempt.
+        """
+        found = db.execute(
+            "SELECT completed_s FROM sessions WHERE participant = ? "
+            "AND returned_s IS NULL LIMIT 1",
+            (participant,),
+        ).fetchone()
+        if found is None:
+            return
+        note["reason"] = "repeat participant"
+        if found[0] is not None:
+            raise HTTPError(
+                409,
+                "You have already completed this study: each person takes part"
+                " once. Thank you for your help.",
+                reason="already_completed",
+            )
+        raise HTTPError(
+            409,
+            "You have already started this study. Please continue in the browser"
+            " and on the device where you began; if you cannot, contact the"
+            " researcher named on the consent page.",
+            reason="already_started",
+        )
 
     def _state(self, environ: Mapping[str, Any]) -> tuple[int, Any]:
         with self.store.transaction() as db:

@@ -105,12 +105,35 @@
     session_download: "Download the session table",
     failed: "Something went wrong: {error}",
     damaged: "The study files are missing or damaged (stimuli.js). Please tell the experimenter.",
+    study_full: "This study is full and takes no more participants. Thank you for your interest.",
+    place_returned: "This place was returned to the study, so no more answers can be recorded for it. Thank you for your time.",
+    consent_needed: "This study records answers only from participants who agreed to take part on its consent page. Please open the study again from the link you were given and read the consent page.",
+    participant_needed: "This study needs your participant ID: please open it with the link you were given.",
+    already_completed: "You have already completed this study: each person takes part once. Thank you for your help.",
+    already_started: "You have already started this study. Please continue in the browser and on the device where you began; if you cannot, contact the researcher named on the consent page.",
+    too_many_sessions: "Too many sessions were started from your network; please try again in {seconds} seconds.",
   };
   const UI = Object.assign({}, UI_EN);
 
   function t(key, values) {
     return UI[key].replace(/\{(\w+)\}/g, (all, name) =>
       values && Object.prototype.hasOwnProperty.call(values, name) ? String(values[name]) : all);
+  }
+
+  // A refusal the server gives a reason for is shown from the catalogue (in the
+  // study's language); any other shows the server's own words, or the fallback.
+  function refusal(res, fallback) {
+    const data = res.data || {};
+    switch (data.reason) {
+      case "study_full": return t("study_full");
+      case "place_returned": return t("place_returned");
+      case "consent_needed": return t("consent_needed");
+      case "participant_needed": return t("participant_needed");
+      case "already_completed": return t("already_completed");
+      case "already_started": return t("already_started");
+      case "too_many_sessions": return t("too_many_sessions", { seconds: data.retry_after_s });
+      default: return data.error || fallback;
+    }
   }
 
   if (!STUDY || STUDY.format !== "stecflow-study") {
@@ -1174,7 +1197,7 @@
     for (const [screen, values] of Object.entries(waiting)) {
       const res = await persistent("POST", "answers", { screen: screen, answers: values });
       if (res.status !== 200) {
-        fatal((res.data && res.data.error) || t("answers_failed", { status: res.status }));
+        fatal(refusal(res, t("answers_failed", { status: res.status })));
         return false;
       }
       delete waiting[screen];
@@ -1439,7 +1462,7 @@
       if (SCREENS.consent) body.consent = true;
       const res = await persistent("POST", "session", body);
       if (res.status !== 201) {
-        fatal((res.data && res.data.error) || t("cannot_start", { status: res.status }));
+        fatal(refusal(res, t("cannot_start", { status: res.status })));
         return;
       }
       token = res.data.token;
@@ -1480,7 +1503,7 @@
         for (const order of res.data.missing) done.delete(order);
         continue;
       }
-      fatal((res.data && res.data.error) || t("not_saved", { status: res.status }));
+      fatal(refusal(res, t("not_saved", { status: res.status })));
       return;
     }
   }
