@@ -406,7 +406,9 @@ def se_rows(data: TestSet, repeat: int) -> list[Row]:
 
     def cold() -> None:
         _tokens.cache_clear()
-        token_table(norm).clear()
+        table = token_table(norm)
+        table.clear()
+        table.codes.clear()
 
     se = get_metric("se")
     se.corpus_stats(hyps, refs)

@@ -123,7 +123,11 @@ def test_se_batch_worked_examples():
 
 def test_se_batch_helpers():
     table = token_table(TextNormaliser())
-    assert table["The red, chair."] == ("the", "red", "chair")
+    encoded = table["The red, chair."]
+    assert len(encoded) == 3 and len(set(encoded)) == 3
+    assert table["chair red"] == encoded[2] + encoded[1]
+    tokens = {"a b": ("a", "b"), "b": ("b",), "a": ("a",)}
+    assert se_batch(["a b", "a"], [["a b", "b"], ["a"]], tokens) == [0.5, 0.0]
     assert se_batch(["a b", "a"], [["a b", "b"], ["a"]], table) == [0.5, 0.0]
     assert se_batch([], [], table) == []
     assert se_batch(["a"], [[]], table) is None  # malformed: the caller reports

@@ -305,18 +305,19 @@ class SE(TextMetric):
         Equal to calling :meth:`segment_stats` per item (tested); SE is the metric
         every TUNA table reports, so its corpus path is one
         ``rapidfuzz.process.cpdist`` call per reference position
-        (``Indel.distance``: Levenshtein with weights 1, 1, 2) on tokens looked up
-        in a table shared by the calls (:func:`token_table`), as a rapidfuzz user
-        would call it on pre-tokenised text.
+        (``Indel.distance``: Levenshtein with weights 1, 1, 2) on the texts'
+        tokens, looked up in a table shared by the calls (:func:`token_table`,
+        one character per token, so the same distances in rapidfuzz's string
+        kernel).
         """
         self._check_lengths(hyps, refs, contexts)
         for context in contexts or ():
             if not context.keys() <= CONTEXT_KEYS:
                 self.check_context(context)
+        table = token_table(self._normaliser)
+        table.tidy()
         try:
-            distances = se_batch(
-                hyps, refs, token_table(self._normaliser), self.multi_ref
-            )
+            distances = se_batch(hyps, refs, table, self.multi_ref)
         except (TypeError, ValueError):  # the item-by-item path names the problem
             distances = None
         if distances is None:
@@ -337,7 +338,8 @@ def se_batch(
     hyps, refs : sequences
         One hypothesis and one list of references per item.
     tokens : mapping
-        Text to tokens (:func:`token_table`).
+        Text to its tokens: a sequence, or the one-character-per-token spelling
+        of :func:`token_table`.
     multi_ref : {"mean", "min", "max"}
         How the distances to several references are combined.
 
@@ -399,30 +401,59 @@ _NOT_REFS = (str, frozenset, set)
 
 
 class _TokenTable(dict):
-    """Text to tokens under one normaliser, filled on first look-up."""
+    """Text to its tokens spelt as one character each, filled on first look-up.
+
+    Every distinct token gets a character of its own (the first token seen is
+    ``chr(0)``, the next ``chr(1)``, ...), so the Indel distance of two encoded
+    texts is the Indel distance of their token sequences, and rapidfuzz compares
+    them with its string kernel instead of hashing each token.
+    """
 
     def __init__(self, normaliser: TextNormaliser) -> None:
         super().__init__()
         self.normaliser = normaliser
+        self.codes: dict[str, str] = {}
 
-    def __missing__(self, text: str) -> tuple[str, ...]:
-        tokens = self.normaliser.tokens(text)
-        if len(self) >= _TOKEN_TABLE_SIZE:
+    def __missing__(self, text: str) -> str:
+        codes = self.codes
+        out = []
+        for token in self.normaliser.tokens(text):
+            code = codes.get(token)
+            if code is None:
+                if len(codes) >= _MAX_CODES:
+                    raise ValueError("too many distinct tokens for one batch")
+                code = codes[token] = chr(len(codes))
+            out.append(code)
+        encoded = self[text] = "".join(out)
+        return encoded
+
+    def tidy(self) -> None:
+        """Empty the table between batches once it is large (never within one)."""
+        if len(self) >= _TOKEN_TABLE_SIZE or len(self.codes) >= _MAX_CODES // 2:
             self.clear()
-        self[text] = tokens
-        return tokens
+            self.codes.clear()
 
 
 _TOKEN_TABLE_SIZE = 1 << 17
+#: Characters available as token codes (every code point of Unicode).
+_MAX_CODES = 0x110000
 _TOKEN_TABLES: dict[TextNormaliser, _TokenTable] = {}
 
 
-def token_table(normaliser: TextNormaliser) -> Mapping[str, tuple[str, ...]]:
-    """The shared table of tokens of *normaliser* (texts seen before are looked up).
+def token_table(normaliser: TextNormaliser) -> _TokenTable:
+    """The shared table of encoded tokens of *normaliser* (for :func:`se_batch`).
 
-    ``table[text]`` is ``normaliser.tokens(text)``, computed once per text (the
-    table is emptied when it reaches 131,072 texts); a non-string raises
-    TypeError.
+    ``table[text]`` spells ``normaliser.tokens(text)`` with one character per
+    distinct token (the same token, the same character), computed once per text;
+    edit distances between encoded texts equal those between the token
+    sequences. The table is emptied between batches once it holds 131,072 texts.
+    A non-string raises TypeError.
+
+    Examples
+    --------
+    >>> table = token_table(TextNormaliser())
+    >>> len(table["The red chair."]), table["the chair"][1] == table["red chair"][1]
+    (3, True)
     """
     table = _TOKEN_TABLES.get(normaliser)
     if table is None:
