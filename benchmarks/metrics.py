@@ -289,7 +289,7 @@ class Row:
     peer: str
     ours_s: float
     peer_s: float
-    aim: float
+    aim: float | None
     n: int
     equal: bool | None
     note: str = ""
@@ -348,7 +348,7 @@ def set_rows(data: TestSet, repeat: int) -> list[Row]:
             "frozenset floor",
             ours_s,
             peer_s,
-            2.0,
+            None,
             len(hyps),
             _equal(raw.item_scores(stats), theirs),
         )
@@ -565,10 +565,13 @@ def table(rows: list[Row], items: int, repeat: int) -> str:
         equal = "not compared" if r.equal is None else ("yes" if r.equal else "**NO**")
         if r.note:
             equal += f" ({r.note})"
-        met = "yes" if r.ratio <= r.aim else "**no**"
+        if r.aim is None:
+            aim, met = "— (shown for scale)", "—"
+        else:
+            aim, met = f"≤ {r.aim:g}", "yes" if r.ratio <= r.aim else "**no**"
         lines.append(
             f"| {r.metric} | {r.peer} | {r.n / r.ours_s:,.0f} | {r.n / r.peer_s:,.0f}"
-            f" | {r.ratio:.2f} | ≤ {r.aim:g} | {met} | {equal} |"
+            f" | {r.ratio:.2f} | {aim} | {met} | {equal} |"
         )
     return "\n".join(lines)
 
