@@ -497,7 +497,7 @@ def text_rows(data: TestSet, repeat: int) -> list[Row]:
             1.0,
             len(hyps),
             None,
-            "different definition (REFERENCE.md §11): value not compared",
+            "a different definition, REFERENCE.md §11",
         )
     )
 
