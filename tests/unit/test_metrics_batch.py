@@ -331,3 +331,21 @@ def test_domain_batch_keeps_the_errors_of_the_item_path():
         m.corpus_stats([h], [[]], [{"target": h}])
     with pytest.raises(TypeError, match="distractors must be a sequence"):
         m.corpus_stats([h], [[]], [{"target": h, "distractors": frozenset()}])
+
+
+def test_se_token_codes_past_the_surrogates_give_the_same_distances():
+    # token codes are characters; once a campaign has seen 55,296 distinct tokens
+    # they reach the surrogate range and beyond: the distances do not change
+    table = token_table(TextNormaliser(punctuation="keep", lowercase=False))
+    table.clear()
+    table.codes.clear()
+    table.codes.update({f"filler{i}": chr(i) for i in range(0xD7FC)})
+    rng = random.Random(3)
+    hyps = [_text(rng) for _ in range(200)]
+    refs = [[_text(rng), _text(rng)] for _ in hyps]
+    se = get_metric("se", punctuation="keep", lowercase=False)
+    stats = se.corpus_stats(hyps, refs)
+    assert max(map(ord, "".join(table.values()))) >= 0xD800
+    assert stats == _item_by_item(se, hyps, refs)
+    table.clear()
+    table.codes.clear()
