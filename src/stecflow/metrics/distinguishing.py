@@ -352,7 +352,10 @@ class DomainMetric(Metric):
         (tested); malformed contexts go item by item, which names the problem.
         """
         self._check_lengths(hyps, refs, contexts)
-        domains = None if contexts is None else _batch_domains(hyps, contexts)
+        has_batch = type(self).batch_scores is not DomainMetric.batch_scores
+        domains = None
+        if has_batch and contexts is not None:
+            domains = _batch_domains(hyps, contexts)
         scores = None if domains is None else self.batch_scores(domains)
         if scores is None:
             return super().corpus_stats(hyps, refs, contexts)

@@ -698,7 +698,8 @@ class AttributeSetMetric(Metric):
             if not context.keys() <= CONTEXT_KEYS:
                 self.check_context(context)
         scores = None
-        if _reference_lists_ok(refs):
+        has_batch = type(self).batch_scores is not AttributeSetMetric.batch_scores
+        if has_batch and _reference_lists_ok(refs):
             try:
                 prepared = prepare_sets(hyps, refs, self.include_type_in_set_metrics)
             except (TypeError, ValueError):
