@@ -22,12 +22,13 @@ attributes are free, so sizes and ``k*`` count only the other attributes.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from itertools import combinations
 from typing import Any, ClassVar, Literal
 
 from stecflow.metrics.base import (
+    CONTEXT_KEYS,
     Metric,
     Stats,
     check_bool,
@@ -37,8 +38,10 @@ from stecflow.metrics.base import (
 from stecflow.metrics.sets import (
     TYPE_ATTRIBUTE,
     AttributeSet,
+    NormalisedSet,
     domain_from_context,
     normalise_attribute_set,
+    prepared_sets,
 )
 
 __all__ = [
@@ -335,6 +338,73 @@ class DomainMetric(Metric):
         target, distractors = domain_from_context(self.display_name, context)
         return normalise_attribute_set(hyp), target, distractors
 
+    def corpus_stats(
+        self,
+        hyps: Sequence[Any],
+        refs: Sequence[Sequence[Any]],
+        contexts: Sequence[Mapping[str, Any]] | None = None,
+    ) -> list[Stats]:
+        """Statistics of every item (see :meth:`Metric.corpus_stats`).
+
+        Metrics with a batch version (:meth:`batch_scores`) normalise each set
+        once (sets that are already :class:`~stecflow.metrics.sets.NormalisedSet`
+        pass through) and compute the same numbers as :meth:`segment_stats`
+        (tested); malformed contexts go item by item, which names the problem.
+        """
+        self._check_lengths(hyps, refs, contexts)
+        has_batch = type(self).batch_scores is not DomainMetric.batch_scores
+        domains = None
+        if has_batch and contexts is not None:
+            domains = _batch_domains(hyps, contexts)
+        scores = None if domains is None else self.batch_scores(domains)
+        if scores is None:
+            return super().corpus_stats(hyps, refs, contexts)
+        return list(zip(scores))
+
+    def batch_scores(
+        self, domains: Sequence[tuple[AttributeSet, AttributeSet, list[AttributeSet]]]
+    ) -> list[float] | None:
+        """Per-item scores of normalised ``(output, target, distractors)`` triples.
+
+        None means "no batch version" (the item-by-item path is used).
+        """
+        return None
+
+
+def _batch_domains(
+    hyps: Sequence[Any], contexts: Sequence[Mapping[str, Any]]
+) -> list[tuple[AttributeSet, AttributeSet, list[AttributeSet]]] | None:
+    """Normalised ``(output, target, distractors)`` of every item, or None.
+
+    None if a context is malformed or a set cannot be looked up; the caller then
+    goes item by item, which raises the right error.
+    """
+    lookup = prepared_sets(True).__getitem__
+    out = []
+    append = out.append
+    try:
+        for hyp, context in zip(hyps, contexts, strict=True):
+            if not context.keys() <= CONTEXT_KEYS:
+                return None
+            target = context.get("target")
+            distractors = context.get("distractors")
+            if (
+                target is None
+                or distractors is None
+                or isinstance(distractors, frozenset | set)
+            ):
+                return None
+            if type(target) is not NormalisedSet:
+                target = lookup(target)
+            if set(map(type, distractors)) != {NormalisedSet}:
+                distractors = list(map(lookup, distractors))
+            if type(hyp) is not NormalisedSet:
+                hyp = lookup(hyp)
+            append((hyp, target, distractors))
+    except (TypeError, ValueError):
+        return None
+    return out
+
 
 @register_metric
 class Uniqueness(DomainMetric):
@@ -480,6 +550,18 @@ class Underspecification(DomainMetric):
         s, t, d = self._domain(hyp, context)
         return (underspecification(s, t, d, false_of_target=self.false_of_target),)
 
+    def batch_scores(
+        self, domains: Sequence[tuple[AttributeSet, AttributeSet, list[AttributeSet]]]
+    ) -> list[float]:
+        """Per-item :func:`underspecification` of normalised domains."""
+        worst = self.false_of_target == "all"
+        return [
+            float(sum(map(s.__le__, d)))
+            if s <= t
+            else (float(len(d)) if worst else math.nan)
+            for s, t, d in domains
+        ]
+
 
 @register_metric
 class Overspecification(DomainMetric):
@@ -538,3 +620,21 @@ class Overspecification(DomainMetric):
                 count_type_in_minimality=self.count_type_in_minimality,
             ),
         )
+
+    def batch_scores(
+        self, domains: Sequence[tuple[AttributeSet, AttributeSet, list[AttributeSet]]]
+    ) -> list[float]:
+        """Per-item :func:`overspecification` of normalised domains."""
+        count_type = self.count_type_in_minimality
+        unique_only = self.scope == "unique"
+        out = []
+        for s, t, d in domains:
+            k = _min_size_cached(t, tuple(d), count_type)
+            if k is None or (
+                unique_only and not (s <= t and not any(map(s.__le__, d)))
+            ):
+                out.append(math.nan)
+            else:
+                size = len(s) if count_type else _size(s, False)
+                out.append(float(max(0, size - k)))
+        return out

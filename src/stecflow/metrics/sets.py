@@ -24,9 +24,11 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from fractions import Fraction
 from functools import lru_cache
+from itertools import chain
 from typing import Any, ClassVar, Literal
 
 from stecflow.metrics.base import (
+    CONTEXT_KEYS,
     Metric,
     Stats,
     check_bool,
@@ -40,6 +42,7 @@ __all__ = [
     "TYPE_ATTRIBUTE",
     "MASI",
     "AttributeSet",
+    "NormalisedSet",
     "DenotationSimilarity",
     "Dice",
     "SetAccuracy",
@@ -48,8 +51,12 @@ __all__ = [
     "denotation",
     "denotation_similarity",
     "dice",
+    "dice_scores",
     "masi",
+    "masi_scores",
     "normalise_attribute_set",
+    "prepare_sets",
+    "prepared_sets",
     "set_edit_distance",
     "without_type",
 ]
@@ -100,16 +107,38 @@ def normalise_attribute_set(
     >>> sorted(normalise_attribute_set([("Colour", " Red "), ("x-dimension", "02")]))
     [('colour', 'red'), ('x-dimension', '2')]
     """
+    if type(pairs) is NormalisedSet:
+        return pairs
     if isinstance(pairs, frozenset):
         return _normalise_frozen(pairs)
     items = pairs.items() if isinstance(pairs, Mapping) else pairs
-    return frozenset((_norm_text(name), _norm_text(value)) for name, value in items)
+    return NormalisedSet((_norm_text(name), _norm_text(value)) for name, value in items)
+
+
+class NormalisedSet(frozenset):
+    """A frozenset that :func:`normalise_attribute_set` made (its pairs are normal).
+
+    Equal to, and hashed like, the plain frozenset of the same pairs; the type
+    only tells the metrics' batch paths that normalising it again is the
+    identity, so they can skip the look-up.
+
+    Examples
+    --------
+    >>> s = normalise_attribute_set([("Colour", "Red")])
+    >>> s == frozenset({("colour", "red")}), s
+    (True, frozenset({('colour', 'red')}))
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return repr(frozenset(self))
 
 
 @lru_cache(maxsize=1 << 16)
 def _normalise_frozen(pairs: frozenset[tuple[object, object]]) -> AttributeSet:
     """Cached normalisation of a hashable set (the common case when scoring)."""
-    return frozenset((_norm_text(name), _norm_text(value)) for name, value in pairs)
+    return NormalisedSet((_norm_text(name), _norm_text(value)) for name, value in pairs)
 
 
 def without_type(attrs: AttributeSet) -> AttributeSet:
@@ -467,6 +496,163 @@ def denotation_similarity(
     return total / len(names)
 
 
+def _reference_lists_ok(refs: Sequence[Sequence[Any]]) -> bool:
+    """True if every item's references are a non-empty list or tuple."""
+    return set(map(type, refs)) <= {list, tuple} and 0 not in set(map(len, refs))
+
+
+class _SetTable(dict):
+    """Attribute set to its normalised form, filled on first look-up."""
+
+    def __init__(self, include_type: bool) -> None:
+        super().__init__()
+        self.include_type = include_type
+
+    def __missing__(self, pairs: AttributeSet) -> AttributeSet:
+        out = normalise_attribute_set(pairs)
+        if not self.include_type:
+            out = without_type(out)
+        if len(self) >= _SET_TABLE_SIZE:
+            self.clear()
+        self[pairs] = out
+        return out
+
+
+_SET_TABLE_SIZE = 1 << 17
+_SET_TABLES = {True: _SetTable(True), False: _SetTable(False)}
+
+
+def prepared_sets(include_type: bool = True) -> Mapping[AttributeSet, AttributeSet]:
+    """The shared table of normalised attribute sets (sets seen before are looked up).
+
+    ``table[s]`` is ``normalise_attribute_set(s)``, without ``type`` if
+    *include_type* is false, computed once per set (the table is emptied when it
+    reaches 131,072 sets). Keys must be hashable (frozensets); a set or a dict
+    raises TypeError.
+    """
+    return _SET_TABLES[include_type]
+
+
+def prepare_sets(
+    hyps: Sequence[Any], refs: Sequence[Sequence[Any]], include_type: bool = True
+) -> tuple[Sequence[AttributeSet], Sequence[Sequence[AttributeSet]]]:
+    """Normalise the outputs and references of a test set for the batch paths.
+
+    Sets that are already :class:`NormalisedSet` pass through untouched (with
+    ``type`` kept); others are looked up in :func:`prepared_sets`.
+
+    Raises
+    ------
+    TypeError
+        If a set is not hashable (a ``set`` or ``dict``).
+    """
+    if (
+        include_type
+        and set(map(type, hyps)) == {NormalisedSet}
+        and set(map(type, chain.from_iterable(refs))) <= {NormalisedSet}
+    ):
+        return hyps, refs
+    lookup = prepared_sets(include_type).__getitem__
+    return (
+        list(map(lookup, hyps)),
+        [list(map(lookup, item_refs)) for item_refs in refs],
+    )
+
+
+def _mean_of_fractions(pairs: Iterable[tuple[int, int]], n: int) -> float:
+    """``float(sum(p / q) / n)`` computed exactly on integers (correctly rounded)."""
+    num, den = 0, 1
+    for p, q in pairs:
+        num = num * q + p * den
+        den *= q
+    return num / (den * n)
+
+
+def dice_scores(
+    hyps: Sequence[AttributeSet],
+    refs: Sequence[Sequence[AttributeSet]],
+    multi_ref: Literal["mean", "max"] = "mean",
+) -> list[float]:
+    """Per-item Dice of normalised sets, combined over references.
+
+    Equal to ``reduce_over_references([dice(h, r) for r in rs], multi_ref)``:
+    the mean is the exact mean of the fractions, rounded once.
+
+    Examples
+    --------
+    >>> a, b = frozenset("pq"), frozenset("p")
+    >>> dice_scores([a], [[a, b]])
+    [0.8333333333333334]
+    """
+    out = []
+    append = out.append
+    for h, rs in zip(hyps, refs, strict=True):
+        size = len(h)
+        if len(rs) == 1:
+            (r,) = rs
+            total = size + len(r)
+            append(2 * len(h & r) / total if total else 1.0)
+        elif multi_ref == "mean":
+            append(
+                _mean_of_fractions(
+                    [
+                        (2 * len(h & r), size + len(r)) if size + len(r) else (1, 1)
+                        for r in rs
+                    ],
+                    len(rs),
+                )
+            )
+        else:  # float rounding is monotonic: the max of the floats is exact
+            append(
+                max(
+                    2 * len(h & r) / (size + len(r)) if size + len(r) else 1.0
+                    for r in rs
+                )
+            )
+    return out
+
+
+def _masi_fraction(a: AttributeSet, b: AttributeSet) -> tuple[int, int]:
+    """MASI of two sets as (numerator, denominator)."""
+    if a == b:
+        return 1, 1
+    common = len(a & b)
+    if common == 0:
+        return 0, 1
+    union = len(a) + len(b) - common
+    if common == len(a) or common == len(b):  # one is a subset of the other
+        return 2 * common, 3 * union
+    return common, 3 * union
+
+
+def masi_scores(
+    hyps: Sequence[AttributeSet],
+    refs: Sequence[Sequence[AttributeSet]],
+    multi_ref: Literal["mean", "max"] = "mean",
+) -> list[float]:
+    """Per-item MASI of normalised sets, combined over references.
+
+    Equal to ``reduce_over_references([masi(h, r) for r in rs], multi_ref)``
+    (exact thirds, the mean rounded once).
+
+    Examples
+    --------
+    >>> masi_scores([frozenset({1, 2})], [[frozenset({1, 2, 3, 4}), frozenset({1})]])
+    [0.3333333333333333]
+    """
+    out = []
+    append = out.append
+    for h, rs in zip(hyps, refs, strict=True):
+        if len(rs) == 1:
+            p, q = _masi_fraction(h, rs[0])
+            append(p / q)
+        elif multi_ref == "mean":
+            append(_mean_of_fractions([_masi_fraction(h, r) for r in rs], len(rs)))
+        else:
+            append(max(p / q for p, q in (_masi_fraction(h, r) for r in rs)))
+    return out
+
+
 class AttributeSetMetric(Metric):
     """Shared machinery of the attribute-set metrics (inputs are attribute sets)."""
 
@@ -491,6 +677,48 @@ class AttributeSetMetric(Metric):
         self.check_context(context)
         self.check_refs(refs)
         return self.prepare(hyp), [self.prepare(r) for r in refs]
+
+    def corpus_stats(
+        self,
+        hyps: Sequence[Any],
+        refs: Sequence[Sequence[Any]],
+        contexts: Sequence[Mapping[str, Any]] | None = None,
+    ) -> list[Stats]:
+        """Statistics of every item (see :meth:`Metric.corpus_stats`).
+
+        The batch path: every set is normalised once (:func:`prepared_sets`, a
+        table shared by the calls) and the measure runs on the normalised
+        frozensets (:meth:`batch_scores`) with exact integer arithmetic, so the
+        numbers equal those of :meth:`segment_stats` item by item (tested).
+        Inputs the table cannot take (unhashable sets, malformed reference
+        lists) go item by item, which names the problem.
+        """
+        self._check_lengths(hyps, refs, contexts)
+        for context in contexts or ():
+            if not context.keys() <= CONTEXT_KEYS:
+                self.check_context(context)
+        scores = None
+        has_batch = type(self).batch_scores is not AttributeSetMetric.batch_scores
+        if has_batch and _reference_lists_ok(refs):
+            try:
+                prepared = prepare_sets(hyps, refs, self.include_type_in_set_metrics)
+            except (TypeError, ValueError):
+                pass
+            else:
+                scores = self.batch_scores(*prepared)
+        if scores is None:
+            return super().corpus_stats(hyps, refs, contexts)
+        return list(zip(scores))
+
+    def batch_scores(
+        self, hyps: Sequence[AttributeSet], refs: Sequence[Sequence[AttributeSet]]
+    ) -> list[float] | None:
+        """Per-item scores of normalised sets (``type`` already dropped if asked).
+
+        The fast path of :meth:`corpus_stats`; None means "no batch version"
+        (the item-by-item path is used).
+        """
+        return None
 
 
 @register_metric
@@ -539,6 +767,12 @@ class Dice(AttributeSetMetric):
         h, rs = self._prepare_all(hyp, refs, context)
         return (reduce_over_references([dice(h, r) for r in rs], self.multi_ref),)
 
+    def batch_scores(
+        self, hyps: Sequence[AttributeSet], refs: Sequence[Sequence[AttributeSet]]
+    ) -> list[float]:
+        """Per-item Dice of normalised sets (:func:`dice_scores`)."""
+        return dice_scores(hyps, refs, self.multi_ref)
+
 
 @register_metric
 class MASI(AttributeSetMetric):
@@ -582,6 +816,12 @@ class MASI(AttributeSetMetric):
         """Return ``(masi,)`` for one item (see :meth:`Metric.segment_stats`)."""
         h, rs = self._prepare_all(hyp, refs, context)
         return (reduce_over_references([masi(h, r) for r in rs], self.multi_ref),)
+
+    def batch_scores(
+        self, hyps: Sequence[AttributeSet], refs: Sequence[Sequence[AttributeSet]]
+    ) -> list[float]:
+        """Per-item MASI of normalised sets (:func:`masi_scores`)."""
+        return masi_scores(hyps, refs, self.multi_ref)
 
 
 @register_metric
@@ -628,6 +868,14 @@ class SetAccuracy(AttributeSetMetric):
         h, rs = self._prepare_all(hyp, refs, context)
         return (reduce_over_references([int(h == r) for r in rs], self.multi_ref),)
 
+    def batch_scores(
+        self, hyps: Sequence[AttributeSet], refs: Sequence[Sequence[AttributeSet]]
+    ) -> list[float]:
+        """Per-item accuracy of normalised sets."""
+        if self.multi_ref == "any":
+            return [1.0 if h in rs else 0.0 for h, rs in zip(hyps, refs, strict=True)]
+        return [rs.count(h) / len(rs) for h, rs in zip(hyps, refs, strict=True)]
+
 
 @register_metric
 class SetEdit(AttributeSetMetric):
@@ -673,6 +921,21 @@ class SetEdit(AttributeSetMetric):
         h, rs = self._prepare_all(hyp, refs, context)
         dists = [set_edit_distance(h, r) for r in rs]
         return (reduce_over_references(dists, self.multi_ref),)
+
+    def batch_scores(
+        self, hyps: Sequence[AttributeSet], refs: Sequence[Sequence[AttributeSet]]
+    ) -> list[float]:
+        """Per-item set edit distance of normalised sets."""
+        if self.multi_ref == "mean":
+            return [
+                sum([set_edit_distance(h, r) for r in rs]) / len(rs)
+                for h, rs in zip(hyps, refs, strict=True)
+            ]
+        reduce = min if self.multi_ref == "min" else max
+        return [
+            float(reduce([set_edit_distance(h, r) for r in rs]))
+            for h, rs in zip(hyps, refs, strict=True)
+        ]
 
 
 @register_metric

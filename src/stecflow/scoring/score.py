@@ -154,6 +154,7 @@ def score_outputs(
         for kind, name, indices in subset_list
     }
     realiser = _realiser(scoring, task)
+    normalised: dict[str, Any] = {}
     for spec, metric in build_metrics(metric_specs(scoring, tasks)):
         signature = metric.signature(
             extra=_signature_extra(scoring, metric, extra, task)
@@ -204,7 +205,15 @@ def score_outputs(
             )
             continue
         refs = [[value for _, value in r] for r in refs_with_ids]
-        stats = metric.corpus_stats(hyps, refs, contexts)
+        metric_contexts = contexts
+        if _is_set_metric(metric):  # normalise the sets once for every set metric
+            if "sets" not in normalised:
+                normalised["sets"] = _normalised_sets(hyps, refs, contexts)
+            hyps, refs, metric_contexts = normalised["sets"]
+        stats = metric.corpus_stats(hyps, refs, metric_contexts)
+        per_reference = _per_reference_scores(
+            metric, hyps, refs, metric_contexts, domain_only
+        )
         for item, hyp, item_refs, context, item_stats in zip(
             scored_items, hyps, refs_with_ids, contexts, stats, strict=True
         ):
@@ -228,7 +237,9 @@ def score_outputs(
                         {
                             **common,
                             "reference": ref_id,
-                            "value": metric.score_segment(hyp, [value], **context),
+                            "value": next(per_reference)
+                            if per_reference is not None
+                            else metric.score_segment(hyp, [value], **context),
                         }
                     )
         for kind, name, indices in subset_list:
@@ -261,6 +272,66 @@ def score_outputs(
         key=lambda r: (r["item"], r["metric"], r["reference"] != "*", r["reference"])
     )
     return item_rows, system_rows
+
+
+def _is_set_metric(metric: Any) -> bool:
+    """True for stecflow's own attribute-set metrics (they normalise their sets)."""
+    from stecflow.metrics.distinguishing import DomainMetric
+    from stecflow.metrics.sets import AttributeSetMetric
+
+    return isinstance(metric, AttributeSetMetric | DomainMetric)
+
+
+def _normalised_sets(
+    hyps: Sequence[Any], refs: Sequence[Sequence[Any]], contexts: Sequence[Any]
+) -> tuple[Any, Any, list[dict[str, Any]]]:
+    """The outputs, references and domains as normalised sets, made once."""
+    from stecflow.metrics.sets import normalise_attribute_set, prepare_sets
+
+    try:
+        hyps, refs = prepare_sets(hyps, refs)
+    except (TypeError, ValueError):  # the metrics name the problem
+        return hyps, refs, list(contexts)
+    domains = []
+    for context in contexts:
+        domain = dict(context)
+        if isinstance(context.get("target"), frozenset):
+            domain["target"] = normalise_attribute_set(context["target"])
+        if isinstance(context.get("distractors"), list | tuple):
+            domain["distractors"] = [
+                normalise_attribute_set(d) if isinstance(d, frozenset) else d
+                for d in context["distractors"]
+            ]
+        domains.append(domain)
+    return hyps, refs, domains
+
+
+def _per_reference_scores(
+    metric: Any,
+    hyps: Sequence[Any],
+    refs: Sequence[Sequence[Any]],
+    contexts: Sequence[Any],
+    domain_only: bool,
+) -> Any:
+    """Scores against each reference of the multi-reference items, in one batch.
+
+    An iterator over them in item and reference order (what
+    ``metric.score_segment(hyp, [ref], **context)`` gives for each), or None
+    where the metric's statistics depend on the whole test set.
+    """
+    if metric.level != "item" or domain_only or metric.requires_corpus:
+        return None
+    pairs = [
+        (hyp, [ref], context)
+        for hyp, item_refs, context in zip(hyps, refs, contexts, strict=True)
+        if len(item_refs) > 1
+        for ref in item_refs
+    ]
+    if not pairs:
+        return iter(())
+    pair_hyps, pair_refs, pair_contexts = zip(*pairs, strict=True)
+    stats = metric.corpus_stats(list(pair_hyps), list(pair_refs), list(pair_contexts))
+    return iter([metric.score_from_stats(s) for s in stats])
 
 
 def _is_domain_only(metric: Any) -> bool:
