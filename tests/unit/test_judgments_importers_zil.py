@@ -8,6 +8,7 @@ against the picture boxes in L01-items.tsv.
 
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -271,7 +272,9 @@ def test_merge_study_finds_the_item_table_for_a_zil_file(tmp_path):
         out_judgments_tsv=out,
     )
     assert [s["format"] for s in summary["sources"]] == ["dmdx_zil"]
-    assert summary["sessions"]["L01-s2"]["status"] == "aborted"
+    # sessions counted per list (no session ID in the summary)
+    assert summary["lists"]["L01"]["statuses"] == {"aborted": 1, "completed": 1}
+    assert "L01-s2" not in json.dumps(summary)
     table = pd.read_csv(out, sep="\t", dtype=str, keep_default_na=False)
     assert list(table["chosen_entity"]) == [e[6] or "" for e in EXPECTED]
     assert list(table["source_format"].unique()) == ["dmdx_zil"]

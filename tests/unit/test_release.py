@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import zipfile
 
 import pytest
@@ -224,3 +225,101 @@ def test_contact_over_several_lines_or_in_flow_style_is_withheld(text):
     released = _without_contact(text.encode()).decode()
     assert "jo@example.org" not in released and "Bloggs" not in released
     assert yaml.safe_load(released) == {"team": "alpha", "primary": True}
+
+
+def test_no_external_id_in_any_released_file(inputs, tmp_path, monkeypatch):
+    """Crowdsourcing IDs (participant and session) and the server's session IDs
+    appear in no released file: neither in the judgments and session tables nor
+    in the judgments summary, which the archive ships as the workflow wrote it."""
+    from stecflow.judgments.study import merge_study
+    from stecflow.studies.server.progress import SESSION_COLUMNS
+    from tests.conftest import FIXTURES
+
+    config, records, campaign, _, scores = inputs
+    fixtures = FIXTURES / "judgments"
+    results = tmp_path / "results" / "judgments"
+    key = str(config["release"].get("key") or config["campaign"]["id"])
+    monkeypatch.chdir(tmp_path)  # the campaign folder, as when Snakemake runs
+    merge_study(
+        fixtures / "design_id.tsv",
+        [fixtures / "server_export.tsv", fixtures / "id-demo-L02-offline-9c1d2e3f.tsv"],
+        fixtures / "corrections.tsv",
+        fixtures / "testset.xml",
+        {},
+        results / "id-demo.tsv",
+        results / "quality" / "id-demo.tsv",
+        results / "summary" / "id-demo.json",
+        pseudonym_key=key,
+    )
+    judged = parse_tsv((results / "id-demo.tsv").read_text())
+    # the collection server's session table, with Prolific's study and session IDs
+    external = {
+        "3f9a0c2be41d7a65": "65f0a1b2c3d4e5f6a7b8c9d0",
+        "a71e5b0c3d9f2468": "65f0a1b2c3d4e5f6a7b8c9d1",
+        "8c04d1e97b2a6f13": "65f0a1b2c3d4e5f6a7b8c9d2",
+    }
+    sessions = {r["session"]: r for r in judged if r["session"] in external}
+    assert set(sessions) == set(external)
+    write_tsv(
+        [
+            {
+                "study": "id-demo",
+                "session": session,
+                "participant": row["participant"],
+                "study_id": "64e0aa11bb22cc33dd44ee55",
+                "external_session": external[session],
+                "list": row["list"],
+                "status": "completed",
+                "started_utc": "2026-05-01T10:00:00Z",
+                "ended_utc": "2026-05-01T10:20:00Z",
+                "duration_s": 1200,
+                "n_trials_answered": 4,
+                "consent": 1,
+            }
+            for session, row in sorted(sessions.items())
+        ],
+        list(SESSION_COLUMNS),
+        results / "sessions" / "id-demo.tsv",
+    )
+    # the platform's participant IDs (not the short lab codes such as P17, which
+    # occur anyway), the server's session IDs and the platform's session IDs; an
+    # offline session's ID is part of its file's name, which the release keeps
+    raw = {r[c] for r in judged for c in ("participant", "subject")}
+    raw = {v for v in raw if len(v) >= 6} | set(external) | set(external.values())
+    assert {"5f1c2e7a9b3d4e00aa11b2c3", "60a7b3c9d2e1f4a5b6c7d8e9"} <= raw
+    build_release(
+        config,
+        validation_records=records,
+        submissions_root=campaign / "submissions",
+        files={
+            "scores/systems.tsv": scores,
+            "judgments/summary/id-demo.json": results / "summary" / "id-demo.json",
+        },
+        judgments=[results / "id-demo.tsv"],
+        out_zip=tmp_path / "a.zip",
+    )
+    with zipfile.ZipFile(tmp_path / "a.zip") as archive:
+        found = {name: archive.read(name) for name in archive.namelist()}
+    assert {
+        "judgments/id-demo.tsv",
+        "judgments/sessions/id-demo.tsv",
+        "judgments/summary/id-demo.json",
+    } <= set(found)
+    for name, data in found.items():
+        text = data.decode("utf-8", errors="replace")
+        leaked = sorted(v for v in raw if v in text)
+        assert not leaked, (name, leaked)
+        assert str(fixtures) not in text and str(tmp_path) not in text, name
+    summary = json.loads(found["judgments/summary/id-demo.json"])
+    assert [s["file"] for s in summary["sources"]] == [
+        "id-demo-L02-offline-9c1d2e3f.tsv",
+        "server_export.tsv",
+    ]
+    assert summary["corrections"]["files"] == ["corrections.tsv"]
+    assert summary["lists"]["L01"]["sessions"] == 2
+    # a pseudonym in the summary matches the released judgments' after the dash
+    released = parse_tsv(found["judgments/id-demo.tsv"].decode())
+    ours = {r["session"].split("-", 1)[1] for r in released if r["session"]}
+    corrected = {c["session"] for c in summary["corrections"]["report"]}
+    assert corrected and {c.split("-", 1)[1] for c in corrected} <= ours
+    assert pseudonym("3f9a0c2be41d7a65", key, "S-") in corrected

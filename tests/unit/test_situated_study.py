@@ -24,8 +24,15 @@ from stecflow.judgments.situated_study import (
     merge_situated_study,
     simulate_situated_study,
 )
+from stecflow.release.archive import pseudonym
 from stecflow.studies.designs.situated import SITUATED_TRIAL_COLUMNS
 from tests.conftest import REPO
+
+
+def pid(value: str, initial: str) -> str:
+    """The summary's pseudonym of an evaluator or session ID (keyed by the study)."""
+    return pseudonym(value, "hand", f"{initial}-")
+
 
 DEMO = REPO / "resources" / "dialogue-demo"
 SEED = 2010
@@ -376,9 +383,9 @@ def test_failed_session_discarded_and_recorded(hand):
     assert (counts["rows"], counts["in_analysis"]) == (32, 24)
     assert (counts["partial_sessions"], counts["missing_trials"]) == (2, 3 + 1)
     assert summary["discarded"] == [
-        {"subject": "e", "session_status": "abandoned", "n_trials": 3,
+        {"subject": pid("e", "S"), "session_status": "abandoned", "n_trials": 3,
          "reason": "session abandoned; answered 3 of 6 trials"},
-        {"subject": "f", "session_status": "offline", "n_trials": 5,
+        {"subject": pid("f", "S"), "session_status": "offline", "n_trials": 5,
          "reason": "answered 5 of 6 trials"},
     ]  # fmt: skip
     quality = read_tsv(out / "quality.tsv")
@@ -416,11 +423,13 @@ def test_misclick_correction_with_audit_row(hand):
     )
     assert summary["counts"]["corrected"] == 1
     assert summary["corrections"] == [
-        {"study": "hand", "corrections_line": 2, "session": "s-b", "subject": "b",
+        {"study": "hand", "corrections_line": 2, "session": pid("s-b", "S"),
+         "subject": pid("b", "S"),
          "list": "L01", "order": 6, "item": "n2", "system": "Orig",
          "field": "chosen_entity", "old_value": "P3", "new_value": "P4",
          "reason": "declared mis-click"},
-        {"study": "hand", "corrections_line": 3, "session": "s-d", "subject": "d",
+        {"study": "hand", "corrections_line": 3, "session": pid("s-d", "S"),
+         "subject": pid("d", "S"),
          "list": "L02", "order": 3, "item": "t1", "system": "Orig",
          "field": "exclude", "old_value": "false", "new_value": "true",
          "reason": "asked to withdraw this answer"},

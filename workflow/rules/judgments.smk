@@ -57,6 +57,9 @@ rule merge_judgments:
         spec=get_study,
         variant=get_study_variant,
         dmdx_items_dir=f"{RESULTS}/studies/{{study}}/dmdx",
+        # the summary's pseudonyms, keyed as the release's (stecflow.judgments.public)
+        pseudonym_key=(config.get("release") or {}).get("key")
+        or config["campaign"]["id"],
     script:
         "../scripts/merge_judgments.py"
 

@@ -29,6 +29,7 @@ def main(smk) -> None:
                 smk.output.measures,
                 smk.output.summary,
                 settings=smk.params.settings,
+                pseudonym_key=getattr(smk.params, "pseudonym_key", None),
             )
             return
         if smk.params.task in ("text_rating", "text_preference"):
@@ -44,6 +45,7 @@ def main(smk) -> None:
                 smk.output.summary,
                 study=smk.params.spec,
                 settings=smk.params.settings,
+                pseudonym_key=getattr(smk.params, "pseudonym_key", None),
             )
             return
         from stecflow.judgments.study import merge_study
@@ -67,6 +69,7 @@ def main(smk) -> None:
             out_exclusions_tsv=smk.output.exclusions,
             sessions=getattr(smk.output, "sessions", None),
             normalise=smk.params.spec.get("normalise"),
+            pseudonym_key=getattr(smk.params, "pseudonym_key", None),
         )
 
 

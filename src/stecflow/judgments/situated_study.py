@@ -612,6 +612,7 @@ def merge_situated_study(
     summary_path: str | Path,
     *,
     settings: Mapping[str, Any] | None = None,
+    pseudonym_key: str | None = None,
 ) -> dict[str, Any]:
     """Merge a situated study's responses with its design and write four files.
 
@@ -642,6 +643,9 @@ def merge_situated_study(
         The config's ``judgments`` mapping: ``encoding`` (of the response and
         corrections files) and ``strict`` (raise at the first bad line) are
         used; nothing is added to it.
+    pseudonym_key : str, optional
+        The release key the summary's pseudonyms are keyed with
+        (:mod:`stecflow.judgments.public`); default: the study's ID.
 
     Returns
     -------
@@ -824,6 +828,12 @@ def merge_situated_study(
     write_tsv(judgment_rows, SITUATED_JUDGMENT_COLUMNS, judgments_path)
     write_tsv(problems, QUALITY_COLUMNS, quality_path)
     write_tsv(measure_rows, SITUATED_MEASURE_COLUMNS, measures_path)
+    from stecflow.judgments.public import public_summary
+
+    # no raw participant or session ID, no absolute path (released as it is)
+    summary = public_summary(
+        summary, study if pseudonym_key is None else str(pseudonym_key)
+    )
     write_json(summary, summary_path)
     logger.info(
         "situated study %s: %d trial(s) of %d evaluator(s), %d discarded, %d "

@@ -236,6 +236,7 @@ def merge_study(
     out_exclusions_tsv: str | Path | None = None,
     sessions: Any = None,
     normalise: str | None = None,
+    pseudonym_key: str | None = None,
 ) -> dict[str, Any]:
     """Merge one study's responses with its design and write the judgments tables.
 
@@ -281,11 +282,17 @@ def merge_study(
     normalise : {"z", None}
         The study's ``normalise``: ``z`` adds ``adequacy_z`` and ``fluency_z``
         to a rating study's judgments table (:mod:`stecflow.judgments.normalise`).
+    pseudonym_key : str, optional
+        The release key (``release.key``, else the campaign ID) the summary's
+        pseudonyms are keyed with (:mod:`stecflow.judgments.public`); default:
+        the study's ID.
 
     Returns
     -------
     dict
-        The summary written to *out_summary_json*.
+        The summary written to *out_summary_json*: counts, checks and settings,
+        with pseudonyms for participants and sessions and no absolute path
+        (:func:`stecflow.judgments.public.public_summary`).
 
     Raises
     ------
@@ -450,6 +457,11 @@ def merge_study(
             "excluded_participants": excluded,
             "audit": audit,
         }
+    from stecflow.judgments.public import public_summary
+
+    summary = public_summary(
+        summary, study if pseudonym_key is None else str(pseudonym_key)
+    )
     if out_judgments_tsv is not None:
         write_tsv(judgment_rows, judgment_columns, out_judgments_tsv)
     if out_quality_tsv is not None:

@@ -962,6 +962,7 @@ def merge_text_study(
     *,
     study: Mapping[str, Any],
     settings: Mapping[str, Any] | None = None,
+    pseudonym_key: str | None = None,
 ) -> dict[str, Any]:
     """Merge a text study's responses with its design and write its four files.
 
@@ -988,6 +989,9 @@ def merge_text_study(
     settings : mapping, optional
         The config's ``judgments`` mapping: ``encoding``, ``strict`` and
         ``exclude_partial_sessions`` (default false) are used.
+    pseudonym_key : str, optional
+        The release key the summary's pseudonyms are keyed with
+        (:mod:`stecflow.judgments.public`); default: the study's ID.
 
     Returns
     -------
@@ -1153,6 +1157,12 @@ def merge_text_study(
     write_tsv(table, columns, judgments_path)
     write_tsv(problems, QUALITY_COLUMNS, quality_path)
     write_tsv(measure_rows, measure_columns, measures_path)
+    from stecflow.judgments.public import public_summary
+
+    # no raw participant or session ID, no absolute path (released as it is)
+    summary = public_summary(
+        summary, study_id if pseudonym_key is None else str(pseudonym_key)
+    )
     write_json(summary, summary_path)
     logger.info(
         "text study %s (%s): %d trial(s), %d in the analysis, %d problem(s)",

@@ -46,8 +46,10 @@ __all__ = [
 #: The fixed timestamp of every archive entry (the earliest a zip can store).
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 
-#: Judgment columns that identify a person or a session; replaced by pseudonyms.
-PERSONAL_COLUMNS = ("participant", "session", "subject")
+#: Judgment columns that identify a person or a session; replaced by pseudonyms
+#: (``external_session``: the crowdsourcing platform's session ID, e.g.
+#: Prolific's SESSION_ID, in the session tables).
+PERSONAL_COLUMNS = ("participant", "session", "subject", "external_session")
 #: The situated task of seed 000 and its study (the datasheet answers differ).
 SITUATED_DIALOGUE = "situated_dialogue"
 SITUATED_STUDY = "situated_identification"

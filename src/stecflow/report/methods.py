@@ -249,8 +249,8 @@ def methods_section(ctx: Context) -> list[Block]:
                     ),
                     Cell(" × ".join(f.upper() for f in spec.get("factors") or [])),
                     Cell(str(record.get("method", "")) or DASH),
-                    Cell(
-                        ", ".join(ctx.display(s) for s in record.get("systems") or [])
+                    _systems_cell(
+                        [ctx.display(s) for s in record.get("systems") or []]
                     ),
                 )
             )
@@ -353,3 +353,13 @@ def provenance_section(
         )
     )
     return blocks
+
+
+def _systems_cell(names: list[str]) -> Cell:
+    """The systems an analysis compares: listed, or counted when there are many."""
+    from stecflow.report.overview import LONG_LIST
+
+    text = ", ".join(names)
+    if len(names) <= LONG_LIST:
+        return Cell(text)
+    return Cell(f"{len(names)} systems (listed in the CSV download)", csv=(text,))

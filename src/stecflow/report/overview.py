@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,7 +19,67 @@ from stecflow.report.context import (
 from stecflow.report.formatting import DASH
 from stecflow.report.tables import Cell, Column, Row, Table
 
-__all__ = ["overview_section", "task_summary"]
+__all__ = [
+    "LONG_LIST",
+    "overview_section",
+    "reference_sets_details",
+    "reference_sets_note",
+    "task_summary",
+]
+
+LONG_LIST = 20
+"""Lists longer than this are counted in the text and listed in a collapsed block."""
+
+
+def _natural(text: str) -> tuple[Any, ...]:
+    """Sort key that puts ``speaker-2`` before ``speaker-10``."""
+    return tuple(
+        (0, int(part), "") if part.isdigit() else (1, 0, part)
+        for part in re.split(r"(\d+)", text)
+        if part
+    )
+
+
+def _by_items(
+    reference_ids: Sequence[tuple[str, int]],
+) -> list[tuple[int, list[str]]]:
+    """Reference set IDs grouped by their number of items, most items first."""
+    groups: dict[int, list[str]] = {}
+    for rid, n in reference_ids:
+        groups.setdefault(int(n), []).append(str(rid))
+    return [(n, sorted(groups[n], key=_natural)) for n in sorted(groups, reverse=True)]
+
+
+def _items(n: int) -> str:
+    return f"{n} item{'s' if n != 1 else ''}"
+
+
+def reference_sets_note(reference_ids: Sequence[tuple[str, int]]) -> str:
+    """The table note counting many reference sets (the list is collapsed below).
+
+    >>> reference_sets_note([("s1", 11)] + [(f"s{i}", 12) for i in range(2, 24)])
+    'Reference sets: 23 (22 with 12 items, 1 with 11 items), listed under the table.'
+    """
+    counts = ", ".join(
+        f"{len(ids)} with {_items(n)}" for n, ids in _by_items(reference_ids)
+    )
+    return f"Reference sets: {len(reference_ids)} ({counts}), listed under the table."
+
+
+def reference_sets_details(reference_ids: Sequence[tuple[str, int]]) -> Block:
+    """A collapsed block listing many reference sets, grouped by their item count."""
+    return {
+        "kind": "details",
+        "summary": f"The {len(reference_ids)} reference sets",
+        "blocks": [
+            facts(
+                [
+                    (f"{_items(n)} ({len(ids)})", ", ".join(ids))
+                    for n, ids in _by_items(reference_ids)
+                ]
+            )
+        ],
+    }
 
 
 def task_summary(name: str) -> str:
@@ -105,7 +166,11 @@ def overview_section(ctx: Context) -> list[Block]:
         cells.append(Cell(str(test.n_items)))
     rows.append(Row(tuple(cells), classes="total"))
     notes = [f"References per item: {refs}."]
-    if test.reference_ids:
+    long_lists: list[Block] = []
+    if len(test.reference_ids) > LONG_LIST:
+        notes.append(reference_sets_note(test.reference_ids))
+        long_lists.append(reference_sets_details(test.reference_ids))
+    elif test.reference_ids:
         notes.append(
             "Reference sets: "
             + ", ".join(f"{rid} ({n} items)" for rid, n in test.reference_ids)
@@ -128,6 +193,7 @@ def overview_section(ctx: Context) -> list[Block]:
             )
         )
     )
+    blocks.extend(long_lists)
     blocks.append(ctx.table(_participants_table(ctx)))
     if any(isinstance(s, Mapping) for s in studies):
         blocks.append(ctx.table(_studies_table(studies)))
@@ -150,7 +216,9 @@ def _studies_table(studies: Sequence[Any]) -> Table:
                     Cell(str(study.get("title", ""))),
                     Cell(task),
                     Cell(
-                        f"{len(systems)}: {', '.join(systems)}",
+                        f"{len(systems)}: {', '.join(systems)}"
+                        if len(systems) <= LONG_LIST
+                        else f"{len(systems)} (listed in the CSV download)",
                         csv=(" ".join(systems),),
                     ),
                     Cell(str(study.get("subjects", DASH))),
