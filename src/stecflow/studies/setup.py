@@ -142,11 +142,12 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
             )
         if spec.get("controls") is not None:
             spec["controls"] = _check_controls(spec, n)
-        if spec.get("exclusions") and spec["task"] not in CONTROL_KIND_OF_TASK:
+        if spec.get("exclusions") and spec["task"] == SITUATED_TASK:
             # never accepted and then silently left unapplied
             raise ConfigError(
                 f"a {spec['task']} study cannot apply exclusion rules yet; the"
-                " judgments stage applies them to rating and identification studies",
+                " judgments stage applies them to rating, identification,"
+                " text_rating and text_preference studies",
                 field=f"studies[{n}].exclusions",
             )
         if spec["task"] == "identification" and spec["variant"] is None:
@@ -169,6 +170,7 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
 CONTROL_KIND_OF_TASK = {
     "rating": "degraded",
     "identification": "gold",
+    "text_rating": "degraded",
 }
 
 
@@ -184,7 +186,7 @@ def _check_controls(spec: Mapping[str, Any], n: int) -> dict[str, Any]:
     if expected is None:
         raise ConfigError(
             f"a {spec['task']} study has no control trials yet; they are for rating"
-            " (degraded) and identification (gold) studies",
+            " and text_rating (degraded) and identification (gold) studies",
             field=where,
         )
     kind = controls.get("kind") or expected
