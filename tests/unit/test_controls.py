@@ -293,5 +293,9 @@ def test_text_controls_config_checked() -> None:
     [spec] = study_specs({"studies": [{**rating, "controls": {"share": 0.1}}]})
     assert spec["controls"] == {"kind": "degraded", "per_list": None, "share": 0.1}
     preference = {**base, "task": "text_preference", "criteria": criteria}
-    with pytest.raises(ConfigError, match="text_preference study has no control"):
-        study_specs({"studies": [{**preference, "controls": {"per_list": 1}}]})
+    [spec] = study_specs({"studies": [{**preference, "controls": {"per_list": 1}}]})
+    assert spec["controls"]["kind"] == "degraded"  # a text against its copy
+    with pytest.raises(ConfigError, match="takes degraded control trials, not gold"):
+        study_specs(
+            {"studies": [{**preference, "controls": {"kind": "gold", "per_list": 1}}]}
+        )

@@ -305,3 +305,113 @@ def test_old_audit_without_reason_still_reads() -> None:
     }
     text = exclusion_blocks(summary)[1]["parts"][0]["text"]
     assert "p1: fast, 400 against 800." in text
+
+
+def test_preference_controls_pair_a_text_with_its_degraded_copy(study) -> None:
+    """A text_preference study: each control trial shows a system's output
+    against a degraded copy of it; choosing the copy fails the control."""
+    from stecflow.judgments.text_study import merge_text_study, simulate_text_study
+    from stecflow.studies.controls import pair_control_texts
+    from stecflow.studies.designs.pairs import pair_balance_problems
+    from stecflow.studies.setup import _design_text, make_design, study_specs
+
+    tmp = study["tmp"]
+    [spec] = study_specs(
+        {
+            "studies": [
+                {
+                    "id": "tp",
+                    "task": "text_preference",
+                    "systems": ["a/x", "b/y", "c/z"],
+                    "subjects": 6,
+                    "seed": 5,
+                    "criteria": [
+                        {"id": "overall", "question": "Better?", "allow_tie": True}
+                    ],
+                    "controls": {"per_list": 2},
+                    "exclusions": [
+                        {"name": "attention", "controls_below": 1},
+                        {"name": "fast", "median_time_below_ms": 1500},
+                    ],
+                }
+            ]
+        }
+    )
+    assert spec["controls"]["kind"] == "degraded"
+    plain = make_design(spec, study["testset"], None, controls=False)
+    assert pair_balance_problems(plain) == []
+    design = make_design(spec, study["testset"], None)
+    (tmp / "pairs.tsv").write_text(_design_text(design), encoding="utf-8")
+    trials = design.trials
+    controls = trials[trials["control"].notna()]
+    assert controls[
+        ["list", "order", "item", "system_left", "system_right"]
+    ].values.tolist()[:4] == [
+        ["L01", 6, "t10", "b/y", "CONTROL"],
+        ["L01", 12, "t02", "b/y", "CONTROL"],
+        ["L02", 2, "t02", "CONTROL", "b/y"],
+        ["L02", 8, "t04", "CONTROL", "a/x"],
+    ]
+    assert len(controls) == 12 and len(trials) == 6 * (12 + 2)
+    # the same item shows the same system's copy in every list
+    assert {(r["item"], r["system"]) for r in controls.to_dict("records")} >= {
+        ("t02", "CONTROL|b/y")
+    }
+    assert not (controls[["item", "system"]].drop_duplicates().duplicated("item").any())
+    items = study["items"]
+    outputs = {
+        s: {
+            i.id: f"thing {i.id[1:]} has fact {i.id[1:]} and more words from {s}"
+            for i in items
+        }
+        for s in spec["systems"]
+    }
+    outputs["CONTROL"] = pair_control_texts(
+        [i.id for i in items], outputs, spec["systems"], seed=5
+    )
+    # "thing 02 ... from b/y" (10 words, span 4) with 4 words of another output
+    copy, intact = outputs["CONTROL"]["t02"].split(), outputs["b/y"]["t02"].split()
+    assert len(copy) == len(intact) == 10
+    assert sum(a != b for a, b in zip(copy, intact, strict=True)) <= 4
+    assert copy != intact
+    simulate_text_study(
+        tmp / "pairs.tsv",
+        study["testset"],
+        outputs,
+        tmp / "psim.tsv",
+        study=spec,
+        seed=2009,
+        settings={"inattentive": 0.3},
+    )
+    summary = merge_text_study(
+        tmp / "pairs.tsv",
+        [tmp / "psim.tsv"],
+        None,
+        tmp / "pj.tsv",
+        tmp / "pq.tsv",
+        tmp / "pm.tsv",
+        tmp / "ps.json",
+        study=spec,
+        exclusions_path=tmp / "pex.tsv",
+    )
+    audit = read_tsv(tmp / "pex.tsv")
+    attention = {r["participant"]: r for r in audit if r["rule"] == "attention"}
+    # sim-L02 always chooses the left text, which is the copy in both controls
+    assert attention["sim-L02"]["reason"] == (
+        "0 of 2 control trials passed (at least 100% required)"
+    )
+    assert [p for p, r in sorted(attention.items()) if r["excluded"] == "1"] == [
+        "sim-L02"
+    ]
+    judgments = read_tsv(tmp / "pj.tsv")
+    lazy = [r for r in judgments if r["session"] == "sim-L02" and r["control"]]
+    assert [(r["system_left"], r["winner"]) for r in lazy] == [
+        ("CONTROL", "CONTROL"),
+        ("CONTROL", "CONTROL"),
+    ]
+    assert summary["counts"]["in_analysis"] == 5 * 12
+    measures = read_tsv(tmp / "pm.tsv")
+    assert sorted(r["system"] for r in measures) == ["a/x", "b/y", "c/z"]
+    assert all(
+        r["n"] == "40" for r in measures
+    )  # 5 evaluators x 12 pairs x 2 sides / 3

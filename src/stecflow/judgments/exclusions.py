@@ -8,7 +8,8 @@ A study's config lists its rules (``studies.<id>.exclusions``), each with a
     *share*: a ``degraded`` trial rated below the participant's own median of
     ordinary (non-practice, non-control) trials on ``measure`` (default
     ``adequacy``), or below ``cut`` when given; a ``gold`` trial identified
-    correctly. A participant without answered control trials is not excluded
+    correctly; a degraded pair of a preference study (``correct`` set) answered
+    with the intact text. A participant without answered control trials is not excluded
     (value empty).
 ``median_time_below_ms: <ms>``
     The median ``rt_ms`` of the participant's answered test trials is below it.
@@ -219,7 +220,8 @@ def _evaluate(
             kind = r.get("control")
             if is_missing(kind):
                 continue
-            if kind == "gold":
+            if kind == "gold" or not is_missing(r.get("correct")):
+                # gold, or a degraded pair whose expected answer is the intact text
                 if is_missing(r.get("correct")):
                     continue
                 total += 1

@@ -41,7 +41,9 @@ span, so the latent value of every criterion is ``degraded_quality`` (default
 default 0; each evaluator's own seeded draw, so the others' answers stay the
 same) click through instead: every Likert scale at its middle point and every
 slider where it starts (50), or always the left text in a preference study, in
-700-1100 ms per trial. Their control trials are not rated below their own median
+700-1100 ms per trial. In a preference study's control trial (an output against
+its degraded copy) an attentive evaluator's quality of the copy is
+``degraded_quality``. Their control trials are not rated below their own median
 (every rating equals it), so a ``controls_below`` rule excludes them, and a
 ``median_time_below_ms`` rule above 1,100 ms does too
 (:mod:`stecflow.judgments.exclusions`).
@@ -73,6 +75,8 @@ __all__ = [
     "simulate_text_answers",
 ]
 
+#: The system of a control trial's degraded text (studies.designs.controls).
+_CONTROL = "CONTROL"
 _FLUENCY_WORDS = ("fluen", "grammat", "natural", "readab")
 _STOP = frozenset(
     [
@@ -405,6 +409,9 @@ def simulate_text_answers(
             ql, qr = quality(left, item), quality(right, item)
             criterion = criteria[0]
             a, b = _criterion_quality(criterion, ql), _criterion_quality(criterion, qr)
+            if control:  # the degraded copy is seen as such
+                a = config.degraded_quality if left == _CONTROL else a
+                b = config.degraded_quality if right == _CONTROL else b
             difference = a - b
             u_tie, u_side, u_lapse = rng.random(), rng.random(), rng.random()
             p_tie = config.tie_rate * math.exp(

@@ -129,6 +129,8 @@ PREFERENCE_MEASURE_COLUMNS = (
 )
 
 _PARTIAL_STATUS = ("in_progress", "abandoned", "aborted")
+#: The system of a control trial's degraded text (studies.designs.controls).
+_CONTROL = "CONTROL"
 _DESIGN_NEEDED = {
     "text_rating": ("study", "list", "order", "item", "system"),
     "text_preference": (
@@ -153,7 +155,13 @@ def judgment_columns(task: str, criteria: Sequence[Criterion]) -> tuple[str, ...
     ('system', 'fluency')
     """
     if task == "text_preference":
-        own: tuple[str, ...] = ("system_left", "system_right", "preferred", "winner")
+        own: tuple[str, ...] = (
+            "system_left",
+            "system_right",
+            "preferred",
+            "winner",
+            "control",
+        )
     else:
         own = ("system", "control", *(c.id for c in criteria))
     return (*_HEAD, *own, *_TAIL)
@@ -659,6 +667,10 @@ def _join(
             trial["system_right"] = d["system_right"]
             trial["preferred"] = row["preferred"]
             trial["winner"] = _winner(trial)
+            trial["control"] = d.get("control")
+            if trial["control"] and trial["preferred"] is not None:
+                # expected: the intact text, not its degraded copy (nor a tie)
+                trial["correct"] = trial["winner"] not in (None, _CONTROL)
         trials.append(trial)
     return trials, problems
 
