@@ -147,12 +147,13 @@ _DESIGN_NEEDED = {
 def judgment_columns(task: str, criteria: Sequence[Criterion]) -> tuple[str, ...]:
     """Columns of ``results/judgments/<study>.tsv`` of a text study.
 
-    A rating study has ``system`` and one column per criterion (its ID); a
-    preference study ``system_left``, ``system_right``, ``preferred`` and
-    ``winner`` (the system preferred, empty for a tie).
+    A rating study has ``system``, ``control`` (the kind of a control trial,
+    empty for the others) and one column per criterion (its ID); a preference
+    study ``system_left``, ``system_right``, ``preferred``, ``winner`` (the
+    system preferred, empty for a tie) and ``control``.
 
-    >>> judgment_columns("text_rating", [Criterion("fluency", "likert", 5)])[5:7]
-    ('system', 'fluency')
+    >>> judgment_columns("text_rating", [Criterion("fluency", "likert", 5)])[5:8]
+    ('system', 'control', 'fluency')
     """
     if task == "text_preference":
         own: tuple[str, ...] = (
