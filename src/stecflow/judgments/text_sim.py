@@ -41,12 +41,14 @@ span, so the latent value of every criterion is ``degraded_quality`` (default
 default 0; each evaluator's own seeded draw, so the others' answers stay the
 same) click through instead: every Likert scale at its middle point and every
 slider where it starts (50), or always the left text in a preference study, in
-700-1100 ms per trial. In a preference study's control trial (an output against
-its degraded copy) an attentive evaluator's quality of the copy is
-``degraded_quality``. Their control trials are not rated below their own median
-(every rating equals it), so a ``controls_below`` rule excludes them, and a
-``median_time_below_ms`` rule above 1,100 ms does too
-(:mod:`stecflow.judgments.exclusions`).
+700-1100 ms per trial. Their control trials are not rated below their own
+median (every rating equals it), so a ``controls_below`` rule excludes them, and
+a ``median_time_below_ms`` rule above 1,100 ms does too
+(:mod:`stecflow.judgments.exclusions`). In a preference study's control trial
+(an output against its degraded copy) an attentive evaluator takes the copy's
+quality to be ``degraded_quality``. ``degraded_quality`` is not a config key
+(``judgments.simulation`` is shared with the REG studies' simulator, which
+refuses keys it does not know).
 
 Every draw is seeded with :func:`stecflow.judgments._common.digest_seed` of the
 study seed, the study, the evaluator and the item (and the trial's order), so a
