@@ -159,14 +159,26 @@ def test_exclusion_rules_hand_computed() -> None:
         for r in audit
     }
     # s1: median of 70, 80, 60, 90, 75 = 75; 20 and 30 below -> 2/2 = 1
-    assert table["s1", "attention"] == ("1", "0.5000", 0)
-    assert table["s2", "attention"] == ("0", "0.5000", 1)
+    assert table["s1", "attention"] == ("1", "0.5", 0)
+    assert table["s2", "attention"] == ("0", "0.5", 1)
     assert table["s1", "fast"] == ("1500", "800", 0)
     assert table["s2", "fast"] == ("400", "800", 1)
     assert table["s2", "unfinished"] == ("6", "7", 1)
     assert table["s1", "unfinished"] == ("7", "7", 0)
     assert table["s2", "colour"] == ("no", "no", 1)
     assert table["s1", "colour"] == ("yes", "no", 0)
+    reasons = {(r["session"], r["rule"]): r["reason"] for r in audit}
+    assert reasons["s1", "attention"] == (
+        "2 of 2 control trials passed (at least 50% required)"
+    )
+    assert reasons["s2", "attention"] == (
+        "0 of 2 control trials passed (at least 50% required)"
+    )
+    assert reasons["s2", "fast"] == "median 400 ms against a minimum of 800 ms"
+    assert reasons["s2", "unfinished"] == "6 of 7 test trials answered (all required)"
+    assert reasons["s2", "colour"] == (
+        "answered demo.colour_vision with no (excluding: no)"
+    )
 
 
 def test_gold_controls_and_cut() -> None:
@@ -188,7 +200,10 @@ def test_gold_controls_and_cut() -> None:
     audit = exclusion_audit(
         rows, [{"name": "g", "controls_below": 0.8}], list_sizes={"L": 4}
     )
-    assert (audit[0]["value"], audit[0]["excluded"]) == ("0.7500", 1)
+    assert (audit[0]["value"], audit[0]["excluded"]) == ("0.75", 1)
+    assert audit[0]["reason"] == (
+        "3 of 4 control trials passed (at least 80% required)"
+    )
 
 
 def test_apply_exclusions_flags_every_row() -> None:
@@ -255,6 +270,32 @@ def test_exclusion_rules_refused_where_they_would_not_be_applied() -> None:
         "criteria": [{"id": "fluency", "question": "How fluent?", "points": 5}],
         "exclusions": rules,
     }
+    [spec] = study_specs({"studies": [text]})  # text studies apply them
+    assert spec["exclusions"] == rules
+    situated = {
+        **base,
+        "systems": ["a/x"],
+        "task": "situated_identification",
+        "exclusions": rules,
+    }
     with pytest.raises(ConfigError, match="cannot apply exclusion rules yet") as err:
-        study_specs({"studies": [text]})
+        study_specs({"studies": [situated]})
     assert err.value.field == "studies[0].exclusions"
+
+
+def test_text_controls_config_checked() -> None:
+    from stecflow.core.errors import ConfigError
+    from stecflow.studies.setup import study_specs
+
+    base = {"id": "s", "systems": ["a/x", "b/y"], "subjects": 2, "seed": 1}
+    criteria = [{"id": "fluency", "question": "How fluent?", "points": 5}]
+    rating = {**base, "task": "text_rating", "criteria": criteria}
+    [spec] = study_specs({"studies": [{**rating, "controls": {"share": 0.1}}]})
+    assert spec["controls"] == {"kind": "degraded", "per_list": None, "share": 0.1}
+    preference = {**base, "task": "text_preference", "criteria": criteria}
+    [spec] = study_specs({"studies": [{**preference, "controls": {"per_list": 1}}]})
+    assert spec["controls"]["kind"] == "degraded"  # a text against its copy
+    with pytest.raises(ConfigError, match="takes degraded control trials, not gold"):
+        study_specs(
+            {"studies": [{**preference, "controls": {"kind": "gold", "per_list": 1}}]}
+        )

@@ -182,9 +182,40 @@ def test_rating_and_preference_studies(checkout):
     ratings = read_tsv(results / "judgments/measures/text-rating.tsv")
     assert {r["criterion"] for r in ratings} == {"fluency", "adequacy"}
     anova = json.loads((results / "stats" / "fluency-anova.json").read_text())
-    assert anova["text"][0]["text"].startswith("F(2, 357) = ")
+    # 6 lists x 60 rated texts, less the excluded participant's 60 (below)
+    assert anova["text"][0]["text"].startswith("F(2, 297) = ")
     bt = json.loads((results / "stats" / "preference.json").read_text())
     assert [t["about"] for t in bt["text"]][-1] == "weak"
+
+
+def test_rating_study_controls_and_exclusions(checkout):
+    """Three degraded control trials per list; the simulated click-through
+    participant (judgments.simulation.inattentive) fails them and is excluded by
+    the rules declared in the config, with the audit's reasons in the report."""
+    results = checkout / "results" / "text-demo"
+    design = read_tsv(results / "studies" / "text-rating" / "design.tsv")
+    controls = [r for r in design if r["control"]]
+    assert len(controls) == 18 and {r["system"] for r in controls} == {"CONTROL"}
+    audit = read_tsv(results / "judgments" / "exclusions" / "text-rating.tsv")
+    assert len(audit) == 12  # 6 participants x 2 rules
+    excluded = {r["participant"] for r in audit if r["excluded"] == "1"}
+    assert excluded == {"sim-L05"}
+    [attention] = [
+        r for r in audit if r["participant"] == "sim-L05" and r["rule"] == "attention"
+    ]
+    assert attention["reason"] == (
+        "0 of 3 control trials passed (at least 50% required)"
+    )
+    judgments = read_tsv(results / "judgments" / "text-rating.tsv")
+    theirs = [r for r in judgments if r["session"] == "sim-L05"]
+    assert len(theirs) == 63
+    assert all(r["excluded"] == "true" for r in theirs)
+    assert all(r["in_analysis"] == "false" for r in judgments if r["control"])
+    measures = read_tsv(results / "judgments" / "measures" / "text-rating.tsv")
+    assert "CONTROL" not in {r["system"] for r in measures}
+    html = (results / "report" / "index.html").read_text(encoding="utf-8")
+    assert "1 of 6 participants excluded" in html
+    assert "sim-L05: attention, 0 of 3 control trials passed" in html
 
 
 def test_report_release_and_nothing_left_to_do(checkout):

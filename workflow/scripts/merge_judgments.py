@@ -12,11 +12,10 @@ def main(smk) -> None:
         responses = merge_sessions(
             list(smk.input.responses), smk.output.sessions, study=smk.wildcards.study
         )
-        if smk.params.task != "rating" and smk.params.task != "identification":
+        if smk.params.task == "situated_identification":
             from stecflow.judgments.exclusions import write_audit
 
-            write_audit([], smk.output.exclusions)  # rules: REG studies for now
-        if smk.params.task == "situated_identification":
+            write_audit([], smk.output.exclusions)  # no rules for situated studies
             from stecflow.judgments.situated_study import merge_situated_study
 
             merge_situated_study(
@@ -46,6 +45,8 @@ def main(smk) -> None:
                 study=smk.params.spec,
                 settings=smk.params.settings,
                 pseudonym_key=getattr(smk.params, "pseudonym_key", None),
+                exclusions_path=smk.output.exclusions,
+                sessions_path=getattr(smk.output, "sessions", None),
             )
             return
         from stecflow.judgments.study import merge_study

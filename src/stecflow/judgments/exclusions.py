@@ -8,7 +8,8 @@ A study's config lists its rules (``studies.<id>.exclusions``), each with a
     *share*: a ``degraded`` trial rated below the participant's own median of
     ordinary (non-practice, non-control) trials on ``measure`` (default
     ``adequacy``), or below ``cut`` when given; a ``gold`` trial identified
-    correctly. A participant without answered control trials is not excluded
+    correctly; a degraded pair of a preference study (``correct`` set) answered
+    with the intact text. A participant without answered control trials is not excluded
     (value empty).
 ``median_time_below_ms: <ms>``
     The median ``rt_ms`` of the participant's answered test trials is below it.
@@ -19,8 +20,17 @@ A study's config lists its rules (``studies.<id>.exclusions``), each with a
     The session table's answer is one of the values.
 
 :func:`exclusion_audit` gives one row per participant (session) and rule,
-:data:`AUDIT_COLUMNS`; :func:`apply_exclusions` sets ``excluded`` on every row of
-a participant any rule excludes, with ``exclusion_reason`` ``rule:<name>``.
+:data:`AUDIT_COLUMNS`: ``value`` and ``threshold`` as numbers (a share to four
+decimals at most, a time in whole milliseconds, the threshold as the rule gives
+it) and ``reason``, the finding in plain words (``0 of 2 control trials passed
+(at least 50% required)``, ``median 890 ms against a minimum of 1,500 ms``);
+:func:`apply_exclusions` sets ``excluded`` on every row of a participant any rule
+excludes, with ``exclusion_reason`` ``rule:<name>`` (a DataFrame;
+:func:`excluded_by` gives the same reasons for plain rows).
+
+The rules are the same for every kind of study; a text study's ``measure``
+defaults to its first criterion (:func:`stecflow.judgments.text_study.merge_text_study`
+fills it in).
 """
 
 from __future__ import annotations
@@ -36,6 +46,7 @@ __all__ = [
     "AUDIT_COLUMNS",
     "apply_exclusions",
     "check_rules",
+    "excluded_by",
     "exclusion_audit",
     "write_audit",
 ]
@@ -49,6 +60,7 @@ AUDIT_COLUMNS = (
     "value",
     "threshold",
     "excluded",
+    "reason",
 )
 
 _KINDS = ("controls_below", "median_time_below_ms", "incomplete", "answer")
@@ -90,10 +102,38 @@ def _number(value: Any) -> float | None:
     return None if math.isnan(out) else out
 
 
-def _fmt(value: float | None) -> str | None:
+def _fmt(value: float | None, digits: int = 4) -> str | None:
+    """A number as the audit writes it: no trailing zeros, *digits* decimals
+    at most.
+
+    >>> _fmt(0.5), _fmt(2 / 3), _fmt(1500), _fmt(889.85, 0), _fmt(None)
+    ('0.5', '0.6667', '1500', '890', None)
+    """
     if value is None:
         return None
-    return str(int(value)) if float(value).is_integer() else f"{value:.4f}"
+    text = f"{round(float(value), digits):.{digits}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text == "-0" else text
+
+
+def _share(value: float) -> str:
+    """A share as a percentage, as precise as it needs: 0.5 -> ``50%``.
+
+    >>> _share(0.5), _share(2 / 3), _share(0.125)
+    ('50%', '66.7%', '12.5%')
+    """
+    percent = round(100 * float(value), 1)
+    return f"{percent:g}%"
+
+
+def _ms(value: float) -> str:
+    """Milliseconds in whole numbers with thousands separators.
+
+    >>> _ms(889.85), _ms(1500)
+    ('890 ms', '1,500 ms')
+    """
+    return f"{round(float(value)):,} ms"
 
 
 def exclusion_audit(
@@ -139,7 +179,9 @@ def exclusion_audit(
         rows = by_session[session]
         first = rows[0]
         for rule in rules:
-            value, threshold, excluded = _evaluate(rule, rows, list_sizes, answers)
+            value, threshold, excluded, reason = _evaluate(
+                rule, rows, list_sizes, answers
+            )
             out.append(
                 {
                     "participant": first.get("participant") or session,
@@ -149,6 +191,7 @@ def exclusion_audit(
                     "value": value,
                     "threshold": threshold,
                     "excluded": int(excluded),
+                    "reason": reason,
                 }
             )
     return out
@@ -159,7 +202,7 @@ def _evaluate(
     rows: Sequence[Mapping[str, Any]],
     list_sizes: Mapping[str, int],
     answers: Mapping[str, Mapping[str, Any]],
-) -> tuple[str | None, str | None, bool]:
+) -> tuple[str | None, str | None, bool, str]:
     if "controls_below" in rule:
         share = float(rule["controls_below"])
         measure = rule.get("measure") or "adequacy"
@@ -177,7 +220,8 @@ def _evaluate(
             kind = r.get("control")
             if is_missing(kind):
                 continue
-            if kind == "gold":
+            if kind == "gold" or not is_missing(r.get("correct")):
+                # gold, or a degraded pair whose expected answer is the intact text
                 if is_missing(r.get("correct")):
                     continue
                 total += 1
@@ -188,28 +232,72 @@ def _evaluate(
                     continue
                 total += 1
                 hits += value < cut
+        required = f"at least {_share(share)} required"
         if not total:
-            return None, _fmt(share), False
+            return (
+                None,
+                _fmt(share),
+                False,
+                f"no control trial answered ({required}); not excluded",
+            )
         passed = hits / total
-        return _fmt(passed), _fmt(share), passed < share
+        return (
+            _fmt(passed),
+            _fmt(share),
+            passed < share,
+            f"{hits} of {total} control trial{'s' if total != 1 else ''} passed"
+            f" ({required})",
+        )
     if "median_time_below_ms" in rule:
         limit = float(rule["median_time_below_ms"])
         times = [t for r in rows if (t := _number(r.get("rt_ms"))) is not None]
         if not times:
-            return None, _fmt(limit), False
+            return None, _fmt(limit), False, "no response time recorded"
         median = statistics.median(times)
-        return _fmt(median), _fmt(limit), median < limit
+        return (
+            _fmt(median, 0),
+            _fmt(limit),
+            median < limit,
+            f"median {_ms(median)} against a minimum of {_ms(limit)}",
+        )
     if "incomplete" in rule:
         size = list_sizes.get(str(rows[0].get("list")), 0)
         answered = len({r.get("order") for r in rows})
-        return str(answered), str(size), answered < size
+        return (
+            str(answered),
+            str(size),
+            answered < size,
+            f"{answered} of {size} test trials answered (all required)",
+        )
     spec = rule["answer"]
     session = answers.get(str(rows[0].get("session")), {})
     answer = session.get(spec["field"])
     allowed = [str(v) for v in spec["in"]]
+    listed = ", ".join(allowed)
     if is_missing(answer):
-        return None, "|".join(allowed), False
-    return str(answer), "|".join(allowed), str(answer) in allowed
+        return None, "|".join(allowed), False, f"no answer to {spec['field']}"
+    return (
+        str(answer),
+        "|".join(allowed),
+        str(answer) in allowed,
+        f"answered {spec['field']} with {answer} (excluding: {listed})",
+    )
+
+
+def excluded_by(audit: Sequence[Mapping[str, Any]]) -> dict[str, list[str]]:
+    """Participant -> ``rule:<name>`` of every rule that excluded them.
+
+    >>> excluded_by([{"participant": "p1", "rule": "attn", "excluded": 1},
+    ...              {"participant": "p2", "rule": "attn", "excluded": 0}])
+    {'p1': ['rule:attn']}
+    """
+    reasons: dict[str, list[str]] = {}
+    for row in audit:
+        if row["excluded"]:
+            reasons.setdefault(str(row["participant"]), []).append(
+                f"rule:{row['rule']}"
+            )
+    return reasons
 
 
 def apply_exclusions(trials: Any, audit: Sequence[Mapping[str, Any]]) -> Any:
@@ -219,12 +307,7 @@ def apply_exclusions(trials: Any, audit: Sequence[Mapping[str, Any]]) -> Any:
     each rule that excluded the participant (all their sessions).
     """
     out = trials.copy()
-    reasons: dict[str, list[str]] = {}
-    for row in audit:
-        if row["excluded"]:
-            reasons.setdefault(str(row["participant"]), []).append(
-                f"rule:{row['rule']}"
-            )
+    reasons = excluded_by(audit)
     if not reasons or not len(out):
         return out
     who = out["participant"].where(out["participant"].notna(), out["session"])

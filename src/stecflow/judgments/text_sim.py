@@ -33,6 +33,23 @@ uniformly from the scale (``x`` uniform in [0, 1]), or left, right (or tie,
 when allowed) with equal probability. The answer time is
 ``time_base_ms + time_per_word_ms * words shown`` times a log-normal factor.
 
+Control trials (system ``CONTROL``, a ``degraded`` copy of a text,
+:mod:`stecflow.studies.controls`): an attentive evaluator notices the damaged
+span, so the latent value of every criterion is ``degraded_quality`` (default
+0.1) before their bias and the noise (a lapse still answers at random). A share
+``inattentive`` of the evaluators (config ``judgments.simulation.inattentive``,
+default 0; each evaluator's own seeded draw, so the others' answers stay the
+same) click through instead: every Likert scale at its middle point and every
+slider where it starts (50), or always the left text in a preference study, in
+700-1100 ms per trial. Their control trials are not rated below their own
+median (every rating equals it), so a ``controls_below`` rule excludes them, and
+a ``median_time_below_ms`` rule above 1,100 ms does too
+(:mod:`stecflow.judgments.exclusions`). In a preference study's control trial
+(an output against its degraded copy) an attentive evaluator takes the copy's
+quality to be ``degraded_quality``. ``degraded_quality`` is not a config key
+(``judgments.simulation`` is shared with the REG studies' simulator, which
+refuses keys it does not know).
+
 Every draw is seeded with :func:`stecflow.judgments._common.digest_seed` of the
 study seed, the study, the evaluator and the item (and the trial's order), so a
 re-run gives the same answers and one evaluator's answers do not change when
@@ -60,6 +77,8 @@ __all__ = [
     "simulate_text_answers",
 ]
 
+#: The system of a control trial's degraded text (studies.designs.controls).
+_CONTROL = "CONTROL"
 _FLUENCY_WORDS = ("fluen", "grammat", "natural", "readab")
 _STOP = frozenset(
     [
@@ -123,6 +142,10 @@ class TextSimulationSettings:
         Probability that an answer ignores the output (uniform on the scale).
     time_base_ms, time_per_word_ms, time_sd : float
         The answer time: base plus words shown, times ``exp(normal(0, time_sd))``.
+    inattentive : float
+        Share of evaluators who click through (see the module docstring).
+    degraded_quality : float
+        The latent value an attentive evaluator gives a degraded control text.
     """
 
     coverage_weight: float = 0.7
@@ -135,6 +158,8 @@ class TextSimulationSettings:
     time_base_ms: float = 3000.0
     time_per_word_ms: float = 150.0
     time_sd: float = 0.25
+    inattentive: float = 0.0
+    degraded_quality: float = 0.1
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any] | None) -> TextSimulationSettings:
@@ -156,6 +181,12 @@ class TextSimulationSettings:
             ):
                 raise JudgmentsError(
                     f"{value!r}; expected a number of 0 or more",
+                    field=f"simulation.{key}",
+                )
+        for key in ("inattentive", "degraded_quality"):
+            if chosen.get(key, 0) > 1:
+                raise JudgmentsError(
+                    f"{chosen[key]!r}; expected a share between 0 and 1",
                     field=f"simulation.{key}",
                 )
         return cls(**{k: float(v) for k, v in chosen.items()})
@@ -321,6 +352,7 @@ def simulate_text_answers(
         return cache[key]
 
     biases: dict[str, float] = {}
+    careless: dict[str, bool] = {}
     rows = []
     for trial in trials:
         item = str(trial["item"])
@@ -333,6 +365,13 @@ def simulate_text_answers(
         if subject not in biases:
             rng = np.random.default_rng(digest_seed(seed, study, subject, "bias"))
             biases[subject] = float(rng.normal(0.0, config.subject_bias_sd))
+            careless[subject] = bool(
+                config.inattentive
+                and np.random.default_rng(
+                    digest_seed(seed, study, subject, "inattentive")
+                ).random()
+                < config.inattentive
+            )
         rng = np.random.default_rng(
             digest_seed(seed, study, subject, item, trial["order"])
         )
@@ -343,11 +382,20 @@ def simulate_text_answers(
             "item": item,
             "simulated": True,
         }
+        if careless[subject]:
+            rows.append(_click_through(row, trial, task, criteria, rng))
+            continue
+        control = bool(trial.get("control"))
         if task == "text_rating":
             q = quality(str(trial["system"]), item)
             ratings = {}
             for criterion in criteria:
-                x = _criterion_quality(criterion, q) + biases[subject]
+                latent = (
+                    config.degraded_quality
+                    if control
+                    else _criterion_quality(criterion, q)
+                )
+                x = latent + biases[subject]
                 x = min(1.0, max(0.0, x + float(rng.normal(0.0, config.noise_sd))))
                 if rng.random() < config.lapse_rate:
                     x = float(rng.random())
@@ -363,6 +411,9 @@ def simulate_text_answers(
             ql, qr = quality(left, item), quality(right, item)
             criterion = criteria[0]
             a, b = _criterion_quality(criterion, ql), _criterion_quality(criterion, qr)
+            if control:  # the degraded copy is seen as such
+                a = config.degraded_quality if left == _CONTROL else a
+                b = config.degraded_quality if right == _CONTROL else b
             difference = a - b
             u_tie, u_side, u_lapse = rng.random(), rng.random(), rng.random()
             p_tie = config.tie_rate * math.exp(
@@ -397,3 +448,33 @@ def simulate_text_answers(
         )
         rows.append(row)
     return rows
+
+
+def _click_through(
+    row: dict[str, Any],
+    trial: Mapping[str, Any],
+    task: str,
+    criteria: Sequence[Criterion],
+    rng: Any,
+) -> dict[str, Any]:
+    """An inattentive evaluator's answer: the scale's middle (slider 50) or the
+    left text, in 700-1100 ms."""
+    if task == "text_rating":
+        ratings = {
+            c.id: (
+                1 + round(0.5 * ((c.points or 5) - 1)) if c.scale == "likert" else 50
+            )
+            for c in criteria
+        }
+        row.update(system=trial["system"], ratings=ratings, quality=None)
+    else:
+        left = str(trial["system_left"])
+        row.update(
+            system_left=left,
+            system_right=str(trial["system_right"]),
+            preferred="left",
+            chosen_system=left,
+            quality=None,
+        )
+    row["time_ms"] = round(float(rng.uniform(700, 1100)))
+    return row

@@ -129,6 +129,8 @@ PREFERENCE_MEASURE_COLUMNS = (
 )
 
 _PARTIAL_STATUS = ("in_progress", "abandoned", "aborted")
+#: The system of a control trial's degraded text (studies.designs.controls).
+_CONTROL = "CONTROL"
 _DESIGN_NEEDED = {
     "text_rating": ("study", "list", "order", "item", "system"),
     "text_preference": (
@@ -145,17 +147,24 @@ _DESIGN_NEEDED = {
 def judgment_columns(task: str, criteria: Sequence[Criterion]) -> tuple[str, ...]:
     """Columns of ``results/judgments/<study>.tsv`` of a text study.
 
-    A rating study has ``system`` and one column per criterion (its ID); a
-    preference study ``system_left``, ``system_right``, ``preferred`` and
-    ``winner`` (the system preferred, empty for a tie).
+    A rating study has ``system``, ``control`` (the kind of a control trial,
+    empty for the others) and one column per criterion (its ID); a preference
+    study ``system_left``, ``system_right``, ``preferred``, ``winner`` (the
+    system preferred, empty for a tie) and ``control``.
 
-    >>> judgment_columns("text_rating", [Criterion("fluency", "likert", 5)])[5:7]
-    ('system', 'fluency')
+    >>> judgment_columns("text_rating", [Criterion("fluency", "likert", 5)])[5:8]
+    ('system', 'control', 'fluency')
     """
     if task == "text_preference":
-        own: tuple[str, ...] = ("system_left", "system_right", "preferred", "winner")
+        own: tuple[str, ...] = (
+            "system_left",
+            "system_right",
+            "preferred",
+            "winner",
+            "control",
+        )
     else:
-        own = ("system", *(c.id for c in criteria))
+        own = ("system", "control", *(c.id for c in criteria))
     return (*_HEAD, *own, *_TAIL)
 
 
@@ -652,12 +661,17 @@ def _join(
         }
         if task == "text_rating":
             trial["system"] = d["system"]
+            trial["control"] = d.get("control")  # kind of a control trial
             trial["ratings"] = dict(row["ratings"] or {})
         else:
             trial["system_left"] = d["system_left"]
             trial["system_right"] = d["system_right"]
             trial["preferred"] = row["preferred"]
             trial["winner"] = _winner(trial)
+            trial["control"] = d.get("control")
+            if trial["control"] and trial["preferred"] is not None:
+                # expected: the intact text, not its degraded copy (nor a tie)
+                trial["correct"] = trial["winner"] not in (None, _CONTROL)
         trials.append(trial)
     return trials, problems
 
@@ -761,9 +775,66 @@ def _flags(
             )
         if exclude_partial and t["partial_session"]:
             reasons.append("partial_session")
+        if t.get("control"):  # a control trial never enters a system's measures
+            reasons.append("control_trial")
         t["in_analysis"] = not reasons
         t["exclusion_reason"] = ", ".join(reasons) or None
     return problems
+
+
+def _exclusions(
+    trials: list[dict[str, Any]],
+    design: Sequence[Mapping[str, Any]],
+    study: Mapping[str, Any],
+    criteria: Sequence[Criterion],
+    sessions_path: str | Path | None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Apply the study's exclusion rules to *trials* (in place); (rules, audit).
+
+    Every trial of a participant a rule excludes gets ``excluded`` true,
+    ``in_analysis`` false and ``rule:<name>`` added to ``exclusion_reason``.
+    """
+    from stecflow.judgments.exclusions import (
+        check_rules,
+        excluded_by,
+        exclusion_audit,
+    )
+
+    study_id = str(study.get("id") or "")
+    rules = check_rules(study.get("exclusions"), study_id)
+    if not rules:
+        return [], []
+    first = criteria[0].id if criteria else None
+    for rule in rules:
+        if "controls_below" in rule and not rule.get("measure"):
+            rule["measure"] = first
+    sizes = Counter(d["list"] for d in design if not d["practice"])
+    session_rows: list[dict[str, Any]] = []
+    if sessions_path is not None and Path(sessions_path).is_file():
+        from stecflow.core.io import read_tsv
+
+        session_rows = list(read_tsv(sessions_path))
+    rows = [
+        {
+            **t,
+            **(t.get("ratings") or {}),
+            "participant": t.get("participant") or t["subject"],
+            "practice": False,
+            "rt_ms": t["time_ms"],
+        }
+        for t in trials
+    ]
+    audit = exclusion_audit(rows, rules, list_sizes=dict(sizes), sessions=session_rows)
+    reasons = excluded_by(audit)
+    for t, row in zip(trials, rows, strict=True):
+        found = reasons.get(str(row["participant"]))
+        if not found:
+            continue
+        t["excluded"] = True
+        t["in_analysis"] = False
+        old = [r for r in (t.get("exclusion_reason") or "").split(", ") if r]
+        t["exclusion_reason"] = ", ".join(dict.fromkeys([*old, *found]))
+    return rules, audit
 
 
 def _subjects(rows: Sequence[dict[str, Any]], study: str) -> list[dict[str, Any]]:
@@ -963,6 +1034,8 @@ def merge_text_study(
     study: Mapping[str, Any],
     settings: Mapping[str, Any] | None = None,
     pseudonym_key: str | None = None,
+    exclusions_path: str | Path | None = None,
+    sessions_path: str | Path | None = None,
 ) -> dict[str, Any]:
     """Merge a text study's responses with its design and write its four files.
 
@@ -985,13 +1058,25 @@ def merge_text_study(
         The study's config entry: ``id``, ``task`` (``text_rating`` or
         ``text_preference``), ``criteria`` and ``normalise`` (``z``: every
         criterion gains a ``<criterion>_z`` column of per-rater z-scores,
-        :mod:`stecflow.judgments.normalise`).
+        :mod:`stecflow.judgments.normalise`) and ``exclusions`` (the rules of
+        :mod:`stecflow.judgments.exclusions`; a rule's ``measure`` defaults to
+        the first criterion).
     settings : mapping, optional
         The config's ``judgments`` mapping: ``encoding``, ``strict`` and
         ``exclude_partial_sessions`` (default false) are used.
     pseudonym_key : str, optional
         The release key the summary's pseudonyms are keyed with
         (:mod:`stecflow.judgments.public`); default: the study's ID.
+    exclusions_path : path, optional
+        The audit of the exclusion rules
+        (``results/judgments/exclusions/<study>.tsv``,
+        :data:`~stecflow.judgments.exclusions.AUDIT_COLUMNS`), written even
+        without rules (header only). Every trial of an excluded participant
+        stays in the judgments table with ``excluded`` true, ``in_analysis``
+        false and ``rule:<name>`` in ``exclusion_reason``.
+    sessions_path : path, optional
+        The session table (``results/judgments/sessions/<study>.tsv``), for
+        rules on questionnaire answers.
 
     Returns
     -------
@@ -1070,6 +1155,11 @@ def merge_text_study(
     for t in trials:
         t["partial_session"] = sessions[t["session"]]["partial"]
     problems.extend(_flags(trials, task, exclude_partial, study_id))
+    rules, audit = _exclusions(trials, design, study, criteria, sessions_path)
+    if exclusions_path is not None:
+        from stecflow.judgments.exclusions import write_audit
+
+        write_audit(audit, exclusions_path)
     trials.sort(key=lambda t: (t["subject"], t["session"], t["order"]))
 
     columns = judgment_columns(task, criteria)
@@ -1123,6 +1213,7 @@ def merge_text_study(
             "trials": len(table),
             "in_analysis": sum(1 for r in table if r["in_analysis"]),
             "excluded": sum(1 for r in table if r["excluded"]),
+            "controls": sum(1 for r in table if r.get("control")),
             "corrected": sum(1 for r in table if r["corrected"]),
             "duplicates": by_check.get("duplicate", 0),
             "timeouts": 0,
@@ -1145,6 +1236,14 @@ def merge_text_study(
             **({"preference": model} if model is not None else {}),
         },
     }
+    if rules:  # the rules and who they excluded, for the report
+        summary["exclusions"] = {
+            "rules": rules,
+            "excluded_participants": sorted(
+                {str(r["participant"]) for r in audit if r["excluded"]}
+            ),
+            "audit": audit,
+        }
     if task == "text_preference":
         summary["pairs"] = pairs
         # how often each side won: a check of position bias (the design

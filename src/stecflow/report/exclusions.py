@@ -1,7 +1,8 @@
 """The exclusions of a human study in the report: rules, who, why, controls.
 
 Read from the judgments summary (``summary/<study>.json``, key ``exclusions``,
-written by :func:`stecflow.judgments.study.merge_study` from the audit
+written by :func:`stecflow.judgments.study.merge_study` and, for text studies,
+:func:`stecflow.judgments.text_study.merge_text_study` from the audit
 ``judgments/exclusions/<study>.tsv``): the rules declared before data
 collection, the participants excluded and by which rule, how many per list, and
 each participant's control-trial result.
@@ -15,23 +16,60 @@ from typing import Any
 
 from stecflow.report.context import Block, paragraph
 
-__all__ = ["exclusion_blocks"]
+__all__ = ["FOLD_AFTER", "exclusion_blocks"]
 
 
-def _rule_text(rule: Mapping[str, Any]) -> str:
+def _number(value: Any) -> str:
+    """A rule's number as the organiser wrote it, thousands separated.
+
+    >>> _number(1500), _number(0.5), _number(2.5)
+    ('1,500', '0.5', '2.5')
+    """
+    value = float(value)
+    return f"{int(value):,}" if value.is_integer() else f"{value:g}"
+
+
+def _percent(share: Any) -> str:
+    """A share as a percentage.
+
+    >>> _percent(0.5), _percent(2 / 3)
+    ('50%', '66.7%')
+    """
+    return f"{round(100 * float(share), 1):g}%"
+
+
+#: What a control trial answered as expected is, per task.
+_EXPECTED = {
+    "rating": "a degraded text rated {cut}",
+    "text_rating": "a degraded text rated {cut}",
+    "identification": "a gold description's target identified",
+}
+
+
+def _rule_text(rule: Mapping[str, Any], task: str = "") -> str:
+    """One rule in plain words.
+
+    >>> _rule_text({"name": "fast", "median_time_below_ms": 1500})
+    'fast: median response time below 1,500 ms'
+    """
     if "controls_below" in rule:
+        measure = rule.get("measure") or "adequacy"
         cut = (
-            f"below {rule['cut']}"
+            f"below {_number(rule['cut'])}"
             if rule.get("cut") is not None
-            else "below their own median"
+            else f"below the participant's own median {measure}"
         )
+        expected = _EXPECTED.get(
+            task,
+            "a degraded text rated {cut}, a gold description's target identified",
+        ).format(cut=cut)
         return (
-            f"{rule['name']}: fewer than {rule['controls_below']:g} of the control"
-            f" trials answered as expected (degraded rated {cut}, gold identified)"
+            f"{rule['name']}: fewer than {_percent(rule['controls_below'])} of the"
+            f" control trials answered as expected ({expected})"
         )
     if "median_time_below_ms" in rule:
-        limit = rule["median_time_below_ms"]
-        return f"{rule['name']}: median response time below {limit:g} ms"
+        limit = _number(rule["median_time_below_ms"])
+        return f"{rule['name']}: median response time below {limit} ms"
     if "incomplete" in rule:
         return f"{rule['name']}: fewer trials answered than the list holds"
     answer = rule.get("answer") or {}
@@ -39,12 +77,30 @@ def _rule_text(rule: Mapping[str, Any]) -> str:
     return f"{rule['name']}: answered {answer.get('field')} with {values}"
 
 
+def _finding(row: Mapping[str, Any]) -> str:
+    """What the audit found (its ``reason``; an older audit: value and threshold)."""
+    reason = row.get("reason")
+    if reason:
+        return str(reason)
+    return f"{_or_none(row.get('value'))} against {_or_none(row.get('threshold'))}"
+
+
 def _or_none(value: Any) -> str:
     return "none" if value is None or value == "" else str(value)
 
 
+#: Above this many participants the per-participant control results fold away.
+FOLD_AFTER = 10
+
+
 def exclusion_blocks(summary: Mapping[str, Any]) -> list[Block]:
-    """Paragraphs on the study's exclusion rules and their audit (none without)."""
+    """Paragraphs on the study's exclusion rules and their audit (none without).
+
+    The rules in plain words; who was excluded and why (the audit's reasons,
+    e.g. ``attention: 0 of 2 control trials passed (at least 50% required)``),
+    per list; each participant's control trials, in a folded ``details`` block
+    when there are more than :data:`FOLD_AFTER` participants.
+    """
     info = summary.get("exclusions")
     if not info:
         return []
@@ -53,7 +109,7 @@ def exclusion_blocks(summary: Mapping[str, Any]) -> list[Block]:
     blocks = [
         paragraph(
             "Exclusion rules declared before data collection: "
-            + "; ".join(_rule_text(r) for r in rules)
+            + "; ".join(_rule_text(r, str(summary.get("task") or "")) for r in rules)
             + "."
         )
     ]
@@ -63,7 +119,7 @@ def exclusion_blocks(summary: Mapping[str, Any]) -> list[Block]:
         lists[str(row["participant"])] = str(row.get("list"))
         if int(row["excluded"]):
             why.setdefault(str(row["participant"]), []).append(
-                f"{row['rule']} ({row['value']} against {row['threshold']})"
+                f"{row['rule']}, {_finding(row)}"
             )
     people = len(lists)
     if why:
@@ -71,29 +127,37 @@ def exclusion_blocks(summary: Mapping[str, Any]) -> list[Block]:
         blocks.append(
             paragraph(
                 f"{len(why)} of {people} participants excluded, every trial of"
-                " theirs left out of the analyses: "
-                + "; ".join(f"{p}: {', '.join(r)}" for p, r in sorted(why.items()))
-                + ". Per list: "
+                " theirs left out of the analyses (kept, flagged, in the"
+                " judgments table). "
+                + " ".join(f"{p}: {'; '.join(r)}." for p, r in sorted(why.items()))
+                + " Per list: "
                 + ", ".join(f"{k} {v}" for k, v in sorted(per_list.items()))
                 + "."
             )
         )
     else:
         blocks.append(paragraph(f"No participant of {people} was excluded."))
-    controls = [
-        r
-        for r in audit
-        if any(r["rule"] == x.get("name") and "controls_below" in x for x in rules)
-    ]
+    names = {x.get("name") for x in rules if "controls_below" in x}
+    controls = sorted(
+        (r for r in audit if r["rule"] in names),
+        key=lambda r: (str(r["participant"]), str(r["rule"])),
+    )
     if controls:
-        blocks.append(
-            paragraph(
-                "Control trials answered as expected, per participant: "
-                + ", ".join(
-                    f"{r['participant']} {_or_none(r['value'])}"
-                    for r in sorted(controls, key=lambda r: str(r["participant"]))
-                )
-                + "."
+        items = [f"{r['participant']}: {_finding(r)}" for r in controls]
+        if len({str(r["participant"]) for r in controls}) > FOLD_AFTER:
+            blocks.append(
+                {
+                    "kind": "details",
+                    "summary": f"Control trials of each of the {people} participants",
+                    "blocks": [paragraph("; ".join(items) + ".")],
+                }
             )
-        )
+        else:
+            blocks.append(
+                paragraph(
+                    "Control trials answered as expected, per participant: "
+                    + "; ".join(items)
+                    + "."
+                )
+            )
     return blocks

@@ -19,6 +19,13 @@ distractor instead: the attributes of the reference's attribute set, with the
 values of a distractor (drawn from the seed) that differs from the target on at
 least one of them, realised by the same template realiser as the outputs.
 
+In a ``text_preference`` study the degraded text is a copy of the output of
+the system the design drew for the item
+(:func:`stecflow.studies.designs.controls.control_source`), damaged the same
+way with the other items' outputs of that system as donors
+(:func:`pair_control_texts`); the control trial shows it next to the intact
+output.
+
 **gold** (identification studies): the item's first human reference whose
 attribute set identifies the target uniquely, checked against the item's domain
 (true of the target, of no distractor); for a ``realise: template`` study, or when
@@ -41,6 +48,7 @@ __all__ = [
     "degraded_span_length",
     "distractor_description",
     "gold_description",
+    "pair_control_texts",
 ]
 
 _LOCATION = ("x-dimension", "y-dimension")
@@ -189,6 +197,39 @@ def control_texts(
     for item_id in ids:
         donors = [sources[i] for i in ids if i != item_id]
         text = degrade_text(sources[item_id], donors, seed, item_id)  # type: ignore[arg-type]
+        if text is not None:
+            out[item_id] = text
+    return out
+
+
+def pair_control_texts(
+    item_ids: Sequence[str],
+    outputs: Mapping[str, Mapping[str, str]],
+    systems: Sequence[str],
+    *,
+    seed: int,
+) -> dict[str, str]:
+    """Item ID -> the degraded copy a preference control trial shows.
+
+    The copy of :func:`~stecflow.studies.designs.controls.control_source`'s
+    output, degraded with that system's other outputs as donors. Items whose
+    output cannot be degraded are left out.
+
+    >>> outs = {"a": {"t1": "the red chair on the left", "t2": "a big old desk"}}
+    >>> pair_control_texts(["t1", "t2"], outs, ["a"], seed=1)["t1"] != outs["a"]["t1"]
+    True
+    """
+    from stecflow.studies.designs.controls import control_source
+
+    out: dict[str, str] = {}
+    for item_id in sorted(item_ids):
+        system = control_source(systems, seed, item_id)
+        texts = outputs.get(system, {})
+        source = texts.get(item_id)
+        if not source:
+            continue
+        donors = [texts[i] for i in sorted(texts) if i != item_id and texts[i]]
+        text = degrade_text(source, donors, seed, item_id)
         if text is not None:
             out[item_id] = text
     return out

@@ -142,11 +142,12 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
             )
         if spec.get("controls") is not None:
             spec["controls"] = _check_controls(spec, n)
-        if spec.get("exclusions") and spec["task"] not in CONTROL_KIND_OF_TASK:
+        if spec.get("exclusions") and spec["task"] == SITUATED_TASK:
             # never accepted and then silently left unapplied
             raise ConfigError(
                 f"a {spec['task']} study cannot apply exclusion rules yet; the"
-                " judgments stage applies them to rating and identification studies",
+                " judgments stage applies them to rating, identification,"
+                " text_rating and text_preference studies",
                 field=f"studies[{n}].exclusions",
             )
         if spec["task"] == "identification" and spec["variant"] is None:
@@ -169,6 +170,8 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
 CONTROL_KIND_OF_TASK = {
     "rating": "degraded",
     "identification": "gold",
+    "text_rating": "degraded",
+    "text_preference": "degraded",  # a text against a degraded copy of it
 }
 
 
@@ -184,7 +187,8 @@ def _check_controls(spec: Mapping[str, Any], n: int) -> dict[str, Any]:
     if expected is None:
         raise ConfigError(
             f"a {spec['task']} study has no control trials yet; they are for rating"
-            " (degraded) and identification (gold) studies",
+            ", text_rating and text_preference (degraded) and identification"
+            " (gold) studies",
             field=where,
         )
     kind = controls.get("kind") or expected
@@ -399,7 +403,9 @@ def make_design(
         settings["kind"], items, {}, seed=spec["seed"], realised=realised
     )
     eligible = set(texts)
-    if settings["kind"] == "degraded" and not realised:
+    if spec["task"] == "text_preference":  # degraded copies of the outputs
+        eligible = set(design.items)
+    elif settings["kind"] == "degraded" and not realised:
         eligible |= {
             i.id for i in items if not any(r.word_string for r in i.references)
         }
@@ -668,13 +674,20 @@ def study_outputs(
         from stecflow.studies.controls import control_texts
         from stecflow.studies.designs.controls import CONTROL_SYSTEM
 
-        shown[CONTROL_SYSTEM] = control_texts(
-            spec["controls"]["kind"],
-            items,
-            shown,
-            seed=spec["seed"],
-            realised=spec.get("realise") == "template",
-        )
+        if spec["task"] == "text_preference":
+            from stecflow.studies.controls import pair_control_texts
+
+            shown[CONTROL_SYSTEM] = pair_control_texts(
+                [i.id for i in items], shown, spec["systems"], seed=spec["seed"]
+            )
+        else:
+            shown[CONTROL_SYSTEM] = control_texts(
+                spec["controls"]["kind"],
+                items,
+                shown,
+                seed=spec["seed"],
+                realised=spec.get("realise") == "template",
+            )
     return shown
 
 

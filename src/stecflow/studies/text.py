@@ -21,6 +21,13 @@ organiser's HTML snippet (:func:`sanitise_html`).
     question; the participant chooses the left or the right text, or, with
     ``allow_tie``, "No preference".
 
+Control trials (config ``controls``, placed by
+:func:`stecflow.studies.designs.controls.add_controls`) are trials like the
+others, of system ``CONTROL``: their texts, degraded copies
+(:mod:`stecflow.studies.controls`), are ``outputs_by_system["CONTROL"]``; the
+page shows them as any other trial (the participant cannot tell them apart;
+the judgments stage finds them in ``design.tsv``'s ``control`` column).
+
 The stimulus shows the input above the output(s) (:func:`shown_input`): plain
 text (``kind: text``), RDF-style triples as a table subject | predicate | object
 (``kind: triples``), a JSON object as a table of its fields (``kind: json``,

@@ -21,6 +21,13 @@ list. A control trial shows an item the list does not otherwise show when there
 is one (seeded draw), with the system name :data:`CONTROL_SYSTEM`; its
 ``control`` column holds the kind (empty for every other trial). What it shows
 is made by :mod:`stecflow.studies.controls`.
+
+In a pair design (``text_preference``) a control trial compares a system's
+output with a degraded copy of it: ``system_left`` and ``system_right`` are that
+system (:func:`control_source`, drawn per item from the seed) and
+:data:`CONTROL_SYSTEM`, on a side drawn from the seed; ``system`` is their
+:func:`~stecflow.studies.designs.pairs.pair_label`. The expected answer is the
+intact text.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from typing import Any
 
 from stecflow.studies.designs.checks import DesignError
 from stecflow.studies.designs.model import Design, _frame
+from stecflow.studies.designs.pairs import PAIRS, pair_label
 from stecflow.studies.designs.seeding import _rng
 
 __all__ = [
@@ -38,6 +46,7 @@ __all__ = [
     "CONTROL_SYSTEM",
     "add_controls",
     "control_positions",
+    "control_source",
     "controls_per_list",
 ]
 
@@ -106,6 +115,21 @@ def control_positions(n_test: int, n_controls: int, seed: int, *keys: Any) -> li
             raise DesignError("no room for a control trial", field="controls")
         positions.append(allowed[int(rng.integers(len(allowed)))])
     return positions
+
+
+def control_source(systems: Sequence[str], seed: int, item: str) -> str:
+    """The system whose output a pair control trial on *item* degrades.
+
+    Drawn from the seed per item (so every list's control trial on the item
+    shows the same two texts), among the sorted systems.
+
+    >>> control_source(["b", "a", "c"], 1, "t1") in {"a", "b", "c"}
+    True
+    >>> control_source(["b", "a"], 1, "t1") == control_source(["a", "b"], 1, "t1")
+    True
+    """
+    ordered = sorted(systems)
+    return ordered[int(_rng(seed, "control-source", item).integers(len(ordered)))]
 
 
 def add_controls(
@@ -192,6 +216,18 @@ def add_controls(
             }
             for p in picks
         ]
+        if design.kind == PAIRS:  # a system against a degraded copy of itself
+            sides = _rng(design.seed, "controls", "sides", list_id)
+            for row in controls:
+                intact = control_source(design.systems, design.seed, row["item"])
+                pair = [intact, CONTROL_SYSTEM]
+                if sides.random() < 0.5:
+                    pair.reverse()
+                row.update(
+                    system=pair_label(intact, CONTROL_SYSTEM),
+                    system_left=pair[0],
+                    system_right=pair[1],
+                )
         merged: list[dict[str, Any]] = []
         queue = iter(tests)
         for position in range(1, len(tests) + n + 1):
@@ -203,4 +239,8 @@ def add_controls(
         f"{n} {kind} control trial(s) per list (system {CONTROL_SYSTEM}), placed"
         " by the seed, never first, last or adjacent; left out of every analysis",
     )
-    return dataclasses.replace(design, trials=_frame(rows), notes=notes)
+    frame = _frame(rows)
+    if design.kind == PAIRS:  # the sides shown, after the trial columns
+        frame["system_left"] = [r["system_left"] for r in rows]
+        frame["system_right"] = [r["system_right"] for r in rows]
+    return dataclasses.replace(design, trials=frame, notes=notes)
