@@ -230,7 +230,8 @@ def test_contact_over_several_lines_or_in_flow_style_is_withheld(text):
 def test_no_external_id_in_any_released_file(inputs, tmp_path, monkeypatch):
     """Crowdsourcing IDs (participant and session) and the server's session IDs
     appear in no released file: neither in the judgments and session tables nor
-    in the judgments summary, which the archive ships as the workflow wrote it."""
+    in the judgments summary and quality table, which the archive ships as the
+    workflow wrote them."""
     from stecflow.judgments.study import merge_study
     from stecflow.studies.server.progress import SESSION_COLUMNS
     from tests.conftest import FIXTURES
@@ -294,6 +295,7 @@ def test_no_external_id_in_any_released_file(inputs, tmp_path, monkeypatch):
         files={
             "scores/systems.tsv": scores,
             "judgments/summary/id-demo.json": results / "summary" / "id-demo.json",
+            "judgments/quality/id-demo.tsv": results / "quality" / "id-demo.tsv",
         },
         judgments=[results / "id-demo.tsv"],
         out_zip=tmp_path / "a.zip",
@@ -304,7 +306,11 @@ def test_no_external_id_in_any_released_file(inputs, tmp_path, monkeypatch):
         "judgments/id-demo.tsv",
         "judgments/sessions/id-demo.tsv",
         "judgments/summary/id-demo.json",
+        "judgments/quality/id-demo.tsv",
     } <= set(found)
+    # the quality table (released and reported as written) names problems' sessions
+    quality = parse_tsv(found["judgments/quality/id-demo.tsv"].decode())
+    assert quality and any(r["session"].startswith("S-") for r in quality)
     for name, data in found.items():
         text = data.decode("utf-8", errors="replace")
         leaked = sorted(v for v in raw if v in text)

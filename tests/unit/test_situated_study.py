@@ -390,11 +390,12 @@ def test_failed_session_discarded_and_recorded(hand):
     ]  # fmt: skip
     quality = read_tsv(out / "quality.tsv")
     assert [(q["check"], q["subject"], q["session"], q["list"]) for q in quality] == [
-        ("partial_session", "e", "s-e", "L01"),
-        ("partial_session", "f", "s-f", "L02"),
+        ("partial_session", pid("e", "S"), pid("s-e", "S"), "L01"),
+        ("partial_session", pid("f", "S"), pid("s-f", "S"), "L02"),
     ]
     assert quality[0]["detail"] == (
-        "evaluator e discarded: session abandoned; answered 3 of 6 trials"
+        f"evaluator {pid('e', 'S')} discarded: session abandoned; answered 3 of 6"
+        " trials"
     )
     judgments = read_tsv(out / "judgments.tsv")
     assert {r["subject"] for r in judgments} == {"a", "b", "c", "d"}
@@ -437,8 +438,8 @@ def test_misclick_correction_with_audit_row(hand):
     quality = read_tsv(out / "quality.tsv")
     assert [(q["check"], q["severity"], q["source_file"], q["source_line"])
             for q in quality] == [
-        ("corrected", "info", str(corrections), "2"),
-        ("excluded_by_correction", "info", str(corrections), "3"),
+        ("corrected", "info", corrections.name, "2"),
+        ("excluded_by_correction", "info", corrections.name, "3"),
     ]  # fmt: skip
     assert quality[0]["detail"] == "chosen_entity: P3 -> P4 (declared mis-click)"
     fn = by_class(out / "measures.tsv")["FN"]
@@ -469,7 +470,7 @@ def test_bad_lines_are_reported_with_file_and_line_and_the_rest_kept(hand):
         ("import_problem", "27", "item"),
         ("import_problem", "27", "order"),
     ]
-    assert all(q["source_file"] == str(path) for q in quality)
+    assert all(q["source_file"] == path.name for q in quality)
     assert quality[0]["detail"] == "'soon' is not a number"
     assert quality[1]["detail"] == "'-1' is not a whole number of 0 or more"
     assert quality[3]["detail"] == (
@@ -651,7 +652,8 @@ def test_unknown_list_duplicate_and_mismatches(hand):
         # g answered nothing usable: no trial kept, so nothing to discard
     ]  # fmt: skip
     assert quality[3]["detail"] == (
-        f"instance t1 answered again in session s-a (first on line 2 of {path}); "
+        f"instance t1 answered again in session {pid('s-a', 'S')} (first on line 2"
+        f" of {path.name}); "
         "the first answer is kept"
     )
     judgments = read_tsv(out / "judgments.tsv")

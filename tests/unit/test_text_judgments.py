@@ -32,6 +32,7 @@ from stecflow.judgments.text_study import (
     read_text_design,
     simulate_text_study,
 )
+from stecflow.release.archive import pseudonym
 from stecflow.stats.preference import bradley_terry
 from stecflow.studies.designs import TRIAL_COLUMNS
 
@@ -161,7 +162,8 @@ def test_rating_merge_measures_and_z_scores(tmp_path):
     assert all(j["in_analysis"] == "true" for j in judgments)
     assert judgments[0]["time_ms"] == "4000"
     checks = [(q["check"], q["session"]) for q in out["quality"]]
-    assert ("missing_trials", "s2") in checks and ("partial_session", "s2") in checks
+    s2 = pseudonym("s2", out["quality"][0]["study"], prefix="S-")  # as released
+    assert ("missing_trials", s2) in checks and ("partial_session", s2) in checks
     measures = {(m["criterion"], m["system"]): m for m in out["measures"]}
     fa = measures[("fluency", "A")]
     assert (fa["n"], fa["n_subjects"], fa["mean"]) == ("3", "2", "4.333333333")
@@ -340,7 +342,7 @@ def test_rating_corrections_change_and_exclude(tmp_path):
     assert (fa["n"], fa["mean"]) == ("2", "4")
     assert summary["corrections"]["applied"] == 2
     assert [
-        q["check"] for q in out["quality"] if q["source_file"] == str(corrections)
+        q["check"] for q in out["quality"] if q["source_file"] == corrections.name
     ] == [
         "corrected",
         "excluded_by_correction",

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from stecflow.core.io import read_tsv
+from stecflow.release.archive import pseudonym
 from tests.conftest import REPO
 from tests.workflow.helpers import snakemake
 
@@ -74,7 +75,9 @@ def test_the_inattentive_participant_is_excluded_by_the_declared_rules(results):
     assert rows and all(r["excluded"] == "true" for r in rows)
     assert all(r["in_analysis"] == "false" for r in rows)
     report = (results / "report" / "index.html").read_text(encoding="utf-8")
-    assert "failed-controls" in report and "sim-L03-02" in report
+    name = pseudonym("sim-L03-02", "demo-participants-release-key", prefix="P-")
+    assert "failed-controls" in report and name in report
+    assert "sim-L03-02" not in report  # keyed pseudonyms only
 
 
 def test_agreement_equals_the_krippendorff_package_on_the_judgments(results):

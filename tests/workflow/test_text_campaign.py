@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from stecflow.core.io import read_tsv
+from stecflow.release.archive import pseudonym
 from tests.conftest import REPO
 from tests.workflow.helpers import planned_jobs, snakemake
 
@@ -215,7 +216,11 @@ def test_rating_study_controls_and_exclusions(checkout):
     assert "CONTROL" not in {r["system"] for r in measures}
     html = (results / "report" / "index.html").read_text(encoding="utf-8")
     assert "1 of 6 participants excluded" in html
-    assert "sim-L05: attention, 0 of 3 control trials passed" in html
+    # the report names participants by keyed pseudonym (release.key, else
+    # the campaign ID: stecflow.judgments.public)
+    name = pseudonym("sim-L05", "demo-text-release-key", prefix="P-")
+    assert f"{name}: attention, 0 of 3 control trials passed" in html
+    assert "sim-L05" not in html
 
 
 def test_report_release_and_nothing_left_to_do(checkout):

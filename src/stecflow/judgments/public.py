@@ -20,10 +20,10 @@ when Snakemake runs the job) when under it, else reduced to the file name.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-__all__ = ["PERSONAL_KEYS", "public_summary", "sessions_by_list"]
+__all__ = ["PERSONAL_KEYS", "public_quality", "public_summary", "sessions_by_list"]
 
 #: Keys whose string values identify a person or a session.
 PERSONAL_KEYS = ("participant", "session", "subject")
@@ -83,6 +83,86 @@ def public_summary(summary: Mapping[str, Any], key: str) -> dict[str, Any]:
     True
     """
     return _public(summary, key, None)
+
+
+def public_quality(
+    rows: Sequence[Mapping[str, Any]],
+    key: str,
+    others: Iterable[Mapping[str, Any]] = (),
+) -> list[dict[str, Any]]:
+    """Quality-table rows as written: the same keyed pseudonyms as the summary.
+
+    ``results/judgments/quality/<study>.tsv`` is released as it is and listed in
+    the report, so its ``participant``, ``session`` and ``subject`` cells become
+    pseudonyms, an ID quoted in ``detail`` (the importers' notes quote sessions)
+    its pseudonym, and ``source_file`` (also where ``detail`` quotes it) a
+    relative path. *others* (the judgments' rows) adds the IDs a detail may
+    quote that no quality row has in its own columns ("3 sessions did list L04:
+    ..."). ``source_file`` and
+    ``source_line`` still point the organiser at the raw line.
+
+    >>> [row] = public_quality(
+    ...     [{"session": "5f1c2e", "subject": "ann", "source_line": "7",
+    ...       "detail": "session 5f1c2e again (first on line 2 of /srv/c/a.tsv)",
+    ...       "source_file": "/srv/c/a.tsv"}], "k")
+    >>> row["session"].startswith("S-"), row["session"] in row["detail"]
+    (True, True)
+    >>> "5f1c2e" in str(row), row["source_file"], row["source_line"]
+    (False, 'a.tsv', '7')
+    >>> row["detail"].endswith("(first on line 2 of a.tsv)")
+    True
+    >>> public_quality([{"subject": "a", "detail": "subject a answered a trial"}],
+    ...                "k")[0]["detail"]  # doctest: +ELLIPSIS
+    'subject S-... answered a trial'
+    """
+    import re
+
+    from stecflow.release.archive import relative_path
+
+    names: dict[str, str] = {}
+    for row in [*rows, *others]:
+        for column in PERSONAL_KEYS:
+            value = row.get(column)
+            if value not in (None, "") and str(value) not in names:
+                names[str(value)] = _pseudonym(value, column, key)
+    files = {
+        str(row["source_file"]): relative_path(str(row["source_file"]))
+        for row in rows
+        if row.get("source_file")
+    }
+    # an ID is replaced where a detail names it ("session 5f1c2e", "evaluator e")
+    # and, when it cannot be a word (a digit in it, or 6 characters or more),
+    # wherever it stands (lists such as "sessions: 5f1c2e, 9a0b11")
+    alternatives = "|".join(re.escape(v) for v in sorted(names, key=len, reverse=True))
+    loose = [v for v in names if len(v) >= 6 or any(c.isdigit() for c in v)]
+    patterns = [
+        r"(\b(?:session|subject|evaluator|participant) )(" + alternatives + r")"
+        r"(?![\w-])"
+    ]
+    if loose:
+        patterns.append(
+            r"((?<![\w-]))("
+            + "|".join(re.escape(v) for v in sorted(loose, key=len, reverse=True))
+            + r")(?![\w-])"
+        )
+    quoted = [re.compile(p) for p in patterns] if names else []
+    out = []
+    for row in rows:
+        new = dict(row)
+        for column in PERSONAL_KEYS:
+            if new.get(column) not in (None, ""):
+                new[column] = names[str(new[column])]
+        if isinstance(new.get("detail"), str):
+            detail = new["detail"]
+            for path in files:  # "(first on line 2 of <file>)"
+                detail = detail.replace(path, files[path])
+            for pattern in quoted:
+                detail = pattern.sub(lambda m: m.group(1) + names[m.group(2)], detail)
+            new["detail"] = detail
+        if new.get("source_file"):
+            new["source_file"] = files[str(new["source_file"])]
+        out.append(new)
+    return out
 
 
 def _source(entry: Any, key: str) -> Any:

@@ -826,7 +826,18 @@ def merge_situated_study(
         "settings": {"majority": majority, "time_scope": scopes},
     }
     write_tsv(judgment_rows, SITUATED_JUDGMENT_COLUMNS, judgments_path)
-    write_tsv(problems, QUALITY_COLUMNS, quality_path)
+    from stecflow.judgments.public import public_quality
+
+    # the same pseudonyms as the summary (released and reported as it is)
+    write_tsv(
+        public_quality(
+            problems,
+            study if pseudonym_key is None else str(pseudonym_key),
+            judgment_rows,
+        ),
+        QUALITY_COLUMNS,
+        quality_path,
+    )
     write_tsv(measure_rows, SITUATED_MEASURE_COLUMNS, measures_path)
     from stecflow.judgments.public import public_summary
 

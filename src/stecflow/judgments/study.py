@@ -465,7 +465,18 @@ def merge_study(
     if out_judgments_tsv is not None:
         write_tsv(judgment_rows, judgment_columns, out_judgments_tsv)
     if out_quality_tsv is not None:
-        write_tsv(problems, QUALITY_COLUMNS, out_quality_tsv)
+        from stecflow.judgments.public import public_quality
+
+        # the same pseudonyms as the summary (released and reported as it is)
+        write_tsv(
+            public_quality(
+                problems,
+                study if pseudonym_key is None else str(pseudonym_key),
+                judgment_rows,
+            ),
+            QUALITY_COLUMNS,
+            out_quality_tsv,
+        )
     if out_measures_tsv is not None:
         write_tsv(
             _records(measures, MEASURE_COLUMNS), MEASURE_COLUMNS, out_measures_tsv

@@ -1254,7 +1254,18 @@ def merge_text_study(
             )
         )
     write_tsv(table, columns, judgments_path)
-    write_tsv(problems, QUALITY_COLUMNS, quality_path)
+    from stecflow.judgments.public import public_quality
+
+    # the same pseudonyms as the summary (released and reported as it is)
+    write_tsv(
+        public_quality(
+            problems,
+            study_id if pseudonym_key is None else str(pseudonym_key),
+            table,
+        ),
+        QUALITY_COLUMNS,
+        quality_path,
+    )
     write_tsv(measure_rows, measure_columns, measures_path)
     from stecflow.judgments.public import public_summary
 
