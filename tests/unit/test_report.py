@@ -7,7 +7,9 @@ statistics), and each test renders the report from them with the library.
 
 from __future__ import annotations
 
+import base64
 import csv
+import hashlib
 import io
 import json
 import re
@@ -103,6 +105,16 @@ def table_latex(html: str, table_id: str) -> str:
     block = html.split(f'id="{table_id}"', 1)[1]
     uri = re.search(r'class="latex" download="[^"]+" href="([^"]+)"', block).group(1)
     return unquote(html_unescape(uri).split(",", 1)[1])
+
+
+SCRIPT = TEMPLATE.parent / "sort.js"
+
+
+def own_script_removed(html: str) -> str:
+    """The page without its one inline script, which must be ``sort.js`` as is."""
+    script = "<script>" + SCRIPT.read_text(encoding="utf-8") + "</script>"
+    assert html.count("<script") == 1 and html.count(script) == 1
+    return html.replace(script, "")
 
 
 def system_rows(systems_tsv: Path) -> dict[tuple[str, str, str, str], dict]:
@@ -287,7 +299,7 @@ def test_participant_text_is_escaped(tiny_inputs, tmp_path):
     record = json.loads(broken.read_text())
     record["errors"][0]["message"] = "<b onmouseover=alert(3)>bad</b>"
     write_json(record, broken)
-    html = render_report(**inputs, out_html=tmp_path / "index.html")
+    html = own_script_removed(render_report(**inputs, out_html=tmp_path / "index.html"))
     assert "<script" not in html
     assert "<img" not in html and "<b onmouseover" not in html
     assert (
@@ -308,12 +320,20 @@ EXTERNAL = re.compile(
 
 
 def test_report_is_self_contained(tiny_html):
-    assert EXTERNAL.search(tiny_html) is None, EXTERNAL.search(tiny_html)
+    page = own_script_removed(tiny_html)
+    assert EXTERNAL.search(page) is None, EXTERNAL.search(page)
     assert "http://" not in tiny_html and "https://" not in tiny_html
     policy = re.search(
         r'http-equiv="Content-Security-Policy" content="([^"]+)"', tiny_html
     )
     assert "default-src 'none'" in policy.group(1)
+    # the one script runs by its hash; no other script, no eval, no fetch
+    digest = hashlib.sha256(SCRIPT.read_bytes()).digest()
+    allowed = f"script-src 'sha256-{base64.b64encode(digest).decode()}'"
+    assert allowed + ";" in policy.group(1)
+    assert not re.search(
+        r"fetch|XMLHttpRequest|eval|import\(|https?:", SCRIPT.read_text()
+    )
     # every link is relative, in-page or a data: download
     for href in re.findall(r'href="([^"]*)"', tiny_html):
         assert href.startswith(("#", "../validation/", "data:")), href
@@ -792,7 +812,7 @@ def test_superseded_systems_are_marked_and_not_ranked(tiny_inputs, tmp_path):
     sys1 = next(r for r in body if r[0] == "sys1")
     assert sys1[2] == "" and sys1[4] == "false"  # no rank, not late
     main = html.split('id="scores-main"', 1)[1].split("</figure>", 1)[0]
-    assert "sys1 §" in main
+    assert "sys1 * §" in main  # its team's primary system, superseded
     assert "Superseded by a corrected version (§): not in the official ranking" in main
     assert "superseded by the corrected alpha/sys1-fixed" in main
     participants = {r[1]: r for r in table_csv(html, "participants")[1:]}
