@@ -864,3 +864,168 @@ def test_stecflow_score_reads_exactly_like_the_report(tiny_inputs, tiny_html, tm
     assert len(cells) == len({m for m, _, _ in mine})
     for cell in cells:
         assert f"& {cell} " in report_latex or f"& {cell} \\\\" in report_latex
+
+
+# ---------------------------------------------------------------------------
+# leaderboard tables: rank with ties, best values, groups, primary systems
+
+
+def leaderboard_inputs(tiny_inputs: dict[str, Any], target: Path) -> dict[str, Any]:
+    """Four systems of three teams on SE (lower is better) and Acc, with clusters.
+
+    SE 1.00, 2.00, 2.00, 3.00 (ranks 1, 2, 2, 4); Acc 50, 75, 75, 10 % (two
+    best); team t1 has two systems, A its primary one.
+    """
+    inputs = copy_inputs(tiny_inputs, target)
+    rows = read_tsv(inputs["systems"])
+    columns = list(rows[0])
+    template = {
+        m: next(
+            r
+            for r in rows
+            if r["system"] == "sys1" and r["metric"] == m and r["subset_kind"] == "all"
+        )
+        for m in ("se", "string_accuracy")
+    }
+    systems = [  # team, system, primary, SE, Acc (proportion)
+        ("t1", "A", "true", "1.0", "0.5"),
+        ("t1", "B", "false", "2.0", "0.75"),
+        ("t2", "C", "true", "2.0", "0.75"),
+        ("t3", "D", "true", "3.0", "0.1"),
+    ]
+    written = []
+    for team, system, primary, se, acc in systems:
+        for metric, value in (("se", se), ("string_accuracy", acc)):
+            row = dict(template[metric], team=team, system=system, primary=primary)
+            row.update(value=value, ci_low=value, ci_high=value, late="false")
+            written.append(row)
+    write_tsv(written, columns, inputs["systems"])
+    clusters = target / "clusters.tsv"
+    groups = {"se": (1, 2, 2, 3), "string_accuracy": (2, 1, 1, 3)}
+    write_tsv(
+        [
+            {
+                "metric": metric,
+                "system": f"{team}/{system}",
+                "rank": str(n),
+                "cluster": str(cluster),
+                "score": "",
+                "method": "paired_bs",
+                "task": "all",
+            }
+            for metric, found in groups.items()
+            for n, ((team, system, *_), cluster) in enumerate(
+                zip(systems, found, strict=True), 1
+            )
+        ],
+        ["metric", "system", "rank", "cluster", "score", "method", "task"],
+        clusters,
+    )
+    inputs["clusters"] = clusters
+    return inputs
+
+
+def table_block(html: str, table_id: str) -> str:
+    """The HTML of one table's figure."""
+    return html.split(f'id="{table_id}"', 1)[1].split("</figure>", 1)[0]
+
+
+def test_leaderboard_rank_best_groups_and_primary(tiny_inputs, tmp_path):
+    inputs = leaderboard_inputs(tiny_inputs, tmp_path)
+    html = render_report(**inputs, out_html=tmp_path / "index.html")
+    rows = table_csv(html, "scores-text")
+    header, body = rows[0], [dict(zip(rows[0], r, strict=True)) for r in rows[1:]]
+    assert header[:6] == ["system", "team", "rank", "reference_set", "late", "primary"]
+    assert header[-1] == "best"
+    # ranked by SE, lower is better: a tie shares rank 2, the next is 4
+    assert [(r["system"], r["rank"]) for r in body] == [
+        ("A", "1"),
+        ("B", "2"),
+        ("C", "2"),
+        ("D", "4"),
+    ]
+    assert [r["primary"] for r in body] == ["true", "false", "true", "true"]
+    # best: the lowest SE (A), the highest accuracy (B and C, tied)
+    assert {r["system"]: r["best"].split() for r in body} == {
+        "A": ["se"],
+        "B": ["string_accuracy"],
+        "C": ["string_accuracy"],
+        "D": [],
+    }
+    # the clusters of both measures, as clusters.tsv has them
+    assert [(r["se_group"], r["string_accuracy_group"]) for r in body] == [
+        ("1", "2"),
+        ("2", "1"),
+        ("2", "1"),
+        ("3", "3"),
+    ]
+    # the page: rank column, bold best values, groups, primary marks, links
+    block = table_block(html, "scores-text")
+    trs = re.findall(r"<tr class=\"system\">(.*?)</tr>", block)
+    cells = [re.findall(r"<td([^>]*)>(.*?)</td>", tr) for tr in trs]
+    assert [c[0][1] for c in cells] == ["1", "2", "2", "4"]
+    assert 'title="rank 2, shared"' in cells[1][0][0]
+    assert [c[1][1] for c in cells] == [
+        '<a href="#system-t1--A">A *</a>',
+        '<a href="#system-t1--B">B</a>',
+        '<a href="#system-t2--C">C *</a>',
+        '<a href="#system-t3--D">D *</a>',
+    ]
+    acc, se = 2, 3  # columns: rank, system, Acc, SE, ...
+    best = [[n for n, (attrs, _) in enumerate(c) if " best" in attrs] for c in cells]
+    assert best == [[se], [acc], [acc], []]
+    assert cells[0][se][1].startswith('<strong>1.00</strong> <span class="grp"')
+    assert cells[1][acc][1].startswith("<strong>75.00</strong>")
+    assert [
+        re.search(r'class="grp"[^>]*>(\w+)<', c[se][1]).group(1) for c in cells
+    ] == [
+        "1",
+        "2",
+        "2",
+        "3",
+    ]
+    assert 'data-value="75.0"' in cells[1][acc][0]
+    assert "* The team&#39;s primary system (system.yaml)" in block
+    assert "significance clusters (paired bootstrap resampling, p ≤ 0.05)" in block
+    assert "share a rank (1, 2, 2, 4)" in block
+    # LaTeX: the same ranks, bold and groups
+    latex = table_latex(html, "scores-text")
+    lines = [line for line in latex.splitlines() if " & " in line][-4:]
+    assert lines[0].startswith(r"1 & A * & 50.00$^{\mathrm{2}}$")
+    assert r"\textbf{1.00}$^{\mathrm{1}}$" in lines[0]
+    assert lines[1].startswith(r"2 & B & \textbf{75.00}$^{\mathrm{1}}$")
+    assert lines[2].startswith(r"2 & C * & \textbf{75.00}$^{\mathrm{1}}$")
+    assert lines[3].startswith(r"4 & D * & 10.00$^{\mathrm{3}}$ ")
+    assert r"\textbf" not in lines[3]
+
+
+def test_best_values_skip_unranked_rows_and_lone_values():
+    columns = [
+        Column("system", "System", align="l"),
+        Column("err", "Err", better="lower"),
+        Column("n", "n"),
+    ]
+    table = Table(
+        "t",
+        "c",
+        columns,
+        [
+            Row((Cell("A"), Cell("0.30"), Cell("5"))),
+            Row((Cell("H"), Cell("0.10"), Cell("9")), classes="reference"),
+            Row(heading="Late"),
+            Row((Cell("L"), Cell("0.05"), Cell("7")), classes="late"),
+            Row((Cell("B"), Cell("−0.20"), Cell("3"))),
+        ],
+    )
+    # the human reference and the late system do not compete; "n" is no score
+    assert table.best_cells() == {(4, 1)}
+    assert table.to_csv().splitlines() == [
+        "system,err,n,best",
+        "A,0.30,5,",
+        "H,0.10,9,",
+        "L,0.05,7,",
+        "B,−0.20,3,err",
+    ]
+    assert r"B & \textbf{-0.20} & 3 \\" in table.to_latex()
+    lone = Table("u", "c", columns[:2], [Row((Cell("A"), Cell("1.0")))])
+    assert lone.best_cells() == frozenset() and "Bold" not in " ".join(lone.html_notes)

@@ -508,7 +508,9 @@ def leaderboard_notes(
     """The notes of a leaderboard: how it ranks, the groups, the primary mark."""
     rank = rank if rank is not None else ranking_metric(ctx)
     notes = []
-    if rank and any(_rank_of(r) for r in rows if not r.heading):
+    if rank and any(
+        _rank_of(replace(r, cells=r.cells[1:])) for r in rows if not r.heading
+    ):
         info = ctx.metric(rank)
         notes.append(
             f"Rank: by overall {info.label} ({info.direction})"
