@@ -497,8 +497,10 @@ def test_human_results_render_from_the_judgments_stage(
         for r in read_tsv(path)
     }
     rating = table_csv(html, "human-rate-demo")
-    assert rating[0][:5] == [
+    assert rating[0][:7] == [
         "system",
+        "rank",
+        "primary",
         "adequacy_mean",
         "adequacy_sd",
         "fluency_mean",
@@ -509,16 +511,27 @@ def test_human_results_render_from_the_judgments_stage(
     ]
     assert adequacy == sorted(adequacy, reverse=True)  # Table 6 order
     first = measures[("rate-demo", rating[1][0], "all")]
-    assert rating[1][1] == fixed(float(first["adequacy_mean"]))
+    assert rating[1][3] == fixed(float(first["adequacy_mean"]))
+    # ranked by adequacy, the best adequacy and fluency named in the best column
+    assert [r[1] for r in rating[1:]] == [
+        str(1 + sum(a > b for a in adequacy)) for b in adequacy
+    ]
+    fluency = [float(r[5]) for r in rating[1:]]
+    for row, value in zip(rating[1:], fluency, strict=True):
+        best = row[-1].split()
+        assert ("adequacy_mean" in best) == (row[1] == "1")
+        assert ("fluency_mean" in best) == (value == max(fluency))
     ident = table_csv(html, "human-id-demo")
-    assert ident[0][:4] == [
+    assert ident[0][:6] == [
         "system",
+        "rank",
+        "primary",
         "accuracy",
         "identification_time_mean",
         "identification_time_sd",
     ]
     row = measures[("id-demo", ident[1][0], "all")]
-    assert ident[1][1] == fixed(float(row["accuracy"]))
+    assert ident[1][3] == fixed(float(row["accuracy"]))
     # the outlier sentence of the summary, and data quality per study
     summary = json.loads(judgments["summaries"][1].read_text())
     sentence = summary["outliers"]["measures"]["identification_time_ms"]["text"]

@@ -9,7 +9,7 @@ figures in document order.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
@@ -31,7 +31,14 @@ from stecflow.report.presentation import (
     subset_title,
     unit_notes,
 )
-from stecflow.report.tables import Cell, Column, Row, Table, competition_ranks
+from stecflow.report.tables import (
+    Cell,
+    Column,
+    Row,
+    Table,
+    competition_ranks,
+    rank_cells,
+)
 
 __all__ = [
     "FAMILY_TITLES",
@@ -57,6 +64,8 @@ __all__ = [
     "measure_info",
     "measure_label",
     "measure_values",
+    "NAME_COLUMN",
+    "named_rows",
     "metric_ids",
     "notice",
     "official_ranks",
@@ -460,6 +469,52 @@ SYSTEM_COLUMN = Column(
     align="l",
     csv=("system", "team", "rank", "reference_set", "late", "primary"),
 )
+
+
+#: The system column of a human-study table: the name, its rank and primary flag.
+NAME_COLUMN = Column("system", "System", align="l", csv=("system", "rank", "primary"))
+
+
+def named_rows(
+    ctx: Context,
+    names: Sequence[str],
+    values: Sequence[float | None],
+    higher_is_better: bool,
+    digits: int = 2,
+) -> list[tuple[Cell, Cell]]:
+    """Rank and name cells of the systems of a human-study table, in order.
+
+    *names* are the systems as the judgments name them, *values* what ranks
+    them (rounded to *digits*, as shown: equal values share a rank). A human
+    reference set, a late or a superseded submission is not ranked; a team's
+    primary system is marked and every known system links to its section. The
+    rank cell goes first in the page and its value into the name cell's CSV
+    (:data:`NAME_COLUMN`).
+    """
+    lookup = ctx.by_label()
+    entries = [lookup.get(name) for name in names]
+    shown = [
+        None
+        if value is None
+        or (entry is not None and (entry.reference or not entry.official))
+        else round(value, digits)
+        for value, entry in zip(values, entries, strict=True)
+    ]
+    ranks = competition_ranks(shown, higher_is_better)
+    out = []
+    for name, entry, rank, rank_cell in zip(
+        names, entries, ranks, rank_cells(ranks), strict=True
+    ):
+        primary = entry is not None and entry.primary and not entry.reference
+        text = ctx.display(name) + (f" {PRIMARY_MARK}" if primary else "")
+        cell = Cell(
+            text,
+            csv=(name, str(rank) if rank else "", str(primary).lower()),
+            classes="system" if entry is not None else "",
+            href="#" + system_anchor(entry.team, entry.system) if entry else "",
+        )
+        out.append((replace(rank_cell, csv=()), cell))
+    return out
 
 
 def score_cell(

@@ -40,7 +40,7 @@ from stecflow.report.inputs import SystemEntry
 from stecflow.report.overview import task_summary
 from stecflow.report.presentation import subset_header
 from stecflow.report.svg import IntervalPoint, interval_plot
-from stecflow.report.tables import Cell, Column, Row, Table, rank_cells
+from stecflow.report.tables import RANK_COLUMN, Cell, Column, Row, Table, rank_cells
 
 #: How the scores were computed, by the campaign's task types where they are not
 #: the REG tasks': seed 000's decisions, and text generation's sacreBLEU metrics.
@@ -440,10 +440,6 @@ def cluster_note(ctx: Context, metric_id: str) -> str:
         f"Cluster: systems not significantly different in {ctx.metric(metric_id).label}"
         f" ({method}, p ≤ {settings['alpha']:g}; see Which systems differ)."
     )
-
-
-#: The rank column of a score table; its CSV value is the system column's ``rank``.
-RANK_COLUMN = Column("rank", "Rank", csv=())
 
 
 def leaderboard(

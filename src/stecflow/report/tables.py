@@ -20,6 +20,7 @@ from stecflow.report.formatting import DASH, latex_escape
 
 __all__ = [
     "BEST_NOTE",
+    "RANK_COLUMN",
     "Cell",
     "Column",
     "Row",
@@ -616,3 +617,8 @@ class Table:
     def latex_uri(self) -> str:
         """The LaTeX as a ``data:`` URI."""
         return data_uri(self.to_latex(), "application/x-tex")
+
+
+#: A rank column (:func:`rank_cells`) whose value the CSV carries elsewhere: in
+#: the system column's ``rank``.
+RANK_COLUMN = Column("rank", "Rank", csv=())
