@@ -886,7 +886,7 @@ def test_stecflow_score_reads_exactly_like_the_report(tiny_inputs, tiny_html, tm
 def leaderboard_inputs(tiny_inputs: dict[str, Any], target: Path) -> dict[str, Any]:
     """Four systems of three teams on SE (lower is better) and Acc, with clusters.
 
-    SE 1.00, 2.00, 2.00, 3.00 (ranks 1, 2, 2, 4); Acc 50, 75, 75, 10 % (two
+    SE 1.00, 2.00, 2.00, 10.00 (ranks 1, 2, 2, 4); Acc 50, 75, 75, 10 % (two
     best); team t1 has two systems, A its primary one.
     """
     inputs = copy_inputs(tiny_inputs, target)
@@ -904,7 +904,7 @@ def leaderboard_inputs(tiny_inputs: dict[str, Any], target: Path) -> dict[str, A
         ("t1", "A", "true", "1.0", "0.5"),
         ("t1", "B", "false", "2.0", "0.75"),
         ("t2", "C", "true", "2.0", "0.75"),
-        ("t3", "D", "true", "3.0", "0.1"),
+        ("t3", "D", "true", "10.0", "0.1"),
     ]
     written = []
     for team, system, primary, se, acc in systems:
