@@ -1042,3 +1042,32 @@ def test_best_values_skip_unranked_rows_and_lone_values():
     assert r"B & \textbf{-0.20} & 3 \\" in table.to_latex()
     lone = Table("u", "c", columns[:2], [Row((Cell("A"), Cell("1.0")))])
     assert lone.best_cells() == frozenset() and "Bold" not in " ".join(lone.html_notes)
+
+
+def test_human_table_carries_the_tukey_letters_of_the_statistics(
+    tiny_inputs, tiny_html
+):
+    found = {}
+    for stem in ("adequacy", "fluency"):
+        path = next(
+            p for p in tiny_inputs["stats_tables"] if f"ratings-{stem}-tukey" in str(p)
+        )
+        found[stem] = {r["system"]: r["letters"] for r in read_tsv(path)}
+    table = table_csv(tiny_html, "human-ratings")
+    header = table[0]
+    rows = {r[0]: dict(zip(header, r, strict=True)) for r in table[1:]}
+    for stem, letters in found.items():
+        assert header[header.index(f"{stem}_mean") + 1] == f"{stem}_mean_group"
+        for system, letter in letters.items():
+            assert (
+                rows[f"beta/{system}" if system == "sys2" else f"alpha/{system}"][
+                    f"{stem}_mean_group"
+                ]
+                == letter
+            )
+    # the late system is shown but not ranked; the primary one is marked
+    assert rows["alpha/sys1"]["rank"] == "1" and rows["alpha/sys1"]["primary"] == "true"
+    assert rows["beta/sys2"]["rank"] == ""
+    block = table_block(tiny_html, "human-ratings")
+    assert "homogeneous subsets (Tukey HSD, α = .05)" in block
+    assert '<a href="#system-alpha--sys1">sys1 *</a>' in block

@@ -330,7 +330,11 @@ def _tukey(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
         f" share a letter are significantly different at α = {no_zero(alpha, 2)}.",
         [
             Column("system", "System", align="l"),
-            Column("mean", f"Mean {info.header}"),
+            Column(
+                "mean",
+                f"Mean {info.header}",
+                better="higher" if info.higher_is_better else "lower",
+            ),
             *(Column(f"subset_{n}", n, align="c") for n in names),
         ],
         table_rows,
