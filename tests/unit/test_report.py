@@ -1042,6 +1042,8 @@ def test_best_values_skip_unranked_rows_and_lone_values():
     assert r"B & \textbf{-0.20} & 3 \\" in table.to_latex()
     lone = Table("u", "c", columns[:2], [Row((Cell("A"), Cell("1.0")))])
     assert lone.best_cells() == frozenset() and "Bold" not in " ".join(lone.html_notes)
+    same = Table("s", "c", columns[:2], [Row((Cell(x), Cell("0.5"))) for x in "AB"])
+    assert same.best_cells() == frozenset()  # equal values: none is better
 
 
 def test_human_table_carries_the_tukey_letters_of_the_statistics(

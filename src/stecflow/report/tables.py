@@ -312,7 +312,7 @@ class Table:
 
         The best is the highest (``better="higher"``) or lowest value among the
         ranked rows (:attr:`Row.in_ranking`); every tied cell is marked, and a
-        column with one value or none marks nothing.
+        column with one value or none, or all values equal, marks nothing.
         """
         marked: set[tuple[int, int]] = set()
         for col in self.scored_columns:
@@ -323,8 +323,10 @@ class Table:
             }
             if len(values) < 2:
                 continue
-            pick = max if self.columns[col].better == "higher" else min
-            best = pick(v for v in values.values() if v is not None)
+            found = [v for v in values.values() if v is not None]
+            if min(found) == max(found):
+                continue  # all equal: none is better
+            best = max(found) if self.columns[col].better == "higher" else min(found)
             marked |= {(r, col) for r, v in values.items() if v == best}
         return frozenset(marked)
 
