@@ -432,16 +432,6 @@ def _significance_settings(ctx: Context) -> dict[str, Any]:
     return {**SIGNIFICANCE_DEFAULTS, **dict(scoring.get("significance") or {})}
 
 
-def cluster_note(ctx: Context, metric_id: str) -> str:
-    """The footnote of a score table's cluster column."""
-    settings = _significance_settings(ctx)
-    method = METHOD_NAMES.get(str(settings["methods"][0]), settings["methods"][0])
-    return (
-        f"Cluster: systems not significantly different in {ctx.metric(metric_id).label}"
-        f" ({method}, p ≤ {settings['alpha']:g}; see Which systems differ)."
-    )
-
-
 def leaderboard(
     ctx: Context,
     columns: Sequence[Column],
