@@ -197,21 +197,23 @@ def test_key_figures_of_the_demo_campaign(page, demo):
     for i in range(rows.count()):
         cells = rows.nth(i).locator("td")
         shown.append([cells.nth(k).inner_text() for k in range(cells.count())])
-    official = [r for r in shown if "†" not in r[0]]
-    assert [r[0].rstrip(" ‡") for r in official] == [e["system"] for e in expected]
+    # columns: rank, system (with its marks), then Acc, SE, BLEU, NIST over all
+    # test data, each score followed by its significance cluster, then its CI
+    official = [r for r in shown if "†" not in r[1]]
+    assert [r[1].rstrip(" ‡*") for r in official] == [e["system"] for e in expected]
     for row, scores in zip(official, expected, strict=True):
         value, low, high = scores["se"]
-        # columns: system, its significance cluster, then Acc, SE, BLEU, NIST
-        # over all test data
-        assert row[1].isdigit()
-        assert row[3].split("\n")[0] == fixed(value)
+        assert row[3].split("\n")[0].split()[0] == fixed(value)
         assert f"[{fixed(low)}, {fixed(high)}]" in row[3]
-        assert row[2].split("\n")[0] == fixed(100 * scores["string_accuracy"][0])
-        assert row[4].split("\n")[0] == fixed(scores["bleu3"][0] / 100)
-        assert row[5].split("\n")[0] == fixed(scores["nist5"][0])
-    clusters = [int(r[1]) for r in official]
+        acc = fixed(100 * scores["string_accuracy"][0])
+        assert row[2].split("\n")[0].split()[0] == acc
+        assert row[4].split("\n")[0].split()[0] == fixed(scores["bleu3"][0] / 100)
+        assert row[5].split("\n")[0].split()[0] == fixed(scores["nist5"][0])
+    clusters = [int(r[3].split("\n")[0].split()[1]) for r in official]
     assert clusters[0] == 1 and clusters == sorted(clusters)  # ranked by SE
-    late = [r for r in shown if "†" in r[0]]
+    ranks = [int(r[0]) for r in official if "‡" not in r[1]]
+    assert ranks[0] == 1 and ranks == sorted(ranks)
+    late = [r for r in shown if "†" in r[1]]
     assert late and page.page.get_by_text("not in the official ranking").count() >= 1
     # statistics as the seed writes them, from the analyses' own records
     body = page.page.evaluate("document.body.textContent")
@@ -262,3 +264,81 @@ def test_relative_links_resolve_and_rejected_team_is_explained(page, demo):
     )
     assert errors.count() == len(record["errors"])
     page.assert_clean()
+
+
+# ---------------------------------------------------------------------------
+# sorting a table by its headers (the page's one script, allowed by its hash)
+
+#: Records CSP violations before the page's own script runs.
+CSP_WATCH = """
+window.__violations = [];
+document.addEventListener("securitypolicyviolation", function (e) {
+  window.__violations.push(e.violatedDirective + " " + e.blockedURI);
+});
+"""
+
+
+@pytest.fixture(scope="module")
+def leaderboard(chromium, tmp_path_factory) -> Path:
+    """The tiny campaign's report with four systems (tests/unit/test_report.py)."""
+    from stecflow.report import render_report
+    from tests.conftest import TINY
+    from tests.unit.test_report import leaderboard_inputs
+
+    root = tmp_path_factory.mktemp("leaderboard")
+    campaign = root / "campaign"
+    shutil.copytree(TINY, campaign)
+    inputs = leaderboard_inputs(report_inputs(campaign), root / "copy")
+    render_report(**inputs, out_html=root / "index.html")
+    return root / "index.html"
+
+
+def _column(page: Any, table: str, index: int) -> list[str]:
+    cells = page.locator(f"#{table} tbody tr:not(.divider) td:nth-child({index})")
+    return [cells.nth(i).inner_text().split("\n")[0] for i in range(cells.count())]
+
+
+def test_headers_sort_rows_numerically(chromium, leaderboard):
+    watched = Watched(chromium)
+    try:
+        page = watched.page
+        page.add_init_script(CSP_WATCH)
+        page.goto(leaderboard.as_uri())
+        page.wait_for_load_state("load")
+        headers = page.locator("#scores-text thead tr:last-child th")
+        se = headers.nth(3)
+        assert se.locator("button.sort").inner_text() == "SE"
+        assert se.get_attribute("aria-sort") is None
+        names = lambda: [n.rstrip(" *") for n in _column(page, "scores-text", 2)]  # noqa: E731
+        assert names() == ["A", "B", "C", "D"]  # built in ranking order
+        # SE: lower is better, so the first click sorts ascending, by number
+        # (text order would put 10.00 before 2.00); ties keep their order
+        se.locator("button").click()
+        assert se.get_attribute("aria-sort") == "ascending"
+        assert _column(page, "scores-text", 4) == [
+            "1.00 1",
+            "2.00 2",
+            "2.00 2",
+            "10.00 3",
+        ]
+        se.locator("button").click()
+        assert se.get_attribute("aria-sort") == "descending"
+        assert names() == ["D", "B", "C", "A"]
+        # by keyboard: focus the accuracy header's button and press Enter;
+        # higher is better, so the best comes first; SE's state is cleared
+        acc = headers.nth(2)
+        acc.locator("button").focus()
+        page.keyboard.press("Enter")
+        assert acc.get_attribute("aria-sort") == "descending"
+        assert se.get_attribute("aria-sort") is None
+        assert names() == ["B", "C", "A", "D"]
+        # the rank column sorts by its numbers too, back to the ranking
+        headers.nth(0).locator("button").click()
+        assert _column(page, "scores-text", 1) == ["1", "2", "2", "4"]
+        assert names() == ["A", "B", "C", "D"]
+        # the best values stay bold wherever their rows go
+        assert page.locator("#scores-text td.best strong").count() == 3
+        assert page.evaluate("window.__violations") == []
+        watched.assert_clean()
+    finally:
+        watched.context.close()

@@ -7,7 +7,9 @@ statistics), and each test renders the report from them with the library.
 
 from __future__ import annotations
 
+import base64
 import csv
+import hashlib
 import io
 import json
 import re
@@ -103,6 +105,16 @@ def table_latex(html: str, table_id: str) -> str:
     block = html.split(f'id="{table_id}"', 1)[1]
     uri = re.search(r'class="latex" download="[^"]+" href="([^"]+)"', block).group(1)
     return unquote(html_unescape(uri).split(",", 1)[1])
+
+
+SCRIPT = TEMPLATE.parent / "sort.js"
+
+
+def own_script_removed(html: str) -> str:
+    """The page without its one inline script, which must be ``sort.js`` as is."""
+    script = "<script>" + SCRIPT.read_text(encoding="utf-8") + "</script>"
+    assert html.count("<script") == 1 and html.count(script) == 1
+    return html.replace(script, "")
 
 
 def system_rows(systems_tsv: Path) -> dict[tuple[str, str, str, str], dict]:
@@ -287,7 +299,7 @@ def test_participant_text_is_escaped(tiny_inputs, tmp_path):
     record = json.loads(broken.read_text())
     record["errors"][0]["message"] = "<b onmouseover=alert(3)>bad</b>"
     write_json(record, broken)
-    html = render_report(**inputs, out_html=tmp_path / "index.html")
+    html = own_script_removed(render_report(**inputs, out_html=tmp_path / "index.html"))
     assert "<script" not in html
     assert "<img" not in html and "<b onmouseover" not in html
     assert (
@@ -308,12 +320,20 @@ EXTERNAL = re.compile(
 
 
 def test_report_is_self_contained(tiny_html):
-    assert EXTERNAL.search(tiny_html) is None, EXTERNAL.search(tiny_html)
+    page = own_script_removed(tiny_html)
+    assert EXTERNAL.search(page) is None, EXTERNAL.search(page)
     assert "http://" not in tiny_html and "https://" not in tiny_html
     policy = re.search(
         r'http-equiv="Content-Security-Policy" content="([^"]+)"', tiny_html
     )
     assert "default-src 'none'" in policy.group(1)
+    # the one script runs by its hash; no other script, no eval, no fetch
+    digest = hashlib.sha256(SCRIPT.read_bytes()).digest()
+    allowed = f"script-src 'sha256-{base64.b64encode(digest).decode()}'"
+    assert allowed + ";" in policy.group(1)
+    assert not re.search(
+        r"fetch|XMLHttpRequest|eval|import\(|https?:", SCRIPT.read_text()
+    )
     # every link is relative, in-page or a data: download
     for href in re.findall(r'href="([^"]*)"', tiny_html):
         assert href.startswith(("#", "../validation/", "data:")), href
@@ -477,8 +497,10 @@ def test_human_results_render_from_the_judgments_stage(
         for r in read_tsv(path)
     }
     rating = table_csv(html, "human-rate-demo")
-    assert rating[0][:5] == [
+    assert rating[0][:7] == [
         "system",
+        "rank",
+        "primary",
         "adequacy_mean",
         "adequacy_sd",
         "fluency_mean",
@@ -489,16 +511,27 @@ def test_human_results_render_from_the_judgments_stage(
     ]
     assert adequacy == sorted(adequacy, reverse=True)  # Table 6 order
     first = measures[("rate-demo", rating[1][0], "all")]
-    assert rating[1][1] == fixed(float(first["adequacy_mean"]))
+    assert rating[1][3] == fixed(float(first["adequacy_mean"]))
+    # ranked by adequacy, the best adequacy and fluency named in the best column
+    assert [r[1] for r in rating[1:]] == [
+        str(1 + sum(a > b for a in adequacy)) for b in adequacy
+    ]
+    fluency = [float(r[5]) for r in rating[1:]]
+    for row, value in zip(rating[1:], fluency, strict=True):
+        best = row[-1].split()
+        assert ("adequacy_mean" in best) == (row[1] == "1")
+        assert ("fluency_mean" in best) == (value == max(fluency))
     ident = table_csv(html, "human-id-demo")
-    assert ident[0][:4] == [
+    assert ident[0][:6] == [
         "system",
+        "rank",
+        "primary",
         "accuracy",
         "identification_time_mean",
         "identification_time_sd",
     ]
     row = measures[("id-demo", ident[1][0], "all")]
-    assert ident[1][1] == fixed(float(row["accuracy"]))
+    assert ident[1][3] == fixed(float(row["accuracy"]))
     # the outlier sentence of the summary, and data quality per study
     summary = json.loads(judgments["summaries"][1].read_text())
     sentence = summary["outliers"]["measures"]["identification_time_ms"]["text"]
@@ -792,7 +825,7 @@ def test_superseded_systems_are_marked_and_not_ranked(tiny_inputs, tmp_path):
     sys1 = next(r for r in body if r[0] == "sys1")
     assert sys1[2] == "" and sys1[4] == "false"  # no rank, not late
     main = html.split('id="scores-main"', 1)[1].split("</figure>", 1)[0]
-    assert "sys1 §" in main
+    assert "sys1 * §" in main  # its team's primary system, superseded
     assert "Superseded by a corrected version (§): not in the official ranking" in main
     assert "superseded by the corrected alpha/sys1-fixed" in main
     participants = {r[1]: r for r in table_csv(html, "participants")[1:]}
@@ -844,3 +877,199 @@ def test_stecflow_score_reads_exactly_like_the_report(tiny_inputs, tiny_html, tm
     assert len(cells) == len({m for m, _, _ in mine})
     for cell in cells:
         assert f"& {cell} " in report_latex or f"& {cell} \\\\" in report_latex
+
+
+# ---------------------------------------------------------------------------
+# leaderboard tables: rank with ties, best values, groups, primary systems
+
+
+def leaderboard_inputs(tiny_inputs: dict[str, Any], target: Path) -> dict[str, Any]:
+    """Four systems of three teams on SE (lower is better) and Acc, with clusters.
+
+    SE 1.00, 2.00, 2.00, 10.00 (ranks 1, 2, 2, 4); Acc 50, 75, 75, 10 % (two
+    best); team t1 has two systems, A its primary one.
+    """
+    inputs = copy_inputs(tiny_inputs, target)
+    rows = read_tsv(inputs["systems"])
+    columns = list(rows[0])
+    template = {
+        m: next(
+            r
+            for r in rows
+            if r["system"] == "sys1" and r["metric"] == m and r["subset_kind"] == "all"
+        )
+        for m in ("se", "string_accuracy")
+    }
+    systems = [  # team, system, primary, SE, Acc (proportion)
+        ("t1", "A", "true", "1.0", "0.5"),
+        ("t1", "B", "false", "2.0", "0.75"),
+        ("t2", "C", "true", "2.0", "0.75"),
+        ("t3", "D", "true", "10.0", "0.1"),
+    ]
+    written = []
+    for team, system, primary, se, acc in systems:
+        for metric, value in (("se", se), ("string_accuracy", acc)):
+            row = dict(template[metric], team=team, system=system, primary=primary)
+            row.update(value=value, ci_low=value, ci_high=value, late="false")
+            written.append(row)
+    write_tsv(written, columns, inputs["systems"])
+    clusters = target / "clusters.tsv"
+    groups = {"se": (1, 2, 2, 3), "string_accuracy": (2, 1, 1, 3)}
+    write_tsv(
+        [
+            {
+                "metric": metric,
+                "system": f"{team}/{system}",
+                "rank": str(n),
+                "cluster": str(cluster),
+                "score": "",
+                "method": "paired_bs",
+                "task": "all",
+            }
+            for metric, found in groups.items()
+            for n, ((team, system, *_), cluster) in enumerate(
+                zip(systems, found, strict=True), 1
+            )
+        ],
+        ["metric", "system", "rank", "cluster", "score", "method", "task"],
+        clusters,
+    )
+    inputs["clusters"] = clusters
+    return inputs
+
+
+def table_block(html: str, table_id: str) -> str:
+    """The HTML of one table's figure."""
+    return html.split(f'id="{table_id}"', 1)[1].split("</figure>", 1)[0]
+
+
+def test_leaderboard_rank_best_groups_and_primary(tiny_inputs, tmp_path):
+    inputs = leaderboard_inputs(tiny_inputs, tmp_path)
+    html = render_report(**inputs, out_html=tmp_path / "index.html")
+    rows = table_csv(html, "scores-text")
+    header, body = rows[0], [dict(zip(rows[0], r, strict=True)) for r in rows[1:]]
+    assert header[:6] == ["system", "team", "rank", "reference_set", "late", "primary"]
+    assert header[-1] == "best"
+    # ranked by SE, lower is better: a tie shares rank 2, the next is 4
+    assert [(r["system"], r["rank"]) for r in body] == [
+        ("A", "1"),
+        ("B", "2"),
+        ("C", "2"),
+        ("D", "4"),
+    ]
+    assert [r["primary"] for r in body] == ["true", "false", "true", "true"]
+    # best: the lowest SE (A), the highest accuracy (B and C, tied)
+    assert {r["system"]: r["best"].split() for r in body} == {
+        "A": ["se"],
+        "B": ["string_accuracy"],
+        "C": ["string_accuracy"],
+        "D": [],
+    }
+    # the clusters of both measures, as clusters.tsv has them
+    assert [(r["se_group"], r["string_accuracy_group"]) for r in body] == [
+        ("1", "2"),
+        ("2", "1"),
+        ("2", "1"),
+        ("3", "3"),
+    ]
+    # the page: rank column, bold best values, groups, primary marks, links
+    block = table_block(html, "scores-text")
+    trs = re.findall(r"<tr class=\"system\">(.*?)</tr>", block)
+    cells = [re.findall(r"<td([^>]*)>(.*?)</td>", tr) for tr in trs]
+    assert [c[0][1] for c in cells] == ["1", "2", "2", "4"]
+    assert 'title="rank 2, shared"' in cells[1][0][0]
+    assert [c[1][1] for c in cells] == [
+        '<a href="#system-t1--A">A *</a>',
+        '<a href="#system-t1--B">B</a>',
+        '<a href="#system-t2--C">C *</a>',
+        '<a href="#system-t3--D">D *</a>',
+    ]
+    acc, se = 2, 3  # columns: rank, system, Acc, SE, ...
+    best = [[n for n, (attrs, _) in enumerate(c) if " best" in attrs] for c in cells]
+    assert best == [[se], [acc], [acc], []]
+    assert cells[0][se][1].startswith('<strong>1.00</strong> <span class="grp"')
+    assert cells[1][acc][1].startswith("<strong>75.00</strong>")
+    assert [
+        re.search(r'class="grp"[^>]*>(\w+)<', c[se][1]).group(1) for c in cells
+    ] == [
+        "1",
+        "2",
+        "2",
+        "3",
+    ]
+    assert 'data-value="75.0"' in cells[1][acc][0]
+    assert "* The team&#39;s primary system (system.yaml)" in block
+    assert "significance clusters (paired bootstrap resampling, p ≤ 0.05)" in block
+    assert "share a rank (1, 2, 2, 4)" in block
+    # LaTeX: the same ranks, bold and groups
+    latex = table_latex(html, "scores-text")
+    lines = [line for line in latex.splitlines() if " & " in line][-4:]
+    assert lines[0].startswith(r"1 & A * & 50.00$^{\mathrm{2}}$")
+    assert r"\textbf{1.00}$^{\mathrm{1}}$" in lines[0]
+    assert lines[1].startswith(r"2 & B & \textbf{75.00}$^{\mathrm{1}}$")
+    assert lines[2].startswith(r"2 & C * & \textbf{75.00}$^{\mathrm{1}}$")
+    assert lines[3].startswith(r"4 & D * & 10.00$^{\mathrm{3}}$ ")
+    assert r"\textbf" not in lines[3]
+
+
+def test_best_values_skip_unranked_rows_and_lone_values():
+    columns = [
+        Column("system", "System", align="l"),
+        Column("err", "Err", better="lower"),
+        Column("n", "n"),
+    ]
+    table = Table(
+        "t",
+        "c",
+        columns,
+        [
+            Row((Cell("A"), Cell("0.30"), Cell("5"))),
+            Row((Cell("H"), Cell("0.10"), Cell("9")), classes="reference"),
+            Row(heading="Late"),
+            Row((Cell("L"), Cell("0.05"), Cell("7")), classes="late"),
+            Row((Cell("B"), Cell("−0.20"), Cell("3"))),
+        ],
+    )
+    # the human reference and the late system do not compete; "n" is no score
+    assert table.best_cells() == {(4, 1)}
+    assert table.to_csv().splitlines() == [
+        "system,err,n,best",
+        "A,0.30,5,",
+        "H,0.10,9,",
+        "L,0.05,7,",
+        "B,−0.20,3,err",
+    ]
+    assert r"B & \textbf{-0.20} & 3 \\" in table.to_latex()
+    lone = Table("u", "c", columns[:2], [Row((Cell("A"), Cell("1.0")))])
+    assert lone.best_cells() == frozenset() and "Bold" not in " ".join(lone.html_notes)
+    same = Table("s", "c", columns[:2], [Row((Cell(x), Cell("0.5"))) for x in "AB"])
+    assert same.best_cells() == frozenset()  # equal values: none is better
+
+
+def test_human_table_carries_the_tukey_letters_of_the_statistics(
+    tiny_inputs, tiny_html
+):
+    found = {}
+    for stem in ("adequacy", "fluency"):
+        path = next(
+            p for p in tiny_inputs["stats_tables"] if f"ratings-{stem}-tukey" in str(p)
+        )
+        found[stem] = {r["system"]: r["letters"] for r in read_tsv(path)}
+    table = table_csv(tiny_html, "human-ratings")
+    header = table[0]
+    rows = {r[0]: dict(zip(header, r, strict=True)) for r in table[1:]}
+    for stem, letters in found.items():
+        assert header[header.index(f"{stem}_mean") + 1] == f"{stem}_mean_group"
+        for system, letter in letters.items():
+            assert (
+                rows[f"beta/{system}" if system == "sys2" else f"alpha/{system}"][
+                    f"{stem}_mean_group"
+                ]
+                == letter
+            )
+    # the late system is shown but not ranked; the primary one is marked
+    assert rows["alpha/sys1"]["rank"] == "1" and rows["alpha/sys1"]["primary"] == "true"
+    assert rows["beta/sys2"]["rank"] == ""
+    block = table_block(tiny_html, "human-ratings")
+    assert "homogeneous subsets (Tukey HSD, α = .05)" in block
+    assert '<a href="#system-alpha--sys1">sys1 *</a>' in block

@@ -477,6 +477,9 @@ def test_the_intrinsic_evaluation_and_the_confusion_matrix(page):
         "20",
     ]
     assert rows[1][0] == "organisers/logistic" and rows[1][1:4] == ["0.875"] * 3
+    # the best P, R and F are bold (the logistic model's), as in the LaTeX
+    block = table_html(page, "situated-situated-intrinsic")
+    assert block.count('best"') == 3 and "<strong>0.875</strong>" in block
     matrix = cells(page, "situated-situated-confusion")
     assert matrix == [
         ["pronoun", "6", "4", "10"],

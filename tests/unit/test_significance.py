@@ -609,11 +609,14 @@ def test_report_shows_clusters_and_pairs(tmp_path):
     }
     main = table_csv(html, "scores-main")
     header = main[0]
-    assert header[:6] == ["system", "team", "rank", "reference_set", "late", "cluster"]
-    shown = {(row[1], row[0]): row[5] for row in main[1:]}
-    # the tiny campaign ranks by SE; each system's cluster on SE, as the stage wrote
-    se = {k[1]: v for k, v in clusters.items() if k[0] == "se"}
-    assert se and all(shown[tuple(s.split("/"))] == c for s, c in se.items())
+    assert header[:6] == ["system", "team", "rank", "reference_set", "late", "primary"]
+    # every measure over all test data carries its cluster, as the stage wrote
+    for metric in ("se", "string_accuracy", "bleu3", "nist5"):
+        column = header.index(f"{metric}_group")
+        assert header[column - 3] == metric
+        shown = {(row[1], row[0]): row[column] for row in main[1:]}
+        found = {k[1]: v for k, v in clusters.items() if k[0] == metric}
+        assert found and all(shown[tuple(s.split("/"))] == c for s, c in found.items())
     # every pair of systems on SE, with both methods' p-values
     rows = [r for r in read_tsv(scores / "significance.tsv") if r["metric"] == "se"]
     pairs = table_csv(html, "scores-pairs-se")
@@ -670,7 +673,8 @@ def test_report_has_tables_per_task_when_systems_differ(tmp_path):
     # the primary system marked: alpha/sys1 is, beta/sys2 is not
     primary = {r[1]: r[5] for r in e2e[1:]}
     assert primary == {"alpha": "true", "beta": "false"}
+    assert "sys1 *</a>" in html.split('id="scores-task-end-to-end"', 1)[1]
     # end-to-end shows word-string metrics, attribute selection attribute metrics
-    assert e2e[0][5:7] == ["primary", "cluster"]  # clusters among its systems
+    assert e2e[0][5] == "primary" and "se_group" in e2e[0]  # clusters among its own
     assert "se" in e2e[0] and "dice" not in e2e[0]
     assert "dice" in asel[0] and "se" not in asel[0]

@@ -26,6 +26,7 @@ rule render_report:
         macros=workflow.source_path("../templates/report/_macros.html.j2"),
         situated=workflow.source_path("../templates/report/_situated.html.j2"),
         stylesheet=workflow.source_path("../templates/report/report.css"),
+        script=workflow.source_path("../templates/report/sort.js"),
         previous_release=lambda wildcards: list(
             filter(None, [config.get("report", {}).get("previous_release")])
         ),

@@ -22,7 +22,8 @@ statistics, and later human judgments) and writes ``results/report/index.html``:
 
 The page needs no network: styles are inline, figures are inline SVG drawn by
 :mod:`stecflow.report.svg`, tables download as CSV and LaTeX through ``data:``
-URIs, and a Content Security Policy forbids every fetch and every script. All
+URIs, and a Content Security Policy forbids every fetch and every script but
+the inline one that sorts tables (``sort.js``, allowed by its sha256 hash). All
 text from submissions is escaped (Jinja2 autoescaping). Same inputs give the
 same bytes: no timestamps, host or user names, or absolute paths.
 
@@ -48,6 +49,7 @@ from stecflow.report.build import build_report
 from stecflow.report.inputs import PathLike
 
 __all__ = [
+    "SCRIPT",
     "STYLESHEET",
     "build_report",
     "render_html",
@@ -58,6 +60,8 @@ log = logging.getLogger(__name__)
 
 #: File name of the stylesheet, next to the main template.
 STYLESHEET = "report.css"
+#: File name of the table-sorting script, next to the main template.
+SCRIPT = "sort.js"
 
 
 def _csp_hash(text: str) -> str:
@@ -93,9 +97,12 @@ def render_html(document: Mapping[str, Any], template: PathLike) -> str:
         keep_trailing_newline=True,
     )
     css = (folder / STYLESHEET).read_text(encoding="utf-8")
+    # the sorting script is allowed by its hash alone: nothing else may run
+    script = (folder / SCRIPT).read_text(encoding="utf-8")
     policy = (
         "default-src 'none'; "
         f"style-src '{_csp_hash(css)}'; "
+        f"script-src '{_csp_hash(script)}'; "
         "base-uri 'none'; form-action 'none'"
     )
     from markupsafe import Markup
@@ -103,6 +110,7 @@ def render_html(document: Mapping[str, Any], template: PathLike) -> str:
     page = env.get_template(Path(template).name).render(
         doc=document,
         css=css,
+        script=Markup(script),  # our own file, as the stylesheet
         csp=Markup(policy),  # our own constant text
     )
     return page

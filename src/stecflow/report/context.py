@@ -9,14 +9,14 @@ figures in document order.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
 
 from markupsafe import Markup
 
-from stecflow.report.formatting import DASH, parse_float
+from stecflow.report.formatting import DASH, parse_float, system_anchor
 from stecflow.report.inputs import (
     JudgmentStudy,
     MetricInfo,
@@ -31,13 +31,22 @@ from stecflow.report.presentation import (
     subset_title,
     unit_notes,
 )
-from stecflow.report.tables import Cell, Column, Row, Table
+from stecflow.report.tables import (
+    Cell,
+    Column,
+    Row,
+    Table,
+    competition_ranks,
+    rank_cells,
+)
 
 __all__ = [
     "FAMILY_TITLES",
     "HUMAN_LABELS",
     "HEADLINE",
     "LATE_MARK",
+    "PRIMARY_MARK",
+    "PRIMARY_NOTE",
     "REFERENCE_MARK",
     "SUPERSEDED_MARK",
     "SYSTEM_COLUMN",
@@ -55,12 +64,15 @@ __all__ = [
     "measure_info",
     "measure_label",
     "measure_values",
+    "NAME_COLUMN",
+    "named_rows",
     "metric_ids",
     "notice",
     "official_ranks",
     "ordered_systems",
     "paragraph",
     "path_tail",
+    "rank_values",
     "ranking_metric",
     "score_cell",
     "score_column",
@@ -91,6 +103,12 @@ LATE_MARK = "†"
 REFERENCE_MARK = "‡"
 #: Marks a system that a corrected version of it supersedes (seed 002 wrote *IS-FBS).
 SUPERSEDED_MARK = "§"
+#: Marks the system a team named its primary one (``primary`` of system.yaml).
+PRIMARY_MARK = "*"
+PRIMARY_NOTE = (
+    f"{PRIMARY_MARK} The team's primary system (system.yaml); the CSV's primary"
+    " column says the same."
+)
 
 
 def paragraph(*parts: str | Mapping[str, str]) -> Block:
@@ -382,14 +400,40 @@ def ordered_systems(ctx: Context) -> tuple[list[SystemEntry], list[SystemEntry]]
     return official, late
 
 
-def official_ranks(official: Sequence[SystemEntry]) -> dict[tuple[str, str], int]:
-    """Rank 1, 2, … of the official systems in order (human references unranked)."""
-    ranks, n = {}, 0
-    for entry in official:
-        if not entry.reference:
-            n += 1
-            ranks[entry.key] = n
-    return ranks
+def official_ranks(
+    official: Sequence[SystemEntry],
+    values: Mapping[tuple[str, str], float | None] | None = None,
+    higher_is_better: bool = True,
+) -> dict[tuple[str, str], int]:
+    """Ranks of the official systems (human references unranked).
+
+    Without *values*: 1, 2, … in the given order. With *values* (by entry
+    key): standard competition ranks, equal values sharing a rank ("1, 2, 2,
+    4"); a system without a value is not ranked.
+    """
+    systems = [e for e in official if not e.reference]
+    if values is None:
+        return {e.key: n for n, e in enumerate(systems, 1)}
+    found = competition_ranks([values.get(e.key) for e in systems], higher_is_better)
+    return {e.key: r for e, r in zip(systems, found, strict=True) if r is not None}
+
+
+def rank_values(
+    ctx: Context, entries: Sequence[SystemEntry], metric: str | None
+) -> dict[tuple[str, str], float | None]:
+    """The values systems are ranked by: *metric* overall, as the report shows it.
+
+    Scores are rounded to the digits the tables show, so two systems the tables
+    show equal share a rank.
+    """
+    if metric is None:
+        return {}
+    info = ctx.metric(metric)
+    out: dict[tuple[str, str], float | None] = {}
+    for entry in entries:
+        value = info.show(entry.value(metric))
+        out[entry.key] = None if value is None else round(value, info.digits)
+    return out
 
 
 def system_cell(entry: SystemEntry, rank: int | None) -> Cell:
@@ -403,16 +447,19 @@ def system_cell(entry: SystemEntry, rank: int | None) -> Cell:
         if entry.reference
         else ""
     )
+    primary = f" {PRIMARY_MARK}" if entry.primary and not entry.reference else ""
     return Cell(
-        entry.label + mark,
+        entry.label + primary + mark,
         csv=(
             entry.label,
             entry.team,
             str(rank) if rank else "",
             str(entry.reference).lower(),
             str(entry.late).lower(),
+            str(entry.primary).lower(),
         ),
         classes="system",
+        href="#" + system_anchor(entry.team, entry.system),
     )
 
 
@@ -420,14 +467,69 @@ SYSTEM_COLUMN = Column(
     "system",
     "System",
     align="l",
-    csv=("system", "team", "rank", "reference_set", "late"),
+    csv=("system", "team", "rank", "reference_set", "late", "primary"),
 )
 
 
+#: The system column of a human-study table: the name, its rank and primary flag.
+NAME_COLUMN = Column("system", "System", align="l", csv=("system", "rank", "primary"))
+
+
+def named_rows(
+    ctx: Context,
+    names: Sequence[str],
+    values: Sequence[float | None],
+    higher_is_better: bool,
+    digits: int = 2,
+) -> list[tuple[Cell, Cell]]:
+    """Rank and name cells of the systems of a human-study table, in order.
+
+    *names* are the systems as the judgments name them, *values* what ranks
+    them (rounded to *digits*, as shown: equal values share a rank). A human
+    reference set, a late or a superseded submission is not ranked; a team's
+    primary system is marked and every known system links to its section. The
+    rank cell goes first in the page and its value into the name cell's CSV
+    (:data:`NAME_COLUMN`).
+    """
+    lookup = ctx.by_label()
+    entries = [lookup.get(name) for name in names]
+    shown = [
+        None
+        if value is None
+        or (entry is not None and (entry.reference or not entry.official))
+        else round(value, digits)
+        for value, entry in zip(values, entries, strict=True)
+    ]
+    ranks = competition_ranks(shown, higher_is_better)
+    out = []
+    for name, entry, rank, rank_cell in zip(
+        names, entries, ranks, rank_cells(ranks), strict=True
+    ):
+        primary = entry is not None and entry.primary and not entry.reference
+        text = ctx.display(name) + (f" {PRIMARY_MARK}" if primary else "")
+        cell = Cell(
+            text,
+            csv=(name, str(rank) if rank else "", str(primary).lower()),
+            classes="system" if entry is not None else "",
+            href="#" + system_anchor(entry.team, entry.system) if entry else "",
+        )
+        out.append((replace(rank_cell, csv=()), cell))
+    return out
+
+
 def score_cell(
-    ctx: Context, entry: SystemEntry, metric_id: str, kind: str, subset: str
+    ctx: Context,
+    entry: SystemEntry,
+    metric_id: str,
+    kind: str,
+    subset: str,
+    groups: Mapping[str, tuple[int, int]] | None = None,
 ) -> Cell:
-    """One score on the report's scale with its CI, or a dash and the reason."""
+    """One score on the report's scale with its CI, or a dash and the reason.
+
+    *groups* (``team/system`` -> (rank, cluster)) adds the system's significance
+    cluster to the cell (:attr:`Cell.group`).
+    """
     shown = score_text(
         ctx.metric(metric_id),
         entry.value(metric_id, kind, subset),
@@ -436,19 +538,24 @@ def score_cell(
     if shown is None:
         reason = entry.skipped.get(metric_id, "not computed for this subset")
         return Cell(DASH, csv=("", "", ""), title=reason, classes="missing")
+    found = (groups or {}).get(f"{entry.team}/{entry.system}")
     return Cell(
-        shown.text, detail=shown.interval, csv=(shown.text, shown.low, shown.high)
+        shown.text,
+        detail=shown.interval,
+        csv=(shown.text, shown.low, shown.high),
+        group=str(found[1]) if found else "",
     )
 
 
 def score_column(info: MetricInfo, group: str, csv_prefix: str) -> Column:
-    """A score column whose CSV has value, CI low and CI high."""
+    """A score column whose CSV has value, CI low and CI high; best marked."""
     stem = f"{csv_prefix}{info.id}"
     return Column(
         stem,
         info.header,
         group=group,
         csv=(stem, f"{stem}_ci_low", f"{stem}_ci_high"),
+        better="higher" if info.higher_is_better else "lower",
     )
 
 
@@ -483,14 +590,18 @@ def score_rows(
     ctx: Context,
     columns: Sequence[tuple[str, str, str]],
     cluster: str | None = None,
+    groups: Mapping[str, Mapping[str, tuple[int, int]]] | None = None,
 ) -> tuple[list[Row], set[tuple[str, str]]]:
     """Rows of a score table; columns are ``(metric, subset_kind, subset)``.
 
     With *cluster* (a metric ID), a cell after the system's holds its cluster on
-    that metric (:data:`CLUSTER_COLUMN`).
+    that metric (:data:`CLUSTER_COLUMN`). With *groups* (metric -> clusters, as
+    :attr:`Context.clusters`), each score over all test data carries its
+    system's cluster on that metric. The system cells' ranks are competition
+    ranks by the ranking metric (:func:`rank_values`).
     """
     official, late = ordered_systems(ctx)
-    ranks = official_ranks(official)
+    ranks = official_ranks(official, *_ranking(ctx, official))
     rows: list[Row] = []
     skipped: set[tuple[str, str]] = set()
 
@@ -499,7 +610,8 @@ def score_rows(
         if cluster is not None:
             cells.append(cluster_cell(ctx, entry, cluster))
         for metric_id, kind, subset in columns:
-            cell = score_cell(ctx, entry, metric_id, kind, subset)
+            found = (groups or {}).get(metric_id) if kind == "all" else None
+            cell = score_cell(ctx, entry, metric_id, kind, subset, found)
             if cell.text == DASH and metric_id in entry.skipped:
                 skipped.add((entry.label, metric_id))
             cells.append(cell)
@@ -522,6 +634,16 @@ def score_rows(
         )
         rows.extend(make(e) for e in superseded)
     return rows, skipped
+
+
+def _ranking(
+    ctx: Context, entries: Sequence[SystemEntry]
+) -> tuple[dict[tuple[str, str], float | None] | None, bool]:
+    """Values and direction that rank *entries* (None: rank in list order)."""
+    metric = ranking_metric(ctx)
+    if metric is None:
+        return None, True
+    return rank_values(ctx, entries, metric), ctx.metric(metric).higher_is_better
 
 
 def ci_note(ctx: Context) -> str:

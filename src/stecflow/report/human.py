@@ -18,9 +18,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from stecflow.report.context import (
+    NAME_COLUMN,
+    PRIMARY_NOTE,
     Block,
     Context,
     heading,
+    named_rows,
     notice,
     paragraph,
     subset_title,
@@ -29,7 +32,7 @@ from stecflow.report.exclusions import exclusion_blocks
 from stecflow.report.formatting import fixed, parse_float
 from stecflow.report.inputs import JudgmentStudy
 from stecflow.report.svg import ScatterPoint, scatter_plot
-from stecflow.report.tables import Cell, Column, Row, Table
+from stecflow.report.tables import RANK_COLUMN, Cell, Column, Row, Table
 from stecflow.report.text_studies import TEXT_TASKS, text_study_tables
 
 __all__ = ["HUMAN_MEASURES", "HumanMeasure", "human_section", "study_title"]
@@ -176,7 +179,8 @@ def _measures_table(
 
     systems = sorted({r.get("system", "") for r in rows}, key=key)
     lookup = ctx.by_label()
-    columns = [Column("system", "System", align="l")]
+    groups = {m.key: _tukey(ctx, study.study, m.key) for m in measures}
+    columns = [RANK_COLUMN, NAME_COLUMN]
     for subset in subsets:
         n_items = (
             cells.get((systems[0], subset), {}).get("n_items", "") if systems else ""
@@ -185,19 +189,47 @@ def _measures_table(
         group = title + (f" (n = {n_items} items)" if n_items else "")
         for m in measures:
             prefix = "" if subset == "all" else f"{subset}_"
+            better = "higher" if m.higher_is_better else "lower"
+            found = groups[m.key] if subset == "all" else None
+            test = found[1] if found else ""
             if m.sd:
-                columns.append(Column(f"{prefix}{m.key}_mean", m.label, group=group))
+                columns.append(
+                    Column(
+                        f"{prefix}{m.key}_mean",
+                        m.label,
+                        group=group,
+                        better=better,
+                        groups=test,
+                    )
+                )
                 columns.append(Column(f"{prefix}{m.key}_sd", "SD", group=group))
             else:
-                columns.append(Column(f"{prefix}{m.key}", m.label, group=group))
+                columns.append(
+                    Column(
+                        f"{prefix}{m.key}",
+                        m.label,
+                        group=group,
+                        better=better,
+                        groups=test,
+                    )
+                )
+    ranking = [
+        parse_float(cells.get((system, "all"), {}).get(first.mean))
+        for system in systems
+    ]
+    names = named_rows(ctx, systems, ranking, first.higher_is_better)
     table_rows = []
-    for system in systems:
+    for system, (rank_cell, name_cell) in zip(systems, names, strict=True):
         entry = lookup.get(system)
-        row_cells = [Cell(ctx.display(system), csv=(system,))]
+        row_cells = [rank_cell, name_cell]
         for subset in subsets:
             row = cells.get((system, subset), {})
             for m in measures:
-                row_cells.append(Cell(fixed(parse_float(row.get(m.mean)))))
+                found = groups[m.key] if subset == "all" else None
+                letters = found[0].get(ctx.display(system), "") if found else ""
+                row_cells.append(
+                    Cell(fixed(parse_float(row.get(m.mean))), group=letters)
+                )
                 if m.sd:
                     row_cells.append(Cell(fixed(parse_float(row.get(m.sd)))))
         table_rows.append(Row(tuple(row_cells), classes=entry.kind if entry else ""))
@@ -205,15 +237,47 @@ def _measures_table(
     notes = []
     if study.summary.get("simulated"):
         notes.append("Simulated data: answers of simulated participants, not people.")
+    tests = sorted({g[1] for g in groups.values() if g})
+    notes += human_notes(table_rows, first.label, direction, bool(tests))
     return Table(
         f"human-{study.study}",
         f"Human evaluation, study {study_title(ctx, study.study)}: means and"
         f" standard deviations per system (listed in {direction} order of overall"
-        f" {first.label}).",
+        f" {first.label})."
+        + (
+            f" Letters after the means: homogeneous subsets ({'; '.join(tests)})."
+            if tests
+            else ""
+        ),
         columns,
         table_rows,
         notes,
     )
+
+
+def _tukey(ctx: Context, study: str, measure: str) -> tuple[dict[str, str], str] | None:
+    from stecflow.report.statistics import tukey_groups
+
+    return tukey_groups(ctx, measure, study)
+
+
+def human_notes(
+    rows: Sequence[Row], label: str, direction: str, letters: bool
+) -> list[str]:
+    """Notes of a human-study leaderboard: rank, letters, primary mark."""
+    notes = [
+        f"Rank: by overall {label} ({direction} order); systems with equal values"
+        " as shown share a rank (1, 2, 2, 4); human references, late and"
+        " superseded submissions are not ranked."
+    ]
+    if letters:
+        notes.append(
+            "Letters: systems that share a letter are not significantly different"
+            " (Tukey HSD of the statistics; see Statistical analyses)."
+        )
+    if any(len(r.cells[1].csv or ()) > 2 and r.cells[1].csv[2] == "true" for r in rows):
+        notes.append(PRIMARY_NOTE)
+    return notes
 
 
 def _rates_table(
@@ -221,21 +285,28 @@ def _rates_table(
 ) -> Table:
     rows = [r for r in study.measures if (r.get("subdomain") or "all") == "all"]
     rows.sort(key=lambda r: (-(parse_float(r.get(rates[0].mean)) or 0.0), r["system"]))
+    names = named_rows(
+        ctx,
+        [r["system"] for r in rows],
+        [parse_float(r.get(rates[0].mean)) for r in rows],
+        True,
+    )
+    lookup = ctx.by_label()
+    table_rows = [
+        Row(
+            (*cells, *(Cell(fixed(parse_float(r.get(m.mean)))) for m in rates)),
+            classes=lookup[r["system"]].kind if r["system"] in lookup else "",
+        )
+        for r, cells in zip(rows, names, strict=True)
+    ]
     return Table(
         f"human-{study.study}-rates",
         f"Identification rates, study {study.study}: identification rate (IR),"
         " majority identification rate (MIR) and agreement, over all items.",
-        [Column("system", "System", align="l")]
-        + [Column(m.key, m.label) for m in rates],
-        [
-            Row(
-                (
-                    Cell(ctx.display(r["system"]), csv=(r["system"],)),
-                    *(Cell(fixed(parse_float(r.get(m.mean)))) for m in rates),
-                )
-            )
-            for r in rows
-        ],
+        [RANK_COLUMN, NAME_COLUMN]
+        + [Column(m.key, m.label, better="higher") for m in rates],
+        table_rows,
+        human_notes(table_rows, rates[0].label, "descending", False),
     )
 
 

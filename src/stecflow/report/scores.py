@@ -2,21 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from stecflow.report.context import (
-    CLUSTER_COLUMN,
     FAMILY_TITLES,
     HEADLINE,
     LATE_MARK,
+    PRIMARY_NOTE,
     SUPERSEDED_MARK,
     SYSTEM_COLUMN,
     Block,
     Context,
     ci_note,
     cluster_cell,
-    cluster_metric,
     codes,
     heading,
     headline_metrics,
@@ -25,6 +25,7 @@ from stecflow.report.context import (
     official_ranks,
     ordered_systems,
     paragraph,
+    rank_values,
     ranking_metric,
     score_cell,
     score_column,
@@ -39,7 +40,7 @@ from stecflow.report.inputs import SystemEntry
 from stecflow.report.overview import task_summary
 from stecflow.report.presentation import subset_header
 from stecflow.report.svg import IntervalPoint, interval_plot
-from stecflow.report.tables import Cell, Column, Row, Table
+from stecflow.report.tables import RANK_COLUMN, Cell, Column, Row, Table, rank_cells
 
 #: How the scores were computed, by the campaign's task types where they are not
 #: the REG tasks': seed 000's decisions, and text generation's sacreBLEU metrics.
@@ -89,12 +90,10 @@ def scores_section(ctx: Context) -> list[Block]:
         )
     )
 
-    clustered = cluster_metric(ctx)
-
     def grouped_table(
         anchor: str, caption: str, subsets: Sequence[tuple[str, str, int]]
     ) -> Block:
-        columns = [SYSTEM_COLUMN, *([CLUSTER_COLUMN] if clustered else [])]
+        columns = [SYSTEM_COLUMN]
         keys = []
         for kind, name, n in subsets:
             group = subset_header(kind, name, n)
@@ -102,10 +101,11 @@ def scores_section(ctx: Context) -> list[Block]:
                 prefix = "" if kind == "all" else f"{name}_"
                 columns.append(score_column(ctx.metric(mid), group, prefix))
                 keys.append((mid, kind, name))
-        rows, skipped = score_rows(ctx, keys, clustered)
-        notes = score_notes(ctx, headline, skipped)
-        if clustered:
-            notes.append(cluster_note(ctx, clustered))
+        rows, skipped = score_rows(ctx, keys, groups=ctx.clusters)
+        columns, rows = leaderboard(ctx, columns, rows, keys, ctx.clusters)
+        notes = score_notes(ctx, headline, skipped) + leaderboard_notes(
+            ctx, rows, columns
+        )
         signatures = dict(signature_list(ctx))
         notes += [
             f"Signature {ctx.metric(mid).header}: {signatures[ctx.metric(mid).header]}"
@@ -113,7 +113,14 @@ def scores_section(ctx: Context) -> list[Block]:
             if ctx.metric(mid).header in signatures
         ]
         return ctx.table(
-            Table(anchor, caption, columns, rows, notes, detail_note=ci_note(ctx))
+            Table(
+                anchor,
+                caption + groups_caption(ctx, columns),
+                columns,
+                rows,
+                notes,
+                detail_note=ci_note(ctx),
+            )
         )
 
     blocks.append(
@@ -155,17 +162,21 @@ def scores_section(ctx: Context) -> list[Block]:
         if not mids:
             continue
         columns = [SYSTEM_COLUMN] + [score_column(ctx.metric(m), "", "") for m in mids]
-        rows, skipped = score_rows(ctx, [(m, "all", "all") for m in mids])
+        keys = [(m, "all", "all") for m in mids]
+        rows, skipped = score_rows(ctx, keys, groups=ctx.clusters)
+        columns, rows = leaderboard(ctx, columns, rows, keys, ctx.clusters)
         blocks.append(
             ctx.table(
                 Table(
                     f"scores-{family}",
                     f"Every metric on {FAMILY_TITLES[family]}, all test data"
                     + order
-                    + ".",
+                    + "."
+                    + groups_caption(ctx, columns),
                     columns,
                     rows,
-                    score_notes(ctx, mids, skipped),
+                    score_notes(ctx, mids, skipped)
+                    + leaderboard_notes(ctx, rows, columns),
                     latex_detail=True,
                     detail_note=ci_note(ctx),
                 )
@@ -364,46 +375,33 @@ def task_blocks(ctx: Context) -> list[Block]:
         key = _ranking_key(rank, info)
         official = sorted((e for e in entries if e.official), key=key)
         others = sorted((e for e in entries if not e.official), key=key)
-        ranks = official_ranks(official)
-        clusters = ctx.task_clusters.get(task, {}).get(rank or "", {})
-        columns = [
-            SYSTEM_COLUMN,
-            Column("primary", "Primary", align="c"),
-            *([CLUSTER_COLUMN] if clusters else []),
-            *(score_column(ctx.metric(m), "", "") for m in mids),
-        ]
+        ranks = official_ranks(
+            official,
+            rank_values(ctx, official, rank) if rank else None,
+            info.higher_is_better if info else True,
+        )
+        clusters = ctx.task_clusters.get(task, {})
+        keys = [(m, "all", "all") for m in mids]
+        columns = [SYSTEM_COLUMN, *(score_column(ctx.metric(m), "", "") for m in mids)]
         rows = []
         for entry in [*official, *others]:
-            found = clusters.get(f"{entry.team}/{entry.system}")
-            cells = [
-                system_cell(entry, ranks.get(entry.key)),
-                Cell("yes" if entry.primary else "", csv=(str(entry.primary).lower(),)),
+            cells = [system_cell(entry, ranks.get(entry.key))]
+            cells += [
+                score_cell(ctx, entry, m, "all", "all", clusters.get(m)) for m in mids
             ]
-            if clusters:
-                cells.append(
-                    Cell(str(found[1]), title=f"rank {found[0]}")
-                    if found
-                    else Cell(DASH, csv=("",), classes="missing")
-                )
-            cells += [score_cell(ctx, entry, m, "all", "all") for m in mids]
             rows.append(Row(tuple(cells), classes=entry.kind))
-        notes = score_notes(ctx, mids, set())
-        notes.append(
-            "Primary: the system the team named its primary one (system.yaml)."
+        columns, rows = leaderboard(ctx, columns, rows, keys, clusters)
+        notes = score_notes(ctx, mids, set()) + leaderboard_notes(
+            ctx, rows, columns, rank, among="this task's systems"
         )
-        if clusters and rank:
-            notes.append(
-                cluster_note(ctx, rank).replace(
-                    "different in", "different, among this task's systems, in"
-                )
-            )
         order = f" (listed in order of {info.label}, {info.direction})" if info else ""
         blocks.append(
             ctx.table(
                 Table(
                     anchor,
                     f"Results of the task {title}: the {len(entries)} systems that"
-                    f" submitted for it, all test data{order}.",
+                    f" submitted for it, all test data{order}."
+                    + groups_caption(ctx, columns),
                     columns,
                     rows,
                     notes,
@@ -434,14 +432,95 @@ def _significance_settings(ctx: Context) -> dict[str, Any]:
     return {**SIGNIFICANCE_DEFAULTS, **dict(scoring.get("significance") or {})}
 
 
-def cluster_note(ctx: Context, metric_id: str) -> str:
-    """The footnote of a score table's cluster column."""
+def leaderboard(
+    ctx: Context,
+    columns: Sequence[Column],
+    rows: Sequence[Row],
+    keys: Sequence[tuple[str, str, str]],
+    clusters: Mapping[str, Mapping[str, tuple[int, int]]],
+) -> tuple[list[Column], list[Row]]:
+    """A score table as a leaderboard: a rank column first, groups declared.
+
+    *columns* are the system column, then one score column per ``(metric,
+    subset_kind, subset)`` of *keys*; *rows* start with the system cell, whose
+    CSV holds the rank. The score columns over all test data of metrics with
+    *clusters* say which test made their cells' groups.
+    """
+    method = _group_test(ctx)
+    out = [RANK_COLUMN, columns[0]]
+    for column, (mid, kind, _) in zip(columns[1:], keys, strict=True):
+        grouped = kind == "all" and bool(clusters.get(mid))
+        out.append(replace(column, groups=method) if grouped else column)
+    shown = [r for r in rows if not r.heading]
+    ranks = [int(r.cells[0].csv[2]) if _rank_of(r) else None for r in shown]
+    cells = iter(rank_cells(ranks))
+    ranked = [
+        r if r.heading else replace(r, cells=(replace(next(cells), csv=()), *r.cells))
+        for r in rows
+    ]
+    return out, ranked
+
+
+def _rank_of(row: Row) -> bool:
+    csv = row.cells[0].csv or ()
+    return len(csv) > 2 and csv[2] != ""
+
+
+def _group_test(ctx: Context) -> str:
     settings = _significance_settings(ctx)
-    method = METHOD_NAMES.get(str(settings["methods"][0]), settings["methods"][0])
+    method = str(settings["methods"][0])
+    return f"{METHOD_NAMES.get(method, method)}, p ≤ {settings['alpha']:g}"
+
+
+def groups_caption(ctx: Context, columns: Sequence[Column]) -> str:
+    """The caption's sentence on the table's significance groups (or nothing)."""
+    grouped = [c for c in columns if c.groups]
+    if not grouped:
+        return ""
     return (
-        f"Cluster: systems not significantly different in {ctx.metric(metric_id).label}"
-        f" ({method}, p ≤ {settings['alpha']:g}; see Which systems differ)."
+        " Small numbers after the scores: significance clusters ("
+        + _group_test(ctx)
+        + ")."
     )
+
+
+def leaderboard_notes(
+    ctx: Context,
+    rows: Sequence[Row],
+    columns: Sequence[Column],
+    rank: str | None = None,
+    among: str = "",
+) -> list[str]:
+    """The notes of a leaderboard: how it ranks, the groups, the primary mark."""
+    rank = rank if rank is not None else ranking_metric(ctx)
+    notes = []
+    if rank and any(
+        _rank_of(replace(r, cells=r.cells[1:])) for r in rows if not r.heading
+    ):
+        info = ctx.metric(rank)
+        notes.append(
+            f"Rank: by overall {info.label} ({info.direction})"
+            + (f", among {among}" if among else "")
+            + "; systems with equal scores as shown share a rank (1, 2, 2, 4);"
+            " human references, late and superseded submissions are not ranked."
+        )
+    if any(c.groups for c in columns):
+        notes.append(
+            "Cluster (small number after a score over all test data): systems"
+            + (f" ({among})" if among else "")
+            + " sharing a number on a measure are not significantly different"
+            " from the best system of their cluster; 1 is the best cluster (see"
+            " Which systems differ)."
+        )
+    if any(
+        len(r.cells[1].csv or ()) > 5 and (r.cells[1].csv or ())[5] == "true"
+        for r in rows
+        if not r.heading
+        and r.cells[1].classes == "system"
+        and "reference" not in r.classes.split()
+    ):
+        notes.append(PRIMARY_NOTE)
+    return notes
 
 
 def significance_blocks(ctx: Context) -> list[Block]:

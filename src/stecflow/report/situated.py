@@ -265,9 +265,9 @@ def _intrinsic_blocks(ctx: Context, study: JudgmentStudy, system: str) -> list[B
                 f" true and false positives and negatives (from {source}).",
                 [
                     Column("system", "System", align="l", csv=("system", "studied")),
-                    Column("precision", "P"),
-                    Column("recall", "R"),
-                    Column("f", "F"),
+                    Column("precision", "P", better="higher"),
+                    Column("recall", "R", better="higher"),
+                    Column("f", "F", better="higher"),
                     *(Column(c.lower(), c) for c in _INTRINSIC),
                     Column("n", "Instances"),
                 ],

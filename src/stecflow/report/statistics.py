@@ -229,6 +229,39 @@ def _anova(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
     return [paragraph(" ".join(sentences)), *_design_blocks(record), ctx.table(table)]
 
 
+def tukey_groups(
+    ctx: Context, measure: str, source: str
+) -> tuple[dict[str, str], str] | None:
+    """The Tukey HSD letters of *measure* (of *source*: a study or ``scores``).
+
+    Returns the letters by the report's system label and the test's name for a
+    caption (``Tukey HSD, α = .05``), from the first Tukey analysis of that
+    measure in the statistics; None if there is none or it was not computable.
+    Systems that share a letter are not significantly different.
+    """
+    for record, rows, _ in ctx.analyses:
+        spec = record.get("spec") or {}
+        if (record.get("test") or spec.get("test")) != "tukey":
+            continue
+        if spec.get("measure") != measure or (spec.get("source") or "scores") != (
+            source
+        ):
+            continue
+        usable = [
+            r
+            for r in rows
+            if r.get("computable", "true") == "true" and r.get("letters")
+        ]
+        if not usable:
+            return None
+        alpha = no_zero(float(record.get("alpha", 0.05)), 2)
+        return (
+            {ctx.display(r["system"]): r["letters"] for r in usable},
+            f"Tukey HSD, α = {alpha}",
+        )
+    return None
+
+
 def _tukey(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
     spec = record.get("spec") or {}
     info = measure_info(ctx, spec.get("measure", ""), source=spec.get("source", ""))
@@ -297,7 +330,11 @@ def _tukey(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
         f" share a letter are significantly different at α = {no_zero(alpha, 2)}.",
         [
             Column("system", "System", align="l"),
-            Column("mean", f"Mean {info.header}"),
+            Column(
+                "mean",
+                f"Mean {info.header}",
+                better="higher" if info.higher_is_better else "lower",
+            ),
             *(Column(f"subset_{n}", n, align="c") for n in names),
         ],
         table_rows,

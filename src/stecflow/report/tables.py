@@ -11,13 +11,112 @@ from __future__ import annotations
 
 import csv
 import io
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from urllib.parse import quote
 
 from stecflow.core.io import FREE_TEXT_COLUMNS, neutralise_formula
-from stecflow.report.formatting import latex_escape
+from stecflow.report.formatting import DASH, latex_escape
 
-__all__ = ["Cell", "Column", "Row", "Table", "data_uri"]
+__all__ = [
+    "BEST_NOTE",
+    "RANK_COLUMN",
+    "Cell",
+    "Column",
+    "Row",
+    "Table",
+    "competition_ranks",
+    "data_uri",
+    "number",
+    "rank_cells",
+]
+
+#: The note of a table whose best values are marked.
+BEST_NOTE = (
+    "Bold: the best value of its column among the ranked systems (ties all bold);"
+    " the CSV's best column names those columns."
+)
+
+#: Row classes of rows that are not in the ranking (human references, late or
+#: superseded submissions): their values are never marked best.
+UNRANKED_CLASSES = frozenset({"reference", "late", "superseded"})
+
+
+def number(text: str) -> float | None:
+    """The number a cell's text shows, or None (dashes, words, empty cells).
+
+    Accepts the typographic minus, a ``%`` and a trailing mark (``*``, ``†``).
+
+    Examples
+    --------
+    >>> number("6.41"), number("−0.37"), number("64.5 %"), number("—"), number("")
+    (6.41, -0.37, 64.5, None, None)
+    """
+    cleaned = text.replace("\u2212", "-").replace("%", "").strip().rstrip("*†‡§ ")
+    try:
+        value = float(cleaned)
+    except ValueError:
+        return None
+    return value if value == value and abs(value) != float("inf") else None
+
+
+def competition_ranks(
+    values: Sequence[float | None], higher_is_better: bool
+) -> list[int | None]:
+    """Standard competition ranks ("1, 2, 2, 4") of *values*; None stays unranked.
+
+    Equal values share the best rank of their tie; the next value's rank skips
+    as many places as the tie held.
+
+    Examples
+    --------
+    >>> competition_ranks([6.4, 5.0, 5.0, 4.1, None], True)
+    [1, 2, 2, 4, None]
+    >>> competition_ranks([0.3, 0.1, 0.3], False)
+    [2, 1, 2]
+    """
+    present = [v for v in values if v is not None]
+    ranks = []
+    for value in values:
+        if value is None:
+            ranks.append(None)
+            continue
+        better = sum(
+            1 for v in present if (v > value if higher_is_better else v < value)
+        )
+        ranks.append(better + 1)
+    return ranks
+
+
+def rank_cells(ranks: Sequence[int | None]) -> list[Cell]:
+    """The cells of a rank column (a shared rank says so in its title); a dash
+    for a row not in the ranking.
+
+    Examples
+    --------
+    >>> [c.text for c in rank_cells([1, 2, 2, None])]
+    ['1', '2', '2', '–']
+    >>> rank_cells([1, 2, 2])[1].title
+    'rank 2, shared'
+    """
+    shared = {r for r in ranks if r is not None and list(ranks).count(r) > 1}
+    cells = []
+    for rank in ranks:
+        if rank is None:
+            cells.append(
+                Cell(DASH, csv=("",), title="not in the ranking", classes="missing")
+            )
+        else:
+            tied = rank in shared
+            cells.append(
+                Cell(
+                    str(rank),
+                    csv=(str(rank),),
+                    title=f"rank {rank}, shared" if tied else "",
+                    value=float(rank),
+                )
+            )
+    return cells
 
 
 #: Characters left as they are in ``data:`` URIs (RFC 3986 sub-delimiters and
@@ -52,6 +151,12 @@ class Column:
         Alignment (also the LaTeX column type).
     csv : tuple of str, optional
         The CSV columns this column becomes (e.g. value, CI low, CI high).
+    better : {"", "higher", "lower"}
+        A score column: its best value among the ranked rows is marked, and
+        sorting it starts with the best.
+    groups : str
+        The column's cells carry significance groups (:attr:`Cell.group`): the
+        name of the test that made them; the CSV gets a ``<key>_group`` column.
     """
 
     key: str
@@ -59,11 +164,26 @@ class Column:
     group: str = ""
     align: str = "r"
     csv: tuple[str, ...] | None = None
+    better: str = ""
+    groups: str = ""
+
+    @property
+    def base_csv_names(self) -> tuple[str, ...]:
+        """The CSV names of the cells' values (without the group column)."""
+        return self.csv if self.csv is not None else (self.key,)
 
     @property
     def csv_names(self) -> tuple[str, ...]:
         """The CSV header names of this column."""
-        return self.csv if self.csv is not None else (self.key,)
+        extra = (f"{self.key}_group",) if self.groups else ()
+        return self.base_csv_names + extra
+
+    @property
+    def first_order(self) -> str:
+        """The order of the first sort by this column: best first, ranks up."""
+        if self.better == "higher":
+            return "descending"
+        return "ascending"
 
 
 @dataclass(frozen=True)
@@ -84,6 +204,11 @@ class Cell:
         CSS classes.
     href : str
         Makes the text a link (relative URLs only).
+    value : float, optional
+        The number the cell stands for (sorting, best values); default: the
+        number its text shows (:func:`number`).
+    group : str
+        Significance group (letters or cluster number), shown after the value.
     """
 
     text: str = ""
@@ -92,6 +217,19 @@ class Cell:
     title: str = ""
     classes: str = ""
     href: str = ""
+    value: float | None = None
+    group: str = ""
+
+    @property
+    def number(self) -> float | None:
+        """The cell's number: :attr:`value`, else what its text shows."""
+        return self.value if self.value is not None else number(self.text)
+
+    @property
+    def sort_value(self) -> str:
+        """The ``data-value`` attribute of the cell (empty: not a number)."""
+        value = self.number
+        return "" if value is None else repr(value)
 
     def csv_values(self, width: int) -> tuple[str, ...]:
         """The cell's CSV values, padded to *width*."""
@@ -101,11 +239,25 @@ class Cell:
 
 @dataclass(frozen=True)
 class Row:
-    """A row of cells, or (with ``heading``) a spanning divider row."""
+    """A row of cells, or (with ``heading``) a spanning divider row.
+
+    ``ranked``: the row competes for the best values; by default every row
+    but dividers and rows of the :data:`UNRANKED_CLASSES`.
+    """
 
     cells: tuple[Cell, ...] = ()
     classes: str = ""
     heading: str = ""
+    ranked: bool | None = None
+
+    @property
+    def in_ranking(self) -> bool:
+        """True if the row's values may be marked best."""
+        if self.heading:
+            return False
+        if self.ranked is not None:
+            return self.ranked
+        return not UNRANKED_CLASSES & set(self.classes.split())
 
 
 @dataclass
@@ -142,18 +294,99 @@ class Table:
     detail_note: str = ""
     number: int = 0
     file_prefix: str = ""
+    _best: frozenset[tuple[int, int]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    # -- leaderboard ------------------------------------------------------------
+
+    @property
+    def scored_columns(self) -> list[int]:
+        """Indices of the columns whose best values are marked."""
+        return [
+            n for n, c in enumerate(self.columns) if c.better in ("higher", "lower")
+        ]
+
+    def best_cells(self) -> frozenset[tuple[int, int]]:
+        """``(row, column)`` indices of the best values, per score column.
+
+        The best is the highest (``better="higher"``) or lowest value among the
+        ranked rows (:attr:`Row.in_ranking`); every tied cell is marked, and a
+        column with one value or none, or all values equal, marks nothing.
+        """
+        marked: set[tuple[int, int]] = set()
+        for col in self.scored_columns:
+            values = {
+                r: row.cells[col].number
+                for r, row in enumerate(self.rows)
+                if row.in_ranking and row.cells[col].number is not None
+            }
+            if len(values) < 2:
+                continue
+            found = [v for v in values.values() if v is not None]
+            if min(found) == max(found):
+                continue  # all equal: none is better
+            best = max(found) if self.columns[col].better == "higher" else min(found)
+            marked |= {(r, col) for r, v in values.items() if v == best}
+        return frozenset(marked)
+
+    def is_best(self, row: int, column: int) -> bool:
+        """True if the cell at *row*, *column* holds its column's best value."""
+        if self._best is None:
+            self._best = self.best_cells()
+        return (row, column) in self._best
+
+    @property
+    def marks_best(self) -> bool:
+        """True if the table marks best values (it has score columns)."""
+        return bool(self.scored_columns)
+
+    @property
+    def sortable(self) -> bool:
+        """True if the table has rows to sort (the page's script sorts it)."""
+        return sum(1 for row in self.rows if not row.heading) > 1
+
+    def bodies(self) -> list[list[tuple[int, Row]]]:
+        """The rows as ``tbody`` sections: a divider row opens a new one.
+
+        Sorting in the page keeps every row in its section (late submissions
+        stay under their divider).
+        """
+        bodies: list[list[tuple[int, Row]]] = [[]]
+        for n, row in enumerate(self.rows):
+            if row.heading and bodies[-1]:
+                bodies.append([])
+            bodies[-1].append((n, row))
+        return bodies
+
+    def group_tests(self) -> list[str]:
+        """The tests that made the table's significance groups, in column order."""
+        found: list[str] = []
+        for column in self.columns:
+            if column.groups and column.groups not in found:
+                found.append(column.groups)
+        return found
 
     # -- header structure -----------------------------------------------------
 
     @property
     def html_notes(self) -> list[str]:
         """The notes under the table in the page."""
-        return ([self.detail_note] if self.detail_note else []) + list(self.notes)
+        return (
+            ([self.detail_note] if self.detail_note else [])
+            + list(self.notes)
+            + self._best_note()
+        )
+
+    def _best_note(self) -> list[str]:
+        if not self.marks_best or not self.best_cells():
+            return []
+        return [BEST_NOTE]
 
     @property
     def latex_notes(self) -> list[str]:
         """The notes in the LaTeX caption, each ending with punctuation."""
-        notes = list(self.notes)
+        notes = list(self.notes) + self._best_note()
         if self.detail_note and self.latex_detail:
             notes.insert(0, self.detail_note)
         return [n if n.endswith((".", "!", "?", ")")) else n + "." for n in notes]
@@ -201,14 +434,26 @@ class Table:
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
         names = [name for c in self.columns for name in c.csv_names]
+        if self.marks_best:
+            names.append("best")
         free = [name in FREE_TEXT_COLUMNS for name in names]
         writer.writerow(names)
-        for row in self.rows:
+        for r, row in enumerate(self.rows):
             if row.heading:
                 continue
             values: list[str] = []
             for column, cell in zip(self.columns, row.cells, strict=True):
-                values.extend(cell.csv_values(len(column.csv_names)))
+                values.extend(cell.csv_values(len(column.base_csv_names)))
+                if column.groups:
+                    values.append(cell.group)
+            if self.marks_best:
+                values.append(
+                    " ".join(
+                        self.columns[c].base_csv_names[0]
+                        for c in self.scored_columns
+                        if self.is_best(r, c)
+                    )
+                )
             writer.writerow(
                 [
                     neutralise_formula(v) if f and isinstance(v, str) else v
@@ -219,8 +464,12 @@ class Table:
 
     # -- LaTeX ----------------------------------------------------------------
 
-    def _latex_cell(self, cell: Cell) -> str:
+    def _latex_cell(self, cell: Cell, best: bool = False) -> str:
         text = latex_escape(cell.text)
+        if best:
+            text = rf"\textbf{{{text}}}"
+        if cell.group:
+            text += rf"$^{{\mathrm{{{latex_escape(cell.group)}}}}}$"
         if self.latex_detail and cell.detail:
             text += r" {\footnotesize " + latex_escape(cell.detail) + "}"
         return text
@@ -273,7 +522,7 @@ class Table:
             lines.append(" ".join(rules))
         lines.append(" & ".join(latex_escape(c.label) for c in self.columns) + r" \\")
         lines.append(r"\midrule")
-        for row in self.rows:
+        for r, row in enumerate(self.rows):
             if row.heading:
                 lines.append(r"\midrule")
                 lines.append(
@@ -281,7 +530,13 @@ class Table:
                     r" \\"
                 )
                 continue
-            lines.append(" & ".join(self._latex_cell(c) for c in row.cells) + r" \\")
+            lines.append(
+                " & ".join(
+                    self._latex_cell(cell, self.is_best(r, c))
+                    for c, cell in enumerate(row.cells)
+                )
+                + r" \\"
+            )
         lines.append(r"\bottomrule")
         lines.append(r"\end{tabular}")
         caption = latex_escape(self.caption)
@@ -319,7 +574,12 @@ class Table:
             if row.heading:
                 lines.append(row.heading)
                 continue
-            lines.append([f"{c.text} {c.detail}".rstrip() for c in row.cells])
+            lines.append(
+                [
+                    " ".join(t for t in (c.text, c.group, c.detail) if t)
+                    for c in row.cells
+                ]
+            )
         widths = [
             max(len(line[n]) for line in lines if isinstance(line, list))
             for n in range(len(self.columns))
@@ -359,3 +619,8 @@ class Table:
     def latex_uri(self) -> str:
         """The LaTeX as a ``data:`` URI."""
         return data_uri(self.to_latex(), "application/x-tex")
+
+
+#: A rank column (:func:`rank_cells`) whose value the CSV carries elsewhere: in
+#: the system column's ``rank``.
+RANK_COLUMN = Column("rank", "Rank", csv=())

@@ -15,10 +15,10 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from stecflow.report.context import Context
+from stecflow.report.context import NAME_COLUMN, Context, named_rows
 from stecflow.report.formatting import fixed, parse_float
 from stecflow.report.inputs import JudgmentStudy
-from stecflow.report.tables import Cell, Column, Row, Table
+from stecflow.report.tables import RANK_COLUMN, Cell, Column, Row, Table
 
 __all__ = ["TEXT_TASKS", "text_study_tables"]
 
@@ -50,8 +50,12 @@ def _rating_table(ctx: Context, study: JudgmentStudy) -> Table:
         value = parse_float(cells.get((system, first), {}).get("mean"))
         return (value is None, -(value or 0.0), system)
 
+    from stecflow.report.human import human_notes
+    from stecflow.report.statistics import tukey_groups
+
     systems = sorted({r.get("system", "") for r in rows}, key=key)
-    columns = [Column("system", "System", align="l")]
+    columns = [RANK_COLUMN, NAME_COLUMN]
+    groups = {c: tukey_groups(ctx, c, study.study) for c in order}
     notes = _note(study)
     for criterion in order:
         scale = cells.get((systems[0], criterion), {}).get("scale", "")
@@ -59,12 +63,19 @@ def _rating_table(ctx: Context, study: JudgmentStudy) -> Table:
         group = criterion + (
             f" (1–{info.get('points', 5)})" if scale == "likert" else " (0–100)"
         )
+        found = groups[criterion]
         columns += [
-            Column(f"{criterion}_mean", "Mean", group=group),
+            Column(
+                f"{criterion}_mean",
+                "Mean",
+                group=group,
+                better="higher",
+                groups=found[1] if found else "",
+            ),
             Column(f"{criterion}_sd", "SD", group=group),
         ]
         if scale == "slider":
-            columns.append(Column(f"{criterion}_z", "z", group=group))
+            columns.append(Column(f"{criterion}_z", "z", group=group, better="higher"))
         if info.get("question"):
             notes.append(f"{criterion}: “{info['question']}”")
     if any(cells[k].get("scale") == "slider" for k in cells):
@@ -75,22 +86,35 @@ def _rating_table(ctx: Context, study: JudgmentStudy) -> Table:
         )
     table_rows = []
     lookup = ctx.by_label()
-    for system in systems:
+    ranking = [parse_float(cells.get((s, first), {}).get("mean")) for s in systems]
+    names = named_rows(ctx, systems, ranking, True)
+    for system, name_cells in zip(systems, names, strict=True):
         entry = lookup.get(system)
-        row_cells = [Cell(ctx.display(system), csv=(system,))]
+        row_cells = list(name_cells)
         for criterion in order:
             row = cells.get((system, criterion), {})
+            found = groups[criterion]
             row_cells += [
-                Cell(fixed(parse_float(row.get("mean")))),
+                Cell(
+                    fixed(parse_float(row.get("mean"))),
+                    group=found[0].get(ctx.display(system), "") if found else "",
+                ),
                 Cell(fixed(parse_float(row.get("sd")))),
             ]
             if row.get("scale") == "slider":
                 row_cells.append(Cell(fixed(parse_float(row.get("z_mean")))))
         table_rows.append(Row(tuple(row_cells), classes=entry.kind if entry else ""))
+    tests = sorted({g[1] for g in groups.values() if g})
+    notes += human_notes(table_rows, first, "descending", bool(tests))
     return Table(
         f"human-{study.study}",
         f"Human evaluation, study {study.study}: ratings per criterion, means and"
-        f" standard deviations per system (listed in descending order of {first}).",
+        f" standard deviations per system (listed in descending order of {first})."
+        + (
+            f" Letters after the means: homogeneous subsets ({'; '.join(tests)})."
+            if tests
+            else ""
+        ),
         columns,
         table_rows,
         notes,
@@ -109,14 +133,22 @@ def _preference_table(ctx: Context, study: JudgmentStudy) -> Table:
         " ties split half and half."
     ]
     notes += [f"{c}: “{i['question']}”" for c, i in criteria.items() if "question" in i]
+    from stecflow.report.human import human_notes
+
     lookup = ctx.by_label()
     table_rows = []
-    for r in rows:
+    names = named_rows(
+        ctx,
+        [r.get("system", "") for r in rows],
+        [parse_float(r.get("bt_strength")) for r in rows],
+        True,
+    )
+    for r, name_cells in zip(rows, names, strict=True):
         entry = lookup.get(r.get("system", ""))
         table_rows.append(
             Row(
                 (
-                    Cell(ctx.display(r.get("system", "")), csv=(r.get("system", ""),)),
+                    *name_cells,
                     Cell(str(r.get("n", ""))),
                     Cell(str(r.get("wins", ""))),
                     Cell(str(r.get("ties", ""))),
@@ -138,18 +170,19 @@ def _preference_table(ctx: Context, study: JudgmentStudy) -> Table:
         " losses per system, the win rate and the Bradley–Terry strength (listed by"
         " strength).",
         [
-            Column("system", "System", align="l"),
+            RANK_COLUMN,
+            NAME_COLUMN,
             Column("n", "Comparisons"),
             Column("wins", "Wins"),
             Column("ties", "Ties"),
             Column("losses", "Losses"),
-            Column("win_rate", "Win rate"),
+            Column("win_rate", "Win rate", better="higher"),
             Column("ci", "95% CI"),
-            Column("bt_strength", "BT strength"),
+            Column("bt_strength", "BT strength", better="higher"),
             Column("bt_se", "SE"),
         ],
         table_rows,
-        notes,
+        notes + human_notes(table_rows, "BT strength", "descending", False),
     )
 
 
