@@ -21,6 +21,9 @@ from typing import Any
 
 import pytest
 
+# the demo report, built once per session for every report test module
+from tests.browser.reportkit import chromium, demo  # noqa: F401
+
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 LAUNCH_ARGS = [
     "--headless",

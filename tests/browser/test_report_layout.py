@@ -7,7 +7,7 @@ print media, then a PDF), every table fits the printable width of an A4 page
 (210 mm less the stylesheet's two 15 mm margins, at 96 px per inch), and the
 PDF holds the last column header of the widest table.
 
-The report is the one test_report_browser.py builds (the demo campaign run
+The report is the one tests/browser/reportkit.py builds (the demo campaign run
 once per session by the workflow).
 """
 
@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.test_report_browser import Watched, chromium, demo  # noqa: F401
+from tests.browser.reportkit import Watched
 
 pytestmark = pytest.mark.workflow
 
