@@ -129,6 +129,8 @@ def render_report(
     clusters: PathLike | None = None,
     agreement: Sequence[PathLike] = (),
     power: Sequence[PathLike] = (),
+    item_scores: Sequence[PathLike] = (),
+    outputs: Mapping[tuple[str, str], Sequence[Any]] | None = None,
 ) -> str:
     """Write the campaign report, one self-contained HTML file.
 
@@ -172,6 +174,15 @@ def render_report(
     power
         ``results/power/<study>.tsv`` (with their ``.json``): the section "Power
         and duration" (:mod:`stecflow.report.power`); none: no such section.
+    item_scores
+        Every ``results/scores/items/<team>/<system>.tsv``: the section
+        "Submissions", one part per submission (:mod:`stecflow.report.teams`);
+        none: no such section.
+    outputs
+        ``(team, system)`` -> the submission's outputs
+        (:class:`~stecflow.data.model.Output`), for the submissions whose outputs
+        the report shows: those the release publishes
+        (:func:`stecflow.release.archive.released_outputs`).
 
     Returns
     -------
@@ -203,6 +214,8 @@ def render_report(
         clusters=clusters,
         agreement=agreement,
         power=power,
+        item_scores=item_scores,
+        outputs=outputs,
     )
     page = render_html(document, template)
     out = Path(out_html)
