@@ -253,3 +253,16 @@ def test_status_and_field_texts_of_every_task_type():
     ref = Reference(fields=(("form", "full"), ("pronoun", False)))
     assert _field_text(ref, "pronoun") == "no"
     assert _field_text(Output("x"), "word_string") is None
+
+
+def test_output_columns_come_from_the_task_types():
+    def fields(tasks):
+        ctx = SimpleNamespace(config={"campaign": {"tasks": tasks}})
+        return teams._fields(ctx, {"tasks": tasks})
+
+    assert fields(["situated_dialogue"]) == [("pronoun", "pronoun")]
+    assert fields(["text_generation"]) == [("word_string", "output")]
+    assert fields(["end_to_end", "attribute_selection"]) == [
+        ("word_string", "WORD-STRING"),
+        ("attribute_set", "ATTRIBUTE-SET"),
+    ]

@@ -316,21 +316,19 @@ def _item_blocks(
     outputs: Sequence[Output] | None,
 ) -> list[Block]:
     primary = _primary_metric(ctx, scores)
-    if primary is None:
-        return [paragraph("No item scores.")]
-    info = ctx.metric(primary)
-    metrics = _item_metrics(ctx, primary, scores)
+    info = ctx.metric(primary) if primary is not None else None
+    metrics = _item_metrics(ctx, primary, scores) if primary is not None else []
     fields = _fields(ctx, record)
     by_id = {o.item_id: o for o in outputs or ()}
     exclude = entry.system if entry.reference else None
 
     def badness(item: Item) -> tuple[int, float, str]:
-        value = scores.get(item.id, {}).get(primary)
-        if value is None:
+        value = scores.get(item.id, {}).get(primary) if info is not None else None
+        if value is None or info is None:
             return (1, 0.0, item.id)
         return (0, value if info.higher_is_better else -value, item.id)
 
-    scored = sorted((i for i in items if i.id in scores), key=badness)
+    scored = sorted(items, key=badness) if info is not None else list(items)
     rows = []
     for item in scored:
         row = [_cell(item.id, classes="item")]
@@ -348,7 +346,7 @@ def _item_blocks(
             refs.append(f"{ref_id}: {' '.join(shown) if shown else DASH}")
         row.append(_cell("\n".join(refs) or DASH, classes="text refs"))
         for metric in metrics:
-            shown = ctx.metric(metric).show(scores[item.id].get(metric))
+            shown = ctx.metric(metric).show(scores.get(item.id, {}).get(metric))
             row.append(_cell(fixed(shown, ctx.metric(metric).digits)))
         rows.append(row)
     columns = [("Item", "l")]
@@ -356,20 +354,23 @@ def _item_blocks(
         columns += [(f"Output: {label}", "l") for _, label in fields]
     columns.append(("References", "l"))
     columns += [(ctx.metric(m).header, "r") for m in metrics]
-    worst = "lowest" if info.higher_is_better else "highest"
-    blocks = [
-        paragraph(
-            f"Items worst first by {info.display_name} ({info.header},"
-            f" {info.direction}: {worst} first); each item's scores are over all"
-            " its references"
-            + (
-                " (as a human reference set, the references other than"
-                f" {entry.system})."
-                if entry.reference
-                else "."
+    if info is None:
+        blocks = [paragraph("No item scores: the items in test-set order.")]
+    else:
+        worst = "lowest" if info.higher_is_better else "highest"
+        blocks = [
+            paragraph(
+                f"Items worst first by {info.display_name} ({info.header},"
+                f" {info.direction}: {worst} first); each item's scores are over all"
+                " its references"
+                + (
+                    " (as a human reference set, the references other than"
+                    f" {entry.system})."
+                    if entry.reference
+                    else "."
+                )
             )
-        )
-    ]
+        ]
     if outputs is None:
         consented = bool(((record or {}).get("metadata") or {}).get("release_consent"))
         blocks.append(
