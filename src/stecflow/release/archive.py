@@ -32,7 +32,7 @@ from stecflow.submissions.safepath import read_submission_file
 __all__ = [
     "PERSONAL_COLUMNS",
     "build_release",
-    "consented",
+    "outputs_released",
     "released_outputs",
     "collected_counts",
     "datasheet",
@@ -747,7 +747,7 @@ def build_release(
     for path in validation_records:
         record = read_json(path)
         name = f"{record['team']}/{record['system']}"
-        if consented(record):
+        if outputs_released(record):
             folder = Path(submissions_root) / record["team"] / record["system"]
             outputs = outputs_file(
                 record.get("tasks") or (), campaign.get("tasks") or (), folder=folder
@@ -982,7 +982,7 @@ def _readme(
     return "\n".join(lines)
 
 
-def consented(record: Mapping[str, Any]) -> bool:
+def outputs_released(record: Mapping[str, Any]) -> bool:
     """True if the release publishes the outputs of the submission of *record*
     (its validation record): accepted, and its team consented
     (``release_consent: true`` in ``system.yaml``)."""
@@ -1014,7 +1014,7 @@ def released_outputs(
     -------
     dict
         ``(team, system)`` -> its :class:`~stecflow.data.model.Output` list, for
-        each consented submission (:func:`consented`) whose outputs file can be
+        each consented submission (:func:`outputs_released`) whose outputs file can be
         read; the others are left out (the report then shows no outputs).
     """
     from stecflow.core.errors import StecflowError
@@ -1026,7 +1026,7 @@ def released_outputs(
     out = {}
     for path in validation_records:
         record = read_json(path)
-        if not consented(record):
+        if not outputs_released(record):
             continue
         folder = Path(submissions_root) / record["team"] / record["system"]
         tasks = record.get("tasks") or ()
