@@ -116,6 +116,26 @@ def test_items_after_the_first_are_collapsed(campaign, tmp_path, monkeypatch):
     ]
 
 
+def test_items_beyond_the_limit_are_left_to_the_item_table(
+    campaign, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(teams, "SHOWN_ITEMS", 1)
+    monkeypatch.setattr(teams, "MAX_ITEMS", 3)
+    page = render_report(**campaign, out_html=tmp_path / "index.html")
+    alpha = part(page, "alpha", "sys1")
+    assert [r[0] for r in grid_rows(alpha, "The 1 worst item of alpha/sys1.")] == ["t3"]
+    assert [r[0] for r in grid_rows(alpha, "Items 2–3 of alpha/sys1.")] == [
+        "t4",
+        "t1",
+    ]
+    assert (
+        "<p>Not listed here: the 1 best item; every item&#39;s scores are in"
+        " <code>scores/items/alpha/sys1.tsv</code> (also in the release archive).</p>"
+        in alpha
+    )
+    assert ">t2<" not in alpha
+
+
 def test_scores_with_intervals_and_ranks(html, campaign):
     alpha = part(html, "alpha", "sys1")
     row = next(
@@ -125,7 +145,7 @@ def test_scores_with_intervals_and_ranks(html, campaign):
     )
     assert (row["value"], row["ci_low"], row["ci_high"]) == ("2.375", "1.11875", "3.75")
     assert (
-        '<td class="a-r">2.38<span class="ci">[1.12, 3.75] · rank 1 of 1</span></td>'
+        '<td class="n">2.38<span class="ci">[1.12, 3.75] · rank 1 of 1</span></td>'
         in alpha
     )
     beta = part(html, "beta", "sys2")  # late: scored, shown, not ranked

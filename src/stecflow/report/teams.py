@@ -12,7 +12,7 @@ For each submission the section "Submissions" of the report shows
   (``scores/items/<team>/<system>.tsv``, the rows over all references), worst
   items first by the primary metric (the report's ranking metric, or the first
   metric the submission has item scores for); the first :data:`SHOWN_ITEMS`
-  shown, the rest in a collapsed block.
+  shown, the rest (up to :data:`MAX_ITEMS` in all) in a collapsed block.
 
 Each submission's part starts with a heading whose id is
 :func:`stecflow.report.formatting.system_anchor`, which the score tables link
@@ -47,6 +47,7 @@ from stecflow.report.inputs import PathLike, SystemEntry
 from stecflow.report.presentation import score_text
 
 __all__ = [
+    "MAX_ITEMS",
     "SHOWN_ITEMS",
     "competition_ranks",
     "read_item_scores",
@@ -57,6 +58,8 @@ __all__ = [
 
 #: Items shown before the collapsed rest, worst first.
 SHOWN_ITEMS = 10
+#: Items listed per submission at most (the rest: in its item-scores table).
+MAX_ITEMS = 500
 #: Problems listed per kind (errors, warnings) in a submission's part.
 SHOWN_PROBLEMS = 5
 
@@ -228,12 +231,12 @@ def _score_blocks(ctx: Context, entry: SystemEntry) -> list[Block]:
     rows = []
     for metric in metrics:
         info = ctx.metric(metric)
-        row = [_cell(info.header, classes="metric")]
+        row = [_cell(info.header)]
         for kind, subset in subsets:
             low, high = entry.interval(metric, kind, subset)
             shown = score_text(info, entry.value(metric, kind, subset), low, high)
             if shown is None:
-                row.append(_cell(DASH, classes="missing"))
+                row.append(_cell(DASH, classes="n missing"))
                 continue
             rank = ranks[(metric, kind, subset)].get(entry.key)
             rank_text = (
@@ -242,12 +245,12 @@ def _score_blocks(ctx: Context, entry: SystemEntry) -> list[Block]:
                 else _unranked(entry)
             )
             detail = f"{shown.interval} · {rank_text}" if shown.interval else rank_text
-            row.append(_cell(shown.text, detail))
+            row.append(_cell(shown.text, detail, "n"))
         rows.append(row)
     for metric, reason in sorted(entry.skipped.items()):
         cells = [_cell(f"not computed: {reason}", classes="missing")]
-        cells += [_cell(DASH, classes="missing") for _ in subsets[1:]]
-        rows.append([_cell(ctx.metric(metric).header, classes="metric"), *cells])
+        cells += [_cell(DASH, classes="n missing") for _ in subsets[1:]]
+        rows.append([_cell(ctx.metric(metric).header), *cells])
     columns = [("Metric", "l")] + [
         (subset_title(kind, subset), "r") for kind, subset in subsets
     ]
@@ -331,12 +334,12 @@ def _item_blocks(
     scored = sorted(items, key=badness) if info is not None else list(items)
     rows = []
     for item in scored:
-        row = [_cell(item.id, classes="item")]
+        row = [_cell(item.id)]
         output = by_id.get(item.id)
         if outputs is not None:
             for name, _ in fields:
                 text = _field_text(output, name) if output is not None else None
-                row.append(_cell(DASH if text is None else text, classes="text"))
+                row.append(_cell(DASH if text is None else text, classes="t"))
         refs = []
         for n, ref in enumerate(item.references, start=1):
             ref_id = ref.id or f"ref-{n}"
@@ -344,10 +347,10 @@ def _item_blocks(
                 continue
             shown = [t for name, _ in fields if (t := _field_text(ref, name))]
             refs.append(f"{ref_id}: {' '.join(shown) if shown else DASH}")
-        row.append(_cell("\n".join(refs) or DASH, classes="text refs"))
+        row.append(_cell("\n".join(refs) or DASH, classes="t refs"))
         for metric in metrics:
             shown = ctx.metric(metric).show(scores.get(item.id, {}).get(metric))
-            row.append(_cell(fixed(shown, ctx.metric(metric).digits)))
+            row.append(_cell(fixed(shown, ctx.metric(metric).digits), classes="n"))
         rows.append(row)
     columns = [("Item", "l")]
     if outputs is not None:
@@ -388,21 +391,38 @@ def _item_blocks(
     shown, rest = rows[:SHOWN_ITEMS], rows[SHOWN_ITEMS:]
     name = f"{entry.team}/{entry.system}"
     caption = (
-        f"The {len(shown)} worst items of {name}."
+        f"The {len(shown)} worst item{'s' * (len(shown) != 1)} of {name}."
         if rest
         else f"All {len(shown)} items of {name}, worst first."
     )
     blocks.append(grid(columns, shown, caption))
     if rest:
+        kept = rest[: max(MAX_ITEMS - len(shown), 0)]
+        inner = [
+            grid(
+                columns,
+                kept,
+                f"Items {len(shown) + 1}–{len(shown) + len(kept)} of {name}.",
+            )
+        ]
+        if len(kept) < len(rest):  # the page stays small in large campaigns
+            inner.append(
+                paragraph(
+                    f"Not listed here: the {len(rest) - len(kept)} best"
+                    f" item{'s' * (len(rest) - len(kept) != 1)}; every item's scores"
+                    " are in ",
+                    {
+                        "code": f"scores/items/{entry.team}/{entry.system}.tsv",
+                        "text": f"scores/items/{entry.team}/{entry.system}.tsv",
+                    },
+                    " (also in the release archive).",
+                )
+            )
         blocks.append(
             {
                 "kind": "details",
                 "summary": f"The other {len(rest)} items of {name}",
-                "blocks": [
-                    grid(
-                        columns, rest, f"Items {SHOWN_ITEMS + 1}–{len(rows)} of {name}."
-                    )
-                ],
+                "blocks": inner,
             }
         )
     return blocks
