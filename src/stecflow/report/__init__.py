@@ -17,6 +17,9 @@ statistics, and later human judgments) and writes ``results/report/index.html``:
    its heat map and scatter plots.
 5. Data quality: rejected submissions with all their errors, unreadable folders,
    late submissions, metrics not computed, judgment issues.
+   Then, given the item scores, one part per submission
+   (:mod:`stecflow.report.teams`): its validation, its scores and ranks per
+   metric and subset, and its items worst first with output and references.
 6. Methods, generated from the config; 7. provenance: versions, config hash,
    seeds, signatures, sha256 of every input.
 
