@@ -333,6 +333,7 @@ def _item_blocks(
 
     scored = sorted(items, key=badness) if info is not None else list(items)
     rows = []
+    left_out = False  # a human reference set's own reference, left out
     for item in scored:
         row = [_cell(item.id)]
         output = by_id.get(item.id)
@@ -344,6 +345,7 @@ def _item_blocks(
         for n, ref in enumerate(item.references, start=1):
             ref_id = ref.id or f"ref-{n}"
             if ref_id == exclude:
+                left_out = True
                 continue
             shown = [t for name, _ in fields if (t := _field_text(ref, name))]
             refs.append(f"{ref_id}: {' '.join(shown) if shown else DASH}")
@@ -369,7 +371,7 @@ def _item_blocks(
                 + (
                     " (as a human reference set, the references other than"
                     f" {entry.system})."
-                    if entry.reference
+                    if left_out
                     else "."
                 )
             )
