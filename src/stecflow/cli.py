@@ -691,6 +691,7 @@ def _rerun_in(
 
     from stecflow.analysis.analyses import analysis_specs, run_analysis
     from stecflow.core.io import read_tsv
+    from stecflow.release.archive import released_outputs
     from stecflow.report import render_report
     from stecflow.scoring.specs import metric_directions
 
@@ -783,6 +784,19 @@ def _rerun_in(
             if (p := out / "judgments" / "agreement" / f"{s}.json").is_file()
         ],
         power=[p for s in studies if (p := out / "power" / f"{s}.tsv").is_file()],
+        item_scores=[
+            p
+            for r in summary
+            if (
+                p := out / "scores" / "items" / r["team"] / f"{r['system']}.tsv"
+            ).is_file()
+        ],
+        outputs=released_outputs(
+            [out / "validation" / r["team"] / f"{r['system']}.json" for r in summary],
+            out / "submissions",
+            testsets[0],
+            tasks,
+        ),
     )
     compared = [f"stats/{a}.{ext}" for a in analyses for ext in ("tsv", "json")]
     compared.append("report/index.html")

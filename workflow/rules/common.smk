@@ -269,6 +269,8 @@ def get_release_entries(wildcards):
         "scores/clusters.tsv",
         "report/index.html",
     ]
+    # each submission's item scores: the report's section "Submissions"
+    entries += [f"scores/items/{s}tsv" for s in SUBMISSION_WILDCARDS]
     for analysis in ANALYSES:
         entries += [f"stats/{analysis}.tsv", f"stats/{analysis}.json"]
     for study in STUDIES:

@@ -4,6 +4,8 @@ rule render_report:
     input:
         summary=f"{RESULTS}/validation/summary.tsv",
         records=get_validation_records,
+        # one per submission: its items' scores (the section "Submissions")
+        item_scores=per_submission(f"{RESULTS}/scores/items/{{submission}}tsv"),
         systems=f"{RESULTS}/scores/systems.tsv",
         significance=f"{RESULTS}/scores/significance.tsv",
         clusters=f"{RESULTS}/scores/clusters.tsv",
@@ -48,5 +50,7 @@ rule render_report:
     params:
         config=config,
         snakemake_version=snakemake.__version__,
+        # consented submissions' outputs (tracked through their item scores)
+        submissions_root=config["submissions"]["root"],
     script:
         "../scripts/render_report.py"

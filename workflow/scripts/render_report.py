@@ -1,6 +1,7 @@
 """Adapter for rule `render_report` (workflow/rules/report.smk)."""
 
 from stecflow.core.logs import job_log
+from stecflow.release.archive import released_outputs
 from stecflow.report import render_report
 
 
@@ -29,6 +30,15 @@ def main(smk) -> None:
             clusters=getattr(smk.input, "clusters", None),
             agreement=list(getattr(smk.input, "agreement", [])),
             power=list(getattr(smk.input, "power", [])),
+            item_scores=list(getattr(smk.input, "item_scores", [])),
+            outputs=released_outputs(
+                list(smk.input.records),
+                smk.params.submissions_root,
+                smk.input.testset,
+                smk.params.config["campaign"].get("tasks") or (),
+            )
+            if getattr(smk.params, "submissions_root", None)
+            else None,
         )
 
 

@@ -32,6 +32,8 @@ from stecflow.submissions.safepath import read_submission_file
 __all__ = [
     "PERSONAL_COLUMNS",
     "build_release",
+    "outputs_released",
+    "released_outputs",
     "collected_counts",
     "datasheet",
     "environment_files",
@@ -747,7 +749,7 @@ def build_release(
     for path in validation_records:
         record = read_json(path)
         name = f"{record['team']}/{record['system']}"
-        if record["status"] == "accepted" and record["metadata"].get("release_consent"):
+        if outputs_released(record):
             folder = Path(submissions_root) / record["team"] / record["system"]
             outputs = outputs_file(
                 record.get("tasks") or (), campaign.get("tasks") or (), folder=folder
@@ -980,3 +982,70 @@ def _readme(
         "",
     ]
     return "\n".join(lines)
+
+
+def outputs_released(record: Mapping[str, Any]) -> bool:
+    """True if the release publishes the outputs of the submission of *record*
+    (its validation record): accepted, and its team consented
+    (``release_consent: true`` in ``system.yaml``)."""
+    metadata = record.get("metadata") or {}
+    return record.get("status") == "accepted" and bool(metadata.get("release_consent"))
+
+
+def released_outputs(
+    validation_records: Sequence[str | Path],
+    submissions_root: str | Path,
+    testset: str | Path,
+    campaign_tasks: Sequence[str] = (),
+) -> dict[tuple[str, str], list[Any]]:
+    """The outputs the release publishes, read as the scoring read them.
+
+    Parameters
+    ----------
+    validation_records
+        Every submission's validation record.
+    submissions_root
+        The submissions folder (or a release archive's ``submissions/``, which
+        holds exactly these submissions' outputs files).
+    testset
+        The normalised test set.
+    campaign_tasks
+        The campaign's task types (``campaign.tasks``).
+
+    Returns
+    -------
+    dict
+        ``(team, system)`` -> its :class:`~stecflow.data.model.Output` list, for
+        each consented submission (:func:`outputs_released`) whose outputs file can be
+        read; the others are left out (the report then shows no outputs).
+    """
+    from stecflow.core.errors import StecflowError
+    from stecflow.submissions.outputs import read_outputs
+    from stecflow.tasks.base import Limits
+    from stecflow.tasks.registry import read_testset
+
+    items = None
+    out = {}
+    for path in validation_records:
+        record = read_json(path)
+        if not outputs_released(record):
+            continue
+        folder = Path(submissions_root) / record["team"] / record["system"]
+        tasks = record.get("tasks") or ()
+        name = outputs_file(tasks, campaign_tasks, folder=folder)
+        try:
+            data = read_submission_file(folder, name)
+        except (OSError, StecflowError):  # the report says they are not available
+            continue
+        if items is None:
+            items = read_testset(testset)
+        outputs, _ = read_outputs(
+            data,
+            f"{record['team']}/{record['system']}/{name}",
+            items,
+            tasks,
+            Limits.from_config(record.get("limits")),
+            campaign_tasks=campaign_tasks,
+        )
+        out[(record["team"], record["system"])] = outputs
+    return dict(sorted(out.items()))

@@ -17,6 +17,9 @@ statistics, and later human judgments) and writes ``results/report/index.html``:
    its heat map and scatter plots.
 5. Data quality: rejected submissions with all their errors, unreadable folders,
    late submissions, metrics not computed, judgment issues.
+   Then, given the item scores, one part per submission
+   (:mod:`stecflow.report.teams`): its validation, its scores and ranks per
+   metric and subset, and its items worst first with output and references.
 6. Methods, generated from the config; 7. provenance: versions, config hash,
    seeds, signatures, sha256 of every input.
 
@@ -137,6 +140,8 @@ def render_report(
     clusters: PathLike | None = None,
     agreement: Sequence[PathLike] = (),
     power: Sequence[PathLike] = (),
+    item_scores: Sequence[PathLike] = (),
+    outputs: Mapping[tuple[str, str], Sequence[Any]] | None = None,
 ) -> str:
     """Write the campaign report, one self-contained HTML file.
 
@@ -180,6 +185,15 @@ def render_report(
     power
         ``results/power/<study>.tsv`` (with their ``.json``): the section "Power
         and duration" (:mod:`stecflow.report.power`); none: no such section.
+    item_scores
+        Every ``results/scores/items/<team>/<system>.tsv``: the section
+        "Submissions", one part per submission (:mod:`stecflow.report.teams`);
+        none: no such section.
+    outputs
+        ``(team, system)`` -> the submission's outputs
+        (:class:`~stecflow.data.model.Output`), for the submissions whose outputs
+        the report shows: those the release publishes
+        (:func:`stecflow.release.archive.released_outputs`).
 
     Returns
     -------
@@ -211,6 +225,8 @@ def render_report(
         clusters=clusters,
         agreement=agreement,
         power=power,
+        item_scores=item_scores,
+        outputs=outputs,
     )
     page = render_html(document, template)
     out = Path(out_html)

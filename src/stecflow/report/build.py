@@ -8,6 +8,7 @@ from typing import Any
 
 from stecflow import __version__
 from stecflow.core.io import read_tsv
+from stecflow.data.model import Output
 from stecflow.report.agreement import agreement_blocks
 from stecflow.report.changes import changes_since
 from stecflow.report.context import Context, display_path, heading, path_tail
@@ -33,6 +34,7 @@ from stecflow.report.quality import quality_section
 from stecflow.report.scores import scores_section
 from stecflow.report.situated import situated_section, situated_studies
 from stecflow.report.statistics import statistics_section
+from stecflow.report.teams import read_item_scores, read_items, teams_section
 from stecflow.report.versions import changes_blocks
 
 __all__ = ["build_report"]
@@ -67,11 +69,15 @@ def build_report(
     clusters: PathLike | None = None,
     agreement: Sequence[PathLike] = (),
     power: Sequence[PathLike] = (),
+    item_scores: Sequence[PathLike] = (),
+    outputs: Mapping[tuple[str, str], Sequence[Output]] | None = None,
 ) -> dict[str, Any]:
     """Read every input and return the report's document model.
 
     Parameters are those of :func:`stecflow.report.render_report` (without the
-    template and output).
+    template and output). With *item_scores*, a section "Submissions" shows each
+    submission's validation, scores, ranks and items
+    (:mod:`stecflow.report.teams`).
 
     Returns
     -------
@@ -195,6 +201,22 @@ def build_report(
             else []
         ),
         ("quality", "Data quality", quality_section(ctx)),
+        *(
+            [
+                (
+                    "submissions",
+                    "Submissions",
+                    teams_section(
+                        ctx,
+                        read_items(testset),
+                        read_item_scores(item_scores),
+                        outputs,
+                    ),
+                )
+            ]
+            if item_scores
+            else []
+        ),
         ("methods", "Methods", methods_section(ctx)),
         (
             "provenance",

@@ -1,0 +1,488 @@
+"""One section per submission: its validation, its scores and ranks, its items.
+
+For each submission the section "Submissions" of the report shows
+
+* its validation status (valid, valid with warnings, rejected) with the counts
+  and the first problems of ``validation/<team>/<system>.json``;
+* its scores with their intervals and its rank on every metric and subset
+  (``scores/systems.tsv``): competition ranking ("1, 2, 2, 4") among the
+  campaign's official systems (neither late, superseded nor a human reference
+  set), ties meaning equal stored scores;
+* item by item its output, the item's references and the item's scores
+  (``scores/items/<team>/<system>.tsv``, the rows over all references), worst
+  items first by the primary metric (the report's ranking metric, or the first
+  metric the submission has item scores for); the first :data:`SHOWN_ITEMS`
+  shown, the rest (up to :data:`MAX_ITEMS` in all) in a collapsed block.
+
+Each submission's part starts with a heading whose id is
+:func:`stecflow.report.formatting.system_anchor`, which the score tables link
+to. What an output and a reference show comes from the task type
+(:attr:`stecflow.tasks.base.TaskType.outputs`): attribute sets as
+``{colour:red, type:chair}``, texts as they are, decisions as yes/no. Outputs are
+shown only for submissions whose team consented to their release
+(``release_consent`` in ``system.yaml``), as in the release archive, which holds
+the same outputs: the report inside it can be built again from it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from stecflow.core.io import read_tsv
+from stecflow.data.model import Item, Output, Reference, format_attribute_set
+from stecflow.report.context import (
+    Block,
+    Context,
+    headline_metrics,
+    metric_ids,
+    notice,
+    paragraph,
+    ranking_metric,
+    subset_title,
+)
+from stecflow.report.formatting import DASH, fixed, parse_float, system_anchor
+from stecflow.report.inputs import PathLike, SystemEntry
+from stecflow.report.presentation import score_text
+
+__all__ = [
+    "MAX_ITEMS",
+    "SHOWN_ITEMS",
+    "competition_ranks",
+    "read_item_scores",
+    "read_items",
+    "status_text",
+    "teams_section",
+]
+
+#: Items shown before the collapsed rest, worst first.
+SHOWN_ITEMS = 10
+#: Items listed per submission at most (the rest: in its item-scores table).
+MAX_ITEMS = 500
+#: Problems listed per kind (errors, warnings) in a submission's part.
+SHOWN_PROBLEMS = 5
+
+Key = tuple[str, str]
+
+
+def read_items(path: PathLike) -> list[Item]:
+    """The test set's items, with their references."""
+    from stecflow.tasks.registry import read_testset
+
+    return read_testset(path)
+
+
+def read_item_scores(
+    paths: Sequence[PathLike],
+) -> dict[Key, dict[str, dict[str, float | None]]]:
+    """Item scores over all references, as (team, system) -> item -> metric -> value.
+
+    *paths* are ``scores/items/<team>/<system>.tsv``: the team is the folder's
+    name, the system the file's stem. Rows scoring one reference alone are left
+    out; a rejected submission's table is empty.
+    """
+    out: dict[Key, dict[str, dict[str, float | None]]] = {}
+    for path in paths:
+        path = Path(path)
+        items = out.setdefault((path.parent.name, path.stem), {})
+        for row in read_tsv(path):
+            if row.get("reference") != "*":
+                continue
+            items.setdefault(row["item"], {})[row["metric"]] = parse_float(
+                row.get("value")
+            )
+    return dict(sorted(out.items()))
+
+
+def competition_ranks(
+    ctx: Context, metric: str, kind: str = "all", subset: str = "all"
+) -> dict[Key, int]:
+    """Rank of each official system on one metric and subset, with ties.
+
+    Competition ranking: a system's rank is one more than the number of systems
+    with a strictly better stored score ("1, 2, 2, 4"). Late and superseded
+    submissions, human reference sets and systems without the score are not
+    ranked.
+    """
+    info = ctx.metric(metric)
+    values = {
+        e.key: v
+        for e in ctx.scored
+        if e.official
+        and not e.reference
+        and (v := e.value(metric, kind, subset)) is not None
+    }
+    ranks = {}
+    for key, value in values.items():
+        better = sum(
+            1
+            for other in values.values()
+            if (other > value if info.higher_is_better else other < value)
+        )
+        ranks[key] = better + 1
+    return ranks
+
+
+def status_text(record: Mapping[str, Any] | None, entry: SystemEntry | None) -> str:
+    """``valid``, ``valid with warnings`` or ``rejected`` (from the record)."""
+    if record is None:
+        return "rejected" if entry is None or entry.status != "scored" else "valid"
+    if record.get("status") != "accepted":
+        return "rejected"
+    return "valid with warnings" if int(record.get("n_warnings") or 0) else "valid"
+
+
+def _problem_text(problem: Mapping[str, Any]) -> str:
+    where = str(problem.get("file") or "")
+    if problem.get("line"):
+        where += f", line {problem['line']}"
+    if problem.get("field"):
+        where += f", {problem['field']}"
+    message = str(problem.get("message") or problem.get("code") or "")
+    return f"{where}: {message}" if where else message
+
+
+def _problems(record: Mapping[str, Any], name: str, label: str) -> list[Block]:
+    found = list(record.get(name) or [])
+    if not found:
+        return []
+    items = [_problem_text(p) for p in found[:SHOWN_PROBLEMS]]
+    if len(found) > SHOWN_PROBLEMS:
+        items.append(f"… and {len(found) - SHOWN_PROBLEMS} more")
+    return [paragraph(f"{label} ({len(found)}):"), {"kind": "list", "items": items}]
+
+
+def _validation_blocks(
+    record: Mapping[str, Any] | None, entry: SystemEntry | None
+) -> list[Block]:
+    status = status_text(record, entry)
+    if record is None:
+        reason = entry.reason if entry is not None else ""
+        return [
+            notice(
+                "No validation record." + (f" {reason}." if reason else ""),
+                "warning",
+                f"Validation: {status}",
+            )
+        ]
+    errors = int(record.get("n_errors") or 0)
+    warnings = int(record.get("n_warnings") or 0)
+    counts = (
+        f"{errors} error{'s' * (errors != 1)},"
+        f" {warnings} warning{'s' * (warnings != 1)};"
+        f" {record.get('n_outputs', DASH)} outputs for"
+        f" {record.get('n_items', DASH)} items."
+    )
+    if status == "rejected":
+        text = f"{counts} Rejected at validation: not scored, so no scores or ranks."
+    else:
+        text = counts
+    tone = "warning" if status != "valid" else "info"
+    blocks = [notice(text, tone, f"Validation: {status}")]
+    blocks += _problems(record, "errors", "Errors")
+    blocks += _problems(record, "warnings", "Warnings")
+    return blocks
+
+
+def _cell(text: str, detail: str = "", classes: str = "") -> dict[str, str]:
+    return {"text": text, "detail": detail, "classes": classes}
+
+
+def grid(
+    columns: Sequence[tuple[str, str]], rows: list[list[dict[str, str]]], caption: str
+) -> Block:
+    """A plain table block (no number, no downloads): ``(label, align)`` columns."""
+    return {
+        "kind": "grid",
+        "caption": caption,
+        "columns": [{"label": label, "align": align} for label, align in columns],
+        "rows": rows,
+    }
+
+
+def _unranked(entry: SystemEntry) -> str:
+    if entry.superseded_by:
+        return "not ranked (superseded)"
+    if entry.late:
+        return "not ranked (late)"
+    if entry.reference:
+        return "not ranked (human reference)"
+    return "not ranked"
+
+
+def _subsets(ctx: Context, entry: SystemEntry) -> list[tuple[str, str]]:
+    """The entry's subsets in the order of the test set's subsets."""
+    present = {(kind, subset) for _, kind, subset in entry.scores}
+    order = [(kind, name) for kind, name, _ in ctx.testset.subset_sizes()]
+    known = [s for s in order if s in present]
+    return known + sorted(present - set(known))
+
+
+def _score_blocks(ctx: Context, entry: SystemEntry) -> list[Block]:
+    subsets = _subsets(ctx, entry)
+    metrics = [m for m in metric_ids(ctx) if any(k[0] == m for k in entry.scores)]
+    n_ranked = sum(1 for e in ctx.scored if e.official and not e.reference)
+    ranks = {
+        (m, kind, subset): competition_ranks(ctx, m, kind, subset)
+        for m in metrics
+        for kind, subset in subsets
+    }
+    rows = []
+    for metric in metrics:
+        info = ctx.metric(metric)
+        row = [_cell(info.header)]
+        for kind, subset in subsets:
+            low, high = entry.interval(metric, kind, subset)
+            shown = score_text(info, entry.value(metric, kind, subset), low, high)
+            if shown is None:
+                row.append(_cell(DASH, classes="n missing"))
+                continue
+            rank = ranks[(metric, kind, subset)].get(entry.key)
+            rank_text = (
+                f"rank {rank} of {len(ranks[(metric, kind, subset)])}"
+                if rank is not None
+                else _unranked(entry)
+            )
+            detail = f"{shown.interval} · {rank_text}" if shown.interval else rank_text
+            row.append(_cell(shown.text, detail, "n"))
+        rows.append(row)
+    for metric, reason in sorted(entry.skipped.items()):
+        cells = [_cell(f"not computed: {reason}", classes="missing")]
+        cells += [_cell(DASH, classes="n missing") for _ in subsets[1:]]
+        rows.append([_cell(ctx.metric(metric).header), *cells])
+    columns = [("Metric", "l")] + [
+        (subset_title(kind, subset), "r") for kind, subset in subsets
+    ]
+    caption = (
+        f"Scores of {entry.team}/{entry.system} per metric and subset, each with its"
+        f" interval and its rank among the {n_ranked} official systems (ties share a"
+        " rank: 1, 2, 2, 4)."
+    )
+    return [grid(columns, rows, caption)]
+
+
+def _field_text(source: Output | Reference, name: str) -> str | None:
+    if name == "attribute_set":
+        value = source.attribute_set
+        return None if value is None else format_attribute_set(value)
+    if name == "word_string":
+        return source.word_string
+    value = source.get(name)
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return str(value)
+
+
+def _fields(ctx: Context, record: Mapping[str, Any] | None) -> list[tuple[str, str]]:
+    """``(field, label)`` of what the submission's task types output."""
+    from stecflow.tasks.registry import task_types
+
+    names = list((record or {}).get("tasks") or [])
+    campaign = (ctx.config.get("campaign") or {}).get("tasks") or None
+    types = task_types(names) if names else task_types(campaign)[:1]
+    fields: dict[str, str] = {}
+    for task in types:
+        for name in task.outputs:
+            fields.setdefault(name, task.labels.get(name, name.replace("_", " ")))
+    return list(fields.items())
+
+
+def _primary_metric(
+    ctx: Context, scores: Mapping[str, Mapping[str, float | None]]
+) -> str | None:
+    """The metric the items are ordered by: the ranking metric if scored."""
+    present = {
+        m for values in scores.values() for m, v in values.items() if v is not None
+    }
+    first = ranking_metric(ctx)
+    if first in present:
+        return first
+    return next((m for m in metric_ids(ctx) if m in present), None)
+
+
+def _item_metrics(ctx: Context, primary: str, scores: Mapping[str, Any]) -> list[str]:
+    present = {m for values in scores.values() for m in values}
+    return [primary] + [
+        m for m in headline_metrics(ctx) if m in present and m != primary
+    ]
+
+
+def _item_blocks(
+    ctx: Context,
+    entry: SystemEntry,
+    record: Mapping[str, Any] | None,
+    items: Sequence[Item],
+    scores: Mapping[str, Mapping[str, float | None]],
+    outputs: Sequence[Output] | None,
+) -> list[Block]:
+    primary = _primary_metric(ctx, scores)
+    info = ctx.metric(primary) if primary is not None else None
+    metrics = _item_metrics(ctx, primary, scores) if primary is not None else []
+    fields = _fields(ctx, record)
+    by_id = {o.item_id: o for o in outputs or ()}
+    exclude = entry.system if entry.reference else None
+
+    def badness(item: Item) -> tuple[int, float, str]:
+        value = scores.get(item.id, {}).get(primary) if info is not None else None
+        if value is None or info is None:
+            return (1, 0.0, item.id)
+        return (0, value if info.higher_is_better else -value, item.id)
+
+    scored = sorted(items, key=badness) if info is not None else list(items)
+    rows = []
+    left_out = False  # a human reference set's own reference, left out
+    for item in scored:
+        row = [_cell(item.id)]
+        output = by_id.get(item.id)
+        if outputs is not None:
+            for name, _ in fields:
+                text = _field_text(output, name) if output is not None else None
+                row.append(_cell(DASH if text is None else text, classes="t"))
+        refs = []
+        for n, ref in enumerate(item.references, start=1):
+            ref_id = ref.id or f"ref-{n}"
+            if ref_id == exclude:
+                left_out = True
+                continue
+            shown = [t for name, _ in fields if (t := _field_text(ref, name))]
+            refs.append(f"{ref_id}: {' '.join(shown) if shown else DASH}")
+        row.append(_cell("\n".join(refs) or DASH, classes="t refs"))
+        for metric in metrics:
+            shown = ctx.metric(metric).show(scores.get(item.id, {}).get(metric))
+            row.append(_cell(fixed(shown, ctx.metric(metric).digits), classes="n"))
+        rows.append(row)
+    columns = [("Item", "l")]
+    if outputs is not None:
+        columns += [(f"Output: {label}", "l") for _, label in fields]
+    columns.append(("References", "l"))
+    columns += [(ctx.metric(m).header, "r") for m in metrics]
+    if info is None:
+        blocks = [paragraph("No item scores: the items in test-set order.")]
+    else:
+        worst = "lowest" if info.higher_is_better else "highest"
+        blocks = [
+            paragraph(
+                f"Items worst first by {info.display_name} ({info.header},"
+                f" {info.direction}: {worst} first); each item's scores are over all"
+                " its references"
+                + (
+                    " (as a human reference set, the references other than"
+                    f" {entry.system})."
+                    if left_out
+                    else "."
+                )
+            )
+        ]
+    if outputs is None:
+        consented = bool(((record or {}).get("metadata") or {}).get("release_consent"))
+        blocks.append(
+            notice(
+                "Outputs are not shown: "
+                + (
+                    "they were not available to this report."
+                    if consented
+                    else "the team did not consent to their release"
+                    " (release_consent in system.yaml)."
+                ),
+                "info",
+            )
+        )
+    shown, rest = rows[:SHOWN_ITEMS], rows[SHOWN_ITEMS:]
+    name = f"{entry.team}/{entry.system}"
+    caption = (
+        f"The {len(shown)} worst item{'s' * (len(shown) != 1)} of {name}."
+        if rest
+        else f"All {len(shown)} items of {name}, worst first."
+    )
+    blocks.append(grid(columns, shown, caption))
+    if rest:
+        kept = rest[: max(MAX_ITEMS - len(shown), 0)]
+        inner = [
+            grid(
+                columns,
+                kept,
+                f"Items {len(shown) + 1}–{len(shown) + len(kept)} of {name}.",
+            )
+        ]
+        if len(kept) < len(rest):  # the page stays small in large campaigns
+            inner.append(
+                paragraph(
+                    f"Not listed here: the {len(rest) - len(kept)} best"
+                    f" item{'s' * (len(rest) - len(kept) != 1)}; every item's scores"
+                    " are in ",
+                    {
+                        "code": f"scores/items/{entry.team}/{entry.system}.tsv",
+                        "text": f"scores/items/{entry.team}/{entry.system}.tsv",
+                    },
+                    " (also in the release archive).",
+                )
+            )
+        blocks.append(
+            {
+                "kind": "details",
+                "summary": f"The other {len(rest)} items of {name}",
+                "blocks": inner,
+            }
+        )
+    return blocks
+
+
+def teams_section(
+    ctx: Context,
+    items: Sequence[Item],
+    item_scores: Mapping[Key, Mapping[str, Mapping[str, float | None]]],
+    outputs: Mapping[Key, Sequence[Output]] | None = None,
+) -> list[Block]:
+    """The blocks of the section "Submissions": one part per submission.
+
+    Parameters
+    ----------
+    ctx
+        The report's context (scores, validation records).
+    items
+        The test set's items (for the references).
+    item_scores
+        From :func:`read_item_scores`.
+    outputs
+        Each submission's outputs, for the submissions whose outputs may be
+        shown (consented); the others show their items without outputs.
+    """
+    entries = {e.key: e for e in ctx.entries}
+    keys = sorted(set(entries) | set(ctx.records))
+    if not keys:
+        return [paragraph("No submissions.")]
+    blocks: list[Block] = [
+        paragraph(
+            "Each submission's validation, its scores and ranks per metric and subset,"
+            " and its items, worst first. Submissions: ",
+            *[
+                part
+                for n, key in enumerate(keys)
+                for part in ([{"text": ", "}] if n else [])
+                + [{"text": f"{key[0]}/{key[1]}", "href": "#" + system_anchor(*key)}]
+            ],
+            ".",
+        )
+    ]
+    for key in keys:
+        entry = entries.get(key)
+        record = ctx.records.get(key)
+        blocks.append(
+            {"kind": "h4", "text": f"{key[0]}/{key[1]}", "id": system_anchor(*key)}
+        )
+        blocks += _validation_blocks(record, entry)
+        if entry is None or entry.status != "scored":
+            continue
+        blocks += _score_blocks(ctx, entry)
+        blocks += _item_blocks(
+            ctx,
+            entry,
+            record,
+            items,
+            item_scores.get(key, {}),
+            (outputs or {}).get(key),
+        )
+    return blocks

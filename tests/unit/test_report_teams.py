@@ -1,0 +1,288 @@
+"""The report's section per submission: validation, scores and ranks, items.
+
+The campaign is tests/fixtures/tiny_campaign, run up to the report's inputs:
+alpha/sys1 (on time), beta/sys2 (late) and gamma/broken (rejected), four items
+with two references each. The item scores below are those of
+``scores/items/alpha/sys1.tsv`` (SE of items t1-t4: 2, 0.5, 4, 3).
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from html import unescape
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from stecflow.core.io import read_tsv
+from stecflow.data.model import Output, Reference, attribute_set
+from stecflow.release.archive import released_outputs
+from stecflow.report import render_report, teams
+from stecflow.report.formatting import system_anchor
+from stecflow.report.inputs import MetricInfo, SystemEntry
+from stecflow.report.teams import _field_text, competition_ranks, status_text
+from tests.conftest import TINY
+from tests.unit.test_report import report_inputs
+
+
+@pytest.fixture(scope="module")
+def campaign(tmp_path_factory) -> dict[str, Any]:
+    """The tiny campaign's report inputs, with item scores and released outputs."""
+    root = tmp_path_factory.mktemp("teams") / "campaign"
+    shutil.copytree(TINY, root)
+    inputs = report_inputs(root)
+    results = root / "results"
+    inputs["item_scores"] = sorted((results / "scores" / "items").glob("*/*.tsv"))
+    inputs["outputs"] = released_outputs(
+        inputs["validation_records"],
+        root / "submissions",
+        inputs["testset"],
+        inputs["config"]["campaign"].get("tasks") or (),
+    )
+    return inputs
+
+
+@pytest.fixture(scope="module")
+def html(campaign, tmp_path_factory) -> str:
+    out = tmp_path_factory.mktemp("teams-html") / "index.html"
+    return render_report(**campaign, out_html=out)
+
+
+def part(page: str, team: str, system: str) -> str:
+    """The HTML of one submission's part of the section."""
+    start = page.index(f'<h4 id="{system_anchor(team, system)}">')
+    end = page.find("<h4 ", start + 1)
+    if end < 0:
+        end = page.index("</section>", start)
+    return page[start:end]
+
+
+def grid_rows(fragment: str, caption: str) -> list[list[str]]:
+    """The cells' text (second lines left out) of the grid with this caption."""
+    start = fragment.index(f"<caption>{caption}</caption>")
+    body = fragment[start : fragment.index("</table>", start)]
+    rows = []
+    for row in re.findall(r"<tr>(.*?)</tr>", body.split("<tbody>")[1], re.S):
+        cells = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+        rows.append([unescape(re.sub(r"<span.*?</span>", "", c)) for c in cells])
+    return rows
+
+
+def test_each_submission_has_its_anchor_and_is_linked(html):
+    section = html[html.index('<section id="submissions">') :]
+    for team, system in (("alpha", "sys1"), ("beta", "sys2"), ("gamma", "broken")):
+        anchor = system_anchor(team, system)
+        assert f'<h4 id="{anchor}">{team}/{system}</h4>' in section
+        assert f'<a href="#{anchor}">{team}/{system}</a>' in section
+    assert system_anchor("alpha", "sys1") == "system-alpha--sys1"
+
+
+def test_items_worst_first_with_outputs_references_and_scores(html):
+    alpha = part(html, "alpha", "sys1")
+    assert "Items worst first by SE (SE, lower is better: highest first)" in alpha
+    rows = grid_rows(alpha, "All 4 items of alpha/sys1, worst first.")
+    # SE per item (items TSV): t3 4, t4 3, t1 2, t2 0.5; BLEU shown 0-1
+    assert [r[0] for r in rows] == ["t3", "t4", "t1", "t2"]
+    assert rows[0] == [
+        "t3",
+        "the man with a beard",
+        "{hasBeard:1, type:person}",
+        "HUMAN-1: the old man with a beard {age:old, hasBeard:1, type:person}\n"
+        "HUMAN-2: the bearded man in the middle"
+        " {hasBeard:1, type:person, x-dimension:2, y-dimension:2}",
+        "4.00",  # SE
+        "0.00",  # Acc (%)
+        "0.65",  # BLEU 64.98 on 0-1
+        "4.22",  # NIST
+    ]
+    assert [r[4] for r in rows] == ["4.00", "3.00", "2.00", "0.50"]
+    assert [r[5] for r in rows] == ["0.00", "0.00", "100.00", "100.00"]
+
+
+def test_items_after_the_first_are_collapsed(campaign, tmp_path, monkeypatch):
+    monkeypatch.setattr(teams, "SHOWN_ITEMS", 2)
+    page = render_report(**campaign, out_html=tmp_path / "index.html")
+    alpha = part(page, "alpha", "sys1")
+    shown = grid_rows(alpha, "The 2 worst items of alpha/sys1.")
+    assert [r[0] for r in shown] == ["t3", "t4"]
+    details = alpha[alpha.index("<details>") : alpha.index("</details>")]
+    assert "<summary>The other 2 items of alpha/sys1</summary>" in details
+    assert [r[0] for r in grid_rows(details, "Items 3–4 of alpha/sys1.")] == [
+        "t1",
+        "t2",
+    ]
+
+
+def test_items_beyond_the_limit_are_left_to_the_item_table(
+    campaign, tmp_path, monkeypatch
+):
+    monkeypatch.setattr(teams, "SHOWN_ITEMS", 1)
+    monkeypatch.setattr(teams, "MAX_ITEMS", 3)
+    page = render_report(**campaign, out_html=tmp_path / "index.html")
+    alpha = part(page, "alpha", "sys1")
+    assert [r[0] for r in grid_rows(alpha, "The 1 worst item of alpha/sys1.")] == ["t3"]
+    assert [r[0] for r in grid_rows(alpha, "Items 2–3 of alpha/sys1.")] == [
+        "t4",
+        "t1",
+    ]
+    assert (
+        "<p>Not listed here: the 1 best item; every item&#39;s scores are in"
+        " <code>scores/items/alpha/sys1.tsv</code> (also in the release archive).</p>"
+        in alpha
+    )
+    assert ">t2<" not in alpha
+
+
+def test_scores_with_intervals_and_ranks(html, campaign):
+    alpha = part(html, "alpha", "sys1")
+    row = next(
+        r
+        for r in read_tsv(campaign["systems"])
+        if r["system"] == "sys1" and r["metric"] == "se" and r["subset"] == "all"
+    )
+    assert (row["value"], row["ci_low"], row["ci_high"]) == ("2.375", "1.11875", "3.75")
+    assert (
+        '<td class="n">2.38<span class="ci">[1.12, 3.75] · rank 1 of 1</span></td>'
+        in alpha
+    )
+    beta = part(html, "beta", "sys2")  # late: scored, shown, not ranked
+    assert "not ranked (late)" in beta
+    assert "rank 1 of" not in beta
+
+
+def test_rejected_submission_says_why_without_scores(html):
+    gamma = part(html, "gamma", "broken")
+    assert (
+        "<strong>Validation: rejected.</strong> 10 errors, 1 warning; 3 outputs for"
+        " 4 items. Rejected at validation: not scored, so no scores or ranks." in gamma
+    )
+    assert "<p>Errors (10):</p>" in gamma
+    assert "<li>… and 5 more</li>" in gamma
+    assert (
+        "gamma/broken/outputs.xml, line 7, TRIAL t2 / WORD-STRING: the WORD-STRING"
+        " is empty" in unescape(gamma)
+    )
+    assert 'class="grid"' not in gamma and "rank 1" not in gamma
+    assert "../validation/" not in html[html.index('<section id="submissions">') :]
+
+
+def test_outputs_are_shown_only_when_released(campaign, tmp_path):
+    page = render_report(
+        **{
+            **campaign,
+            "outputs": {
+                k: v for k, v in campaign["outputs"].items() if k != ("beta", "sys2")
+            },
+        },
+        out_html=tmp_path / "index.html",
+    )
+    beta = part(page, "beta", "sys2")
+    assert "Outputs are not shown: they were not available to this report." in beta
+    rows = grid_rows(beta, "All 4 items of beta/sys2, worst first.")
+    assert len(rows[0]) == 6  # item, references, SE, Acc, BLEU, NIST
+    assert "Output:" not in beta
+
+
+def test_no_consent_means_no_outputs(campaign, tmp_path):
+    released = campaign["outputs"]  # both accepted teams consented
+    assert {k: len(v) for k, v in released.items()} == {
+        ("alpha", "sys1"): 4,
+        ("beta", "sys2"): 4,
+    }
+    assert released[("alpha", "sys1")][2].word_string == "the man with a beard"
+    records = []
+    for path in campaign["validation_records"]:
+        text = Path(path).read_text(encoding="utf-8")
+        copy = tmp_path / Path(path).parent.name / Path(path).name
+        copy.parent.mkdir(exist_ok=True)
+        copy.write_text(
+            text.replace('"release_consent": true', '"release_consent": false'),
+            encoding="utf-8",
+        )
+        records.append(copy)
+    assert (
+        released_outputs(
+            records,
+            Path(campaign["systems"]).parents[2] / "submissions",
+            campaign["testset"],
+        )
+        == {}
+    )
+
+
+def test_same_bytes_twice(campaign, html, tmp_path):
+    again = render_report(**campaign, out_html=tmp_path / "index.html")
+    assert again == html
+
+
+def entry(system: str, value: float | None, **flags: bool) -> SystemEntry:
+    e = SystemEntry(
+        "t",
+        system,
+        "scored",
+        flags.get("late", False),
+        flags.get("reference", False),
+        True,
+    )
+    if value is not None:
+        e.scores[("m", "all", "all")] = {"value": repr(value)}
+    return e
+
+
+@pytest.mark.parametrize(
+    ("higher", "expected"),
+    [
+        (True, {"a": 1, "b": 2, "c": 2, "d": 4}),
+        (False, {"a": 4, "b": 2, "c": 2, "d": 1}),
+    ],
+)
+def test_competition_ranking_with_ties(higher, expected):
+    info = MetricInfo("m", "m", "M", "M", "text", "item", higher)
+    ctx = SimpleNamespace(
+        scored=[
+            entry("a", 0.9),
+            entry("b", 0.8),
+            entry("c", 0.8),
+            entry("d", 0.7),
+            entry("late", 1.0, late=True),
+            entry("human", 1.0, reference=True),
+            entry("none", None),
+        ],
+        metric=lambda _: info,
+    )
+    ranks = competition_ranks(ctx, "m")
+    assert {k[1]: v for k, v in ranks.items()} == expected
+
+
+def test_status_and_field_texts_of_every_task_type():
+    assert status_text({"status": "accepted", "n_warnings": 0}, None) == "valid"
+    assert status_text({"status": "accepted", "n_warnings": 2}, None) == (
+        "valid with warnings"
+    )
+    assert status_text({"status": "rejected"}, None) == "rejected"
+    reg = Output(
+        "t1", "the red chair", attribute_set({"colour": "red", "type": "chair"})
+    )
+    assert _field_text(reg, "attribute_set") == "{colour:red, type:chair}"
+    assert _field_text(reg, "word_string") == "the red chair"
+    dialogue = Output("e1", "it", fields=(("pronoun", True),))
+    assert _field_text(dialogue, "pronoun") == "yes"
+    ref = Reference(fields=(("form", "full"), ("pronoun", False)))
+    assert _field_text(ref, "pronoun") == "no"
+    assert _field_text(Output("x"), "word_string") is None
+
+
+def test_output_columns_come_from_the_task_types():
+    def fields(tasks):
+        ctx = SimpleNamespace(config={"campaign": {"tasks": tasks}})
+        return teams._fields(ctx, {"tasks": tasks})
+
+    assert fields(["situated_dialogue"]) == [("pronoun", "pronoun")]
+    assert fields(["text_generation"]) == [("word_string", "output")]
+    assert fields(["end_to_end", "attribute_selection"]) == [
+        ("word_string", "WORD-STRING"),
+        ("attribute_set", "ATTRIBUTE-SET"),
+    ]
