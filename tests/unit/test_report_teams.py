@@ -257,6 +257,19 @@ def test_competition_ranking_with_ties(higher, expected):
     assert {k[1]: v for k, v in ranks.items()} == expected
 
 
+def test_ranks_are_those_of_the_values_as_shown():
+    """Scores the tables show equal share a rank, as in the leaderboard tables
+    (stecflow.report.context.rank_values rounds to the shown digits too)."""
+    info = MetricInfo("m", "m", "M", "M", "text", "item", True)
+    assert info.digits == 2
+    ctx = SimpleNamespace(
+        scored=[entry("a", 0.7004), entry("b", 0.7001), entry("c", 0.69)],
+        metric=lambda _: info,
+    )
+    ranks = competition_ranks(ctx, "m")
+    assert {k[1]: v for k, v in ranks.items()} == {"a": 1, "b": 1, "c": 3}
+
+
 def test_status_and_field_texts_of_every_task_type():
     assert status_text({"status": "accepted", "n_warnings": 0}, None) == "valid"
     assert status_text({"status": "accepted", "n_warnings": 2}, None) == (

@@ -100,28 +100,24 @@ def competition_ranks(
 ) -> dict[Key, int]:
     """Rank of each official system on one metric and subset, with ties.
 
-    Competition ranking: a system's rank is one more than the number of systems
-    with a strictly better stored score ("1, 2, 2, 4"). Late and superseded
-    submissions, human reference sets and systems without the score are not
-    ranked.
+    Competition ranking ("1, 2, 2, 4", :func:`stecflow.report.tables.competition_ranks`)
+    of the scores as the report shows them (rounded to the table's digits, as
+    the leaderboard tables rank), so a submission's section and the main tables
+    agree. Late and superseded submissions, human reference sets and systems
+    without the score are not ranked.
     """
+    from stecflow.report.tables import competition_ranks as ranks_of
+
     info = ctx.metric(metric)
-    values = {
-        e.key: v
-        for e in ctx.scored
-        if e.official
-        and not e.reference
-        and (v := e.value(metric, kind, subset)) is not None
-    }
-    ranks = {}
-    for key, value in values.items():
-        better = sum(
-            1
-            for other in values.values()
-            if (other > value if info.higher_is_better else other < value)
-        )
-        ranks[key] = better + 1
-    return ranks
+    values = {}
+    for e in ctx.scored:
+        if not e.official or e.reference:
+            continue
+        shown = info.show(e.value(metric, kind, subset))
+        if shown is not None:
+            values[e.key] = round(shown, info.digits)
+    ranked = ranks_of(list(values.values()), info.higher_is_better)
+    return dict(zip(values, ranked, strict=True))
 
 
 def status_text(record: Mapping[str, Any] | None, entry: SystemEntry | None) -> str:
