@@ -674,3 +674,59 @@ def test_report_has_tables_per_task_when_systems_differ(tmp_path):
     assert e2e[0][5:7] == ["primary", "cluster"]  # clusters among its systems
     assert "se" in e2e[0] and "dice" not in e2e[0]
     assert "dice" in asel[0] and "se" not in asel[0]
+
+
+@pytest.mark.parametrize("metric_id", ["se", "bleu3", "nist5"])
+def test_pairwise_tests_equal_one_test_per_pair(metric_id):
+    """Draws and resample scores shared between pairs give each pair's own test.
+
+    pairwise_tests draws the bootstrap counts and randomisation draws once per
+    number of items and scores each system's resamples once; every row must be
+    what paired_bs and paired_ar give for that pair alone (the previous code),
+    including a pair scored on different items (one system lacks an item).
+    """
+    from stecflow.metrics import get_metric
+    from stecflow.scoring.significance import (
+        metric_score_function,
+        pairwise_tests,
+        significance_settings,
+    )
+
+    metric = get_metric(metric_id)
+    score = metric_score_function(metric)
+    refs = [[r] for r in REFS]
+    systems = {"baseline": BASELINE, **SYSTEMS}
+    stats = {}
+    for name, hyps in sorted(systems.items()):
+        rows = [tuple(r) for r in metric.corpus_stats(hyps, refs)]
+        stats[name] = {f"i{k:02d}": row for k, row in enumerate(rows)}
+    del stats["baseline"]["i03"]  # a pair tested on the items both have
+    settings = significance_settings({"resamples": 300, "trials": 400, "seed": 3})
+    rows, _ = pairwise_tests(stats, metric, settings, metric_id=metric_id)
+    assert len(rows) == 2 * len(stats) * (len(stats) - 1) // 2
+    for row in rows:
+        common = sorted(set(stats[row["system_a"]]) & set(stats[row["system_b"]]))
+        a = np.array([stats[row["system_a"]][i] for i in common], dtype=float)
+        b = np.array([stats[row["system_b"]][i] for i in common], dtype=float)
+        if row["method"] == "paired_bs":
+            alone = paired_bs(a, b, score, resamples=300, seed=3)
+        else:
+            alone = paired_ar(a, b, score, trials=400, seed=3)
+        assert row["n"] == len(common)
+        assert (row["score_a"], row["score_b"], row["delta"]) == (
+            alone.score_a,
+            alone.score_b,
+            alone.delta,
+        )
+        assert row["p_value"] == alone.p_value or (
+            math.isnan(row["p_value"]) and math.isnan(alone.p_value)
+        )
+    assert len({r["p_value"] for r in rows}) > 2  # real tests, not one constant
+
+
+def test_draws_of_the_wrong_shape_are_refused():
+    from stecflow.stats.significance import randomisation_draws
+
+    a = mean_statistics([0.0, 1.0, 0.0])
+    with pytest.raises(StatsInputError, match="draws of shape"):
+        paired_ar(a, a, mean_score, trials=10, draws=randomisation_draws(4, 10, 1))
