@@ -359,8 +359,9 @@ def test_nist_scores_its_own_resamples():
     assert result.p_value < 0.05
 
 
-def _write_stage_inputs(folder, systems):
-    """items.tsv and analysed.tsv of *systems*: label -> (dice hyps, text hyps)."""
+def _write_stage_inputs(folder, systems, tasks=None):
+    """items.tsv and analysed.tsv of *systems*: label -> (dice hyps, text hyps);
+    *tasks*: label -> the task types in analysed.tsv's tasks column."""
     from stecflow.analysis.analyses import ANALYSED_COLUMNS, ITEM_TABLE_COLUMNS
     from stecflow.core.io import write_tsv
     from stecflow.metrics import get_metric
@@ -392,6 +393,7 @@ def _write_stage_inputs(folder, systems):
                     "metric": mid,
                     "subset": "all",
                     "value": metric.aggregate(stats),
+                    "tasks": " ".join((tasks or {}).get(label, [])),
                 }
             )
     write_tsv(items, ITEM_TABLE_COLUMNS, folder / "items.tsv")
@@ -494,7 +496,6 @@ def test_the_adapter_calls_the_library(tmp_path):
             input=N(
                 item_scores=str(tmp_path / "items.tsv"),
                 systems=str(tmp_path / "analysed.tsv"),
-                validation=[],
             ),
             output=N(
                 significance=str(tmp_path / "s.tsv"),
@@ -730,3 +731,31 @@ def test_draws_of_the_wrong_shape_are_refused():
     a = mean_statistics([0.0, 1.0, 0.0])
     with pytest.raises(StatsInputError, match="draws of shape"):
         paired_ar(a, a, mean_score, trials=10, draws=randomisation_draws(4, 10, 1))
+
+
+def test_each_tasks_systems_are_read_from_analysed_tsv(tmp_path):
+    """Without validation records, the tasks column of analysed.tsv says which
+    systems entered each task (the rule reads no record): the same clusters."""
+    from stecflow.core.io import read_tsv
+    from stecflow.scoring.significance import compare_systems
+
+    tasks = {
+        "base": ["end_to_end"],
+        "sys1": ["end_to_end", "attribute_selection"],
+        "sys2": ["attribute_selection"],
+    }
+    _write_stage_inputs(tmp_path, {"base": BASELINE, **SYSTEMS}, tasks)
+    out = tmp_path / "s.tsv", tmp_path / "c.tsv"
+    compare_systems(
+        tmp_path / "items.tsv",
+        tmp_path / "analysed.tsv",
+        *out,
+        scoring={"metrics": [{"id": "bleu3"}], "significance": {"resamples": 200}},
+        tasks=["end_to_end", "attribute_selection"],
+    )
+    by_task = {}
+    for row in read_tsv(out[1]):
+        by_task.setdefault(row["task"], []).append((row["system"], row["rank"]))
+    assert by_task["all"] == [("t/sys2", "1"), ("t/sys1", "2"), ("t/base", "3")]
+    assert by_task["end_to_end"] == [("t/sys1", "1"), ("t/base", "2")]
+    assert by_task["attribute_selection"] == [("t/sys2", "1"), ("t/sys1", "2")]

@@ -792,8 +792,10 @@ def correlation_exclusions(
 
 
 #: Columns of ``scores/analysed.tsv`` (see :func:`collect_item_scores`):
-#: ``properties`` holds the system's declared properties as JSON.
-ANALYSED_COLUMNS = ("label", *SYSTEM_COLUMNS, "properties")
+#: ``properties`` holds the system's declared properties as JSON, ``tasks`` the
+#: task types its validation record lists (space-separated), so that the
+#: significance tests read them here rather than every validation record.
+ANALYSED_COLUMNS = ("label", *SYSTEM_COLUMNS, "properties", "tasks")
 
 
 def collect_item_scores(
@@ -830,7 +832,8 @@ def collect_item_scores(
         Each submission's validation record (``validation/…json``), in the same
         order: the ``properties`` that passed validation go into
         ``scores/analysed.tsv`` (column ``properties``, JSON), where analyses by
-        system property read them (:func:`system_properties`).
+        system property read them (:func:`system_properties`), and the task types
+        the record lists (column ``tasks``), where the significance tests read them.
 
     Returns
     -------
@@ -841,6 +844,7 @@ def collect_item_scores(
 
     chosen = []
     properties: dict[tuple[str, str], str] = {}
+    tasks: dict[tuple[str, str], str] = {}
     records = list(validation_paths) if validation_paths else [None] * len(item_paths)
     for summary_path, item_path, record_path in zip(
         summary_paths, item_paths, records, strict=True
@@ -853,6 +857,9 @@ def collect_item_scores(
             record = read_json(record_path)
             properties[(summary["team"], summary["system"])] = json.dumps(
                 record.get("properties") or {}, sort_keys=True
+            )
+            tasks[(summary["team"], summary["system"])] = " ".join(
+                record.get("tasks") or []
             )
     labels = _labels([(s["team"], s["system"]) for s, _ in chosen])
     keep = ("item", "subdomain", "condition", "metric", "value", "stats")
@@ -878,6 +885,7 @@ def collect_item_scores(
                 "label": labels[(row["team"], row["system"])],
                 **row,
                 "properties": properties.get((row["team"], row["system"]), "{}"),
+                "tasks": tasks.get((row["team"], row["system"]), ""),
             }
             for row in system_rows(s for s, _ in chosen)
             if row.get("subset") == "all"

@@ -357,9 +357,11 @@ def compare_systems(
     tasks
         The campaign's task types (None: the REG tasks).
     validation_paths
-        The validation records of the systems compared: with several *tasks*,
-        ``clusters.tsv`` also ranks each task's systems (``task`` column), the
-        systems whose record lists the task.
+        The validation records of the systems compared, if given; else the
+        ``tasks`` column of *systems_path* (written from them by
+        ``collect_item_scores``). With several *tasks*, ``clusters.tsv`` also
+        ranks each task's systems (``task`` column), the systems whose record
+        lists the task.
 
     Returns
     -------
@@ -378,9 +380,11 @@ def compare_systems(
         write_tsv([], CLUSTER_COLUMNS, clusters_path)
         return 0
     systems: dict[str, dict[str, float]] = {}
+    entered: dict[str, list[str]] = {}  # system -> the task types it entered
     for row in read_tsv(systems_path):
         if row.get("status") == "scored" and row.get("subset", "all") == "all":
             key = f"{row['team']}/{row['system']}"
+            entered.setdefault(key, (row.get("tasks") or "").split())
             value = row.get("value", "")
             systems.setdefault(row["metric"], {})[key] = (
                 float(value) if value else math.nan
@@ -394,12 +398,14 @@ def compare_systems(
         )
     groups: dict[str, list[str]] = {}
     if tasks is not None and len(tasks) > 1:
-        from stecflow.core.io import read_json
+        if validation_paths:  # else the tasks column of analysed.tsv
+            from stecflow.core.io import read_json
 
-        entered = {}
-        for path in validation_paths:
-            record = read_json(path)
-            entered[f"{record['team']}/{record['system']}"] = record.get("tasks") or []
+            entered = {}
+            for path in validation_paths:
+                record = read_json(path)
+                key = f"{record['team']}/{record['system']}"
+                entered[key] = record.get("tasks") or []
         groups = {t: sorted(s for s, ts in entered.items() if t in ts) for t in tasks}
     rows: list[dict[str, Any]] = []
     cluster_rows: list[dict[str, Any]] = []
