@@ -573,7 +573,8 @@ def test_collect_item_scores_carries_validated_properties(tmp_path):
             ],
         }
         write_json(summary, tmp_path / f"{system}.json")
-        write_json({"properties": props}, tmp_path / f"v{system}.json")
+        tasks = ["end_to_end", "attribute_selection"][: 1 + (system == "A")]
+        write_json({"properties": props, "tasks": tasks}, tmp_path / f"v{system}.json")
         write_tsv([], ITEM_COLUMNS, tmp_path / f"{system}.tsv")
         summaries.append(tmp_path / f"{system}.json")
         item_paths.append(tmp_path / f"{system}.tsv")
@@ -589,3 +590,6 @@ def test_collect_item_scores_carries_validated_properties(tmp_path):
         "A": {"incremental": True},
         "B": {},
     }
+    # the task types each record lists, for the significance tests' clusters
+    tasks = {r["label"]: r["tasks"] for r in read_tsv(tmp_path / "analysed.tsv")}
+    assert tasks == {"A": "end_to_end attribute_selection", "B": "end_to_end"}

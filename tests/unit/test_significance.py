@@ -359,8 +359,9 @@ def test_nist_scores_its_own_resamples():
     assert result.p_value < 0.05
 
 
-def _write_stage_inputs(folder, systems):
-    """items.tsv and analysed.tsv of *systems*: label -> (dice hyps, text hyps)."""
+def _write_stage_inputs(folder, systems, tasks=None):
+    """items.tsv and analysed.tsv of *systems*: label -> (dice hyps, text hyps);
+    *tasks*: label -> the task types in analysed.tsv's tasks column."""
     from stecflow.analysis.analyses import ANALYSED_COLUMNS, ITEM_TABLE_COLUMNS
     from stecflow.core.io import write_tsv
     from stecflow.metrics import get_metric
@@ -392,6 +393,7 @@ def _write_stage_inputs(folder, systems):
                     "metric": mid,
                     "subset": "all",
                     "value": metric.aggregate(stats),
+                    "tasks": " ".join((tasks or {}).get(label, [])),
                 }
             )
     write_tsv(items, ITEM_TABLE_COLUMNS, folder / "items.tsv")
@@ -494,7 +496,6 @@ def test_the_adapter_calls_the_library(tmp_path):
             input=N(
                 item_scores=str(tmp_path / "items.tsv"),
                 systems=str(tmp_path / "analysed.tsv"),
-                validation=[],
             ),
             output=N(
                 significance=str(tmp_path / "s.tsv"),
@@ -678,3 +679,87 @@ def test_report_has_tables_per_task_when_systems_differ(tmp_path):
     assert e2e[0][5] == "primary" and "se_group" in e2e[0]  # clusters among its own
     assert "se" in e2e[0] and "dice" not in e2e[0]
     assert "dice" in asel[0] and "se" not in asel[0]
+
+
+@pytest.mark.parametrize("metric_id", ["se", "bleu3", "nist5"])
+def test_pairwise_tests_equal_one_test_per_pair(metric_id):
+    """Draws and resample scores shared between pairs give each pair's own test.
+
+    pairwise_tests draws the bootstrap counts and randomisation draws once per
+    number of items and scores each system's resamples once; every row must be
+    what paired_bs and paired_ar give for that pair alone (the previous code),
+    including a pair scored on different items (one system lacks an item).
+    """
+    from stecflow.metrics import get_metric
+    from stecflow.scoring.significance import (
+        metric_score_function,
+        pairwise_tests,
+        significance_settings,
+    )
+
+    metric = get_metric(metric_id)
+    score = metric_score_function(metric)
+    refs = [[r] for r in REFS]
+    systems = {"baseline": BASELINE, **SYSTEMS}
+    stats = {}
+    for name, hyps in sorted(systems.items()):
+        rows = [tuple(r) for r in metric.corpus_stats(hyps, refs)]
+        stats[name] = {f"i{k:02d}": row for k, row in enumerate(rows)}
+    del stats["baseline"]["i03"]  # a pair tested on the items both have
+    settings = significance_settings({"resamples": 300, "trials": 400, "seed": 3})
+    rows, _ = pairwise_tests(stats, metric, settings, metric_id=metric_id)
+    assert len(rows) == 2 * len(stats) * (len(stats) - 1) // 2
+    for row in rows:
+        common = sorted(set(stats[row["system_a"]]) & set(stats[row["system_b"]]))
+        a = np.array([stats[row["system_a"]][i] for i in common], dtype=float)
+        b = np.array([stats[row["system_b"]][i] for i in common], dtype=float)
+        if row["method"] == "paired_bs":
+            alone = paired_bs(a, b, score, resamples=300, seed=3)
+        else:
+            alone = paired_ar(a, b, score, trials=400, seed=3)
+        assert row["n"] == len(common)
+        assert (row["score_a"], row["score_b"], row["delta"]) == (
+            alone.score_a,
+            alone.score_b,
+            alone.delta,
+        )
+        assert row["p_value"] == alone.p_value or (
+            math.isnan(row["p_value"]) and math.isnan(alone.p_value)
+        )
+    assert len({r["p_value"] for r in rows}) > 2  # real tests, not one constant
+
+
+def test_draws_of_the_wrong_shape_are_refused():
+    from stecflow.stats.significance import randomisation_draws
+
+    a = mean_statistics([0.0, 1.0, 0.0])
+    with pytest.raises(StatsInputError, match="draws of shape"):
+        paired_ar(a, a, mean_score, trials=10, draws=randomisation_draws(4, 10, 1))
+
+
+def test_each_tasks_systems_are_read_from_analysed_tsv(tmp_path):
+    """Without validation records, the tasks column of analysed.tsv says which
+    systems entered each task (the rule reads no record): the same clusters."""
+    from stecflow.core.io import read_tsv
+    from stecflow.scoring.significance import compare_systems
+
+    tasks = {
+        "base": ["end_to_end"],
+        "sys1": ["end_to_end", "attribute_selection"],
+        "sys2": ["attribute_selection"],
+    }
+    _write_stage_inputs(tmp_path, {"base": BASELINE, **SYSTEMS}, tasks)
+    out = tmp_path / "s.tsv", tmp_path / "c.tsv"
+    compare_systems(
+        tmp_path / "items.tsv",
+        tmp_path / "analysed.tsv",
+        *out,
+        scoring={"metrics": [{"id": "bleu3"}], "significance": {"resamples": 200}},
+        tasks=["end_to_end", "attribute_selection"],
+    )
+    by_task = {}
+    for row in read_tsv(out[1]):
+        by_task.setdefault(row["task"], []).append((row["system"], row["rank"]))
+    assert by_task["all"] == [("t/sys2", "1"), ("t/sys1", "2"), ("t/base", "3")]
+    assert by_task["end_to_end"] == [("t/sys1", "1"), ("t/base", "2")]
+    assert by_task["attribute_selection"] == [("t/sys2", "1"), ("t/sys1", "2")]

@@ -58,7 +58,8 @@ def test_study_without_responses_then_with_them(tiny_campaign):
     jobs = planned_jobs(tiny_campaign)
     assert "design_study" not in jobs and "build_stimuli" not in jobs
     assert jobs["merge_judgments"] == 1 and jobs["render_report"] == 1
-    assert jobs["run_analysis"] == 5  # 4 on the study, and the correlations
+    # one job: the 4 analyses of the study and the correlations; not the scores'
+    assert jobs["run_analyses_ratings"] == 1 and "run_analyses_scores" not in jobs
     snakemake(tiny_campaign)
     judged = read_tsv(results / "judgments" / "ratings.tsv")
     assert len([r for r in judged if r["practice"] == "false"]) == 8

@@ -27,7 +27,10 @@ TINY_JOBS = {
     "simulate_responses": 1,
     "merge_judgments": 1,
     "compute_agreement": 1,
-    "run_analysis": 8,
+    # one job per group of analyses reading the same tables: the 3 of the
+    # scores; the 4 of the rating study and the correlations, which read it too
+    "run_analyses_scores": 1,
+    "run_analyses_ratings": 1,
     "render_report": 1,
     "build_release": 1,
 }
@@ -65,7 +68,13 @@ def test_demo_campaign_dry_run():
     assert n >= 8
     assert jobs["validate_submission"] == n and jobs["summarise_validation"] == 1
     assert jobs["score_submission"] == n and jobs["aggregate_scores"] == 1
-    assert jobs["run_analysis"] == 11  # the analyses listed in config/config.yaml
+    # the 11 analyses of config/config.yaml, one job per set of tables they read
+    assert {r: n for r, n in jobs.items() if r.startswith("run_analys")} == {
+        "run_analyses_scores": 1,
+        "run_analyses_rating": 1,
+        "run_analyses_identification": 1,
+        "run_analyses_identification+rating": 1,  # the correlations
+    }
     # one job tests every pair of the analysed systems on every metric
     assert jobs["collect_item_scores"] == jobs["compare_systems"] == 1
     # two studies (rating, identification), answered by simulated participants
@@ -88,7 +97,7 @@ def test_dialogue_campaign_dry_run():
     jobs = planned_jobs(REPO, "--forceall", "--configfile", "config/dialogue-demo.yaml")
     assert jobs["prepare_testset"] == 1
     assert jobs["validate_submission"] == jobs["score_submission"] == 2
-    assert jobs["run_analysis"] == 2
+    assert jobs["run_analyses_scores"] == jobs["run_analyses_situated"] == 1
     assert jobs["compare_systems"] == 1
     assert jobs["design_study"] == jobs["build_stimuli"] == 1
     assert jobs["simulate_responses"] == jobs["merge_judgments"] == 1

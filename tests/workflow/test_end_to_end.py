@@ -83,7 +83,8 @@ AGGREGATES = {
     "aggregate_scores",
     "collect_item_scores",
     "compare_systems",
-    "run_analysis",
+    "run_analyses_scores",
+    "run_analyses_ratings",
     "render_report",
     "build_release",
 }
@@ -177,7 +178,8 @@ def test_changing_a_metric_setting_reruns_scoring_only(tiny_campaign):
         "aggregate_scores": 1,
         "collect_item_scores": 1,
         "compare_systems": 1,
-        "run_analysis": 8,
+        "run_analyses_scores": 1,
+        "run_analyses_ratings": 1,
         "render_report": 1,
         "build_release": 1,
     }
@@ -224,7 +226,7 @@ def test_collected_responses_rerun_only_the_merge_and_what_follows(tiny_campaign
         "all",
         "merge_judgments",
         "compute_agreement",
-        "run_analysis",
+        "run_analyses_ratings",  # not run_analyses_scores: its tables are the same
         "render_report",
         "build_release",
     }

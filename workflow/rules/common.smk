@@ -39,6 +39,8 @@ SUBMISSION_FILES = validation.submission_file_names(TASKS)
 ANALYSES = {spec["id"]: spec for spec in analysis.analysis_specs(config)}
 studies.check_studies(config, SUBMISSIONS)
 STUDIES = {spec["id"]: spec for spec in studies.study_specs(config)}
+# The analyses that read the same tables run in one job (rules run_analyses_<group>).
+ANALYSIS_GROUPS = analysis.analysis_groups(ANALYSES.values(), STUDIES)
 # Memory and time of every job, sized from its inputs (see stecflow.core.resources);
 # "to be determined" until the inputs exist.
 mem_mb = functools.partial(sizing.mem_mb, pending=TBDString())
@@ -134,11 +136,6 @@ def get_analysed_validation_records(wildcards):
 def get_analysed_item_scores(wildcards):
     """The item-score tables of the submissions the statistics may read."""
     return [f"{RESULTS}/scores/items/{t}/{s}.tsv" for t, s in analysed_submissions()]
-
-
-def get_analysis_spec(wildcards):
-    """The config entry of one analysis (plain data)."""
-    return ANALYSES[wildcards.analysis]
 
 
 def get_study_spec(wildcards):
@@ -244,18 +241,10 @@ def get_study_corrections(wildcards):
     return [corrections] if corrections else []
 
 
-def get_analysis_judgment_paths(wildcards):
+def analysis_judgment_paths(analysis_id):
     """Study ID -> judgments table, for the studies one analysis reads."""
-    spec = ANALYSES[wildcards.analysis]
-    sources = {spec["source"]} | {
-        m.split(":")[0] for m in spec.get("measures", []) if ":" in m
-    }
-    return {s: f"{RESULTS}/judgments/{s}.tsv" for s in sorted(sources) if s in STUDIES}
-
-
-def get_analysis_judgments(wildcards):
-    """The judgments tables one analysis reads (as input files)."""
-    return list(get_analysis_judgment_paths(wildcards).values())
+    sources = analysis.analysis_sources(ANALYSES[analysis_id], STUDIES)
+    return {s: f"{RESULTS}/judgments/{s}.tsv" for s in sources}
 
 
 def get_release_entries(wildcards):

@@ -51,8 +51,8 @@ rule compare_systems:
     """Test which systems differ on every metric (paired bootstrap, approximate randomisation) and cluster them."""
     input:
         item_scores=f"{RESULTS}/scores/items.tsv",
+        # each system's task types are in analysed.tsv (column tasks)
         systems=f"{RESULTS}/scores/analysed.tsv",
-        validation=get_analysed_validation_records,
     output:
         significance=f"{RESULTS}/scores/significance.tsv",
         clusters=f"{RESULTS}/scores/clusters.tsv",

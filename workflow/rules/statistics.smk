@@ -22,31 +22,43 @@ rule collect_item_scores:
         "../scripts/collect_item_scores.py"
 
 
-# code: stecflow.analysis.analyses.run_analysis (via workflow/scripts/run_analysis.py)
-rule run_analysis:
-    """Run one configured statistical analysis (ANOVA, Tukey, Kruskal-Wallis, correlations, t-tests, MANOVA, mixed model, means by property)."""
-    input:
-        item_scores=f"{RESULTS}/scores/items.tsv",
-        systems=f"{RESULTS}/scores/analysed.tsv",
-        judgments=get_analysis_judgments,
-    output:
-        table=f"{RESULTS}/stats/{{analysis}}.tsv",
-        record=f"{RESULTS}/stats/{{analysis}}.json",
-    log:
-        f"{RESULTS}/logs/run_analysis/{{analysis}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/run_analysis/{{analysis}}.tsv"
-    resources:
-        mem_mb=mem_mb(1000, 2),
-        runtime=runtime(10),
-    params:
-        spec=get_analysis_spec,
-        alpha=config["statistics"]["alpha"],
-        higher_is_better=HIGHER_IS_BETTER,
-        exclude_references=config["statistics"]["exclude_references_from_correlations"],
-        judgments=get_analysis_judgment_paths,
-        ss_type=config["statistics"]["ss_type"],
-        digits=config["statistics"]["digits"],
-        posthoc=config["statistics"]["posthoc"],
-    script:
-        "../scripts/run_analysis.py"
+# One job per group of analyses that read the same tables
+# (stecflow.analysis.analyses.analysis_groups): the libraries load once per group,
+# and new judgments of one study re-run only the analyses that read them. Each
+# analysis still writes its own stats/<analysis>.tsv and .json.
+for _group, _ids in ANALYSIS_GROUPS.items():
+
+    # code: stecflow.analysis.analyses.run_analysis (via workflow/scripts/run_analysis.py)
+    rule:
+        name:
+            f"run_analyses_{_group}"
+        input:
+            item_scores=f"{RESULTS}/scores/items.tsv",
+            systems=f"{RESULTS}/scores/analysed.tsv",
+            judgments=sorted(
+                {p for a in _ids for p in analysis_judgment_paths(a).values()}
+            ),
+        output:
+            tables=expand(f"{RESULTS}/stats/{{analysis}}.tsv", analysis=_ids),
+            records=expand(f"{RESULTS}/stats/{{analysis}}.json", analysis=_ids),
+        log:
+            f"{RESULTS}/logs/run_analyses/{_group}.log",
+        benchmark:
+            f"{RESULTS}/benchmarks/run_analyses/{_group}.tsv"
+        resources:
+            mem_mb=mem_mb(1000, 2),
+            runtime=runtime(10 * len(_ids)),
+        params:
+            analyses=_ids,
+            specs={a: ANALYSES[a] for a in _ids},
+            alpha=config["statistics"]["alpha"],
+            higher_is_better=HIGHER_IS_BETTER,
+            exclude_references=config["statistics"][
+                "exclude_references_from_correlations"
+            ],
+            judgments={a: analysis_judgment_paths(a) for a in _ids},
+            ss_type=config["statistics"]["ss_type"],
+            digits=config["statistics"]["digits"],
+            posthoc=config["statistics"]["posthoc"],
+        script:
+            "../scripts/run_analysis.py"

@@ -14,7 +14,6 @@ def main(smk) -> None:
             smk.output.clusters,
             scoring=smk.params.scoring,
             tasks=smk.params.tasks,
-            validation_paths=list(smk.input.validation),
         )
 
 

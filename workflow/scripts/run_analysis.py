@@ -1,26 +1,47 @@
-"""Adapter for rule `run_analysis` (workflow/rules/statistics.smk)."""
+"""Adapter for the rules `run_analyses_<group>` (workflow/rules/statistics.smk)."""
+
+import logging
 
 from stecflow.analysis.analyses import run_analysis
 from stecflow.core.logs import job_log
 
 
 def main(smk) -> None:
-    """Run one job; `smk` is the object Snakemake injects as `snakemake`."""
+    """Run one job; `smk` is the object Snakemake injects as `snakemake`.
+
+    Runs every analysis of the group, in order, each writing its own table and
+    record; one that fails does not stop the others, and the job fails at the end
+    naming every analysis that failed.
+    """
     with job_log(smk.log[0]):
-        run_analysis(
-            smk.params.spec,
-            smk.input.item_scores,
-            smk.input.systems,
-            smk.output.table,
-            smk.output.record,
-            alpha=smk.params.alpha,
-            higher_is_better=smk.params.higher_is_better,
-            exclude_references_from_correlations=smk.params.exclude_references,
-            judgments=smk.params.judgments,
-            ss_type=getattr(smk.params, "ss_type", 3),
-            digits=getattr(smk.params, "digits", 2),
-            posthoc=getattr(smk.params, "posthoc", None),
-        )
+        failed = []
+        for analysis, table, record in zip(
+            smk.params.analyses, smk.output.tables, smk.output.records, strict=True
+        ):
+            try:
+                run_analysis(
+                    smk.params.specs[analysis],
+                    smk.input.item_scores,
+                    smk.input.systems,
+                    table,
+                    record,
+                    alpha=smk.params.alpha,
+                    higher_is_better=smk.params.higher_is_better,
+                    exclude_references_from_correlations=smk.params.exclude_references,
+                    judgments=smk.params.judgments[analysis],
+                    ss_type=smk.params.ss_type,
+                    digits=smk.params.digits,
+                    posthoc=smk.params.posthoc,
+                )
+            except Exception:
+                logging.getLogger("stecflow.analysis").exception(
+                    "analysis %s failed", analysis
+                )
+                failed.append(analysis)
+        if failed:
+            raise SystemExit(
+                f"analyses failed (see the log above): {', '.join(failed)}"
+            )
 
 
 if __name__ == "__main__":

@@ -73,6 +73,8 @@ __all__ = [
     "SCORE_FACTORS",
     "STUDY_FACTORS",
     "TESTS",
+    "analysis_groups",
+    "analysis_sources",
     "analysis_specs",
     "collect_item_scores",
     "correlation_exclusions",
@@ -397,6 +399,57 @@ def analysis_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
         spec = _checked_spec(entry, where, metrics, studies, available, declared, seen)
         specs.append(spec)
     return specs
+
+
+def analysis_sources(spec: Mapping[str, Any], studies: Iterable[str]) -> list[str]:
+    """The studies whose judgments one analysis reads, sorted (none: scores only).
+
+    Its ``source`` and the studies its measures name (``rating:adequacy``), where
+    they are studies of the campaign.
+
+    Examples
+    --------
+    >>> analysis_sources({"source": "scores", "measures": ["se", "rating:fluency"]},
+    ...                  ["rating", "identification"])
+    ['rating']
+    """
+    known = set(studies)
+    sources = {spec.get("source", "scores")} | {
+        m.split(":")[0] for m in spec.get("measures", []) if ":" in m
+    }
+    return sorted(s for s in sources if s in known)
+
+
+def analysis_groups(
+    specs: Iterable[Mapping[str, Any]], studies: Iterable[str]
+) -> dict[str, list[str]]:
+    """Group name -> the IDs of the analyses that read the same tables.
+
+    One job runs each group (the ``run_analyses_<group>`` rules), so the
+    statistics stage loads its libraries once per group, not once per analysis,
+    and new judgments of one study re-run only the analyses that read them. The
+    analyses of the automatic scores alone form the group ``scores``; the others
+    are named after the studies they read, joined with ``+`` (sorted). Groups are
+    in order of their first analysis; analyses keep the configured order.
+
+    Examples
+    --------
+    >>> analysis_groups(
+    ...     [{"id": "se-anova", "source": "scores"},
+    ...      {"id": "r-anova", "source": "rating"},
+    ...      {"id": "correlations", "source": "scores",
+    ...       "measures": ["se", "rating:fluency", "identification:time"]},
+    ...      {"id": "se-tukey", "source": "scores"}],
+    ...     ["rating", "identification"])
+    {'scores': ['se-anova', 'se-tukey'], 'rating': ['r-anova'], \
+'identification+rating': ['correlations']}
+    """
+    known = list(studies)
+    groups: dict[str, list[str]] = {}
+    for spec in specs:
+        name = "+".join(analysis_sources(spec, known)) or "scores"
+        groups.setdefault(name, []).append(spec["id"])
+    return groups
 
 
 def _checked_spec(
@@ -739,8 +792,10 @@ def correlation_exclusions(
 
 
 #: Columns of ``scores/analysed.tsv`` (see :func:`collect_item_scores`):
-#: ``properties`` holds the system's declared properties as JSON.
-ANALYSED_COLUMNS = ("label", *SYSTEM_COLUMNS, "properties")
+#: ``properties`` holds the system's declared properties as JSON, ``tasks`` the
+#: task types its validation record lists (space-separated), so that the
+#: significance tests read them here rather than every validation record.
+ANALYSED_COLUMNS = ("label", *SYSTEM_COLUMNS, "properties", "tasks")
 
 
 def collect_item_scores(
@@ -777,7 +832,8 @@ def collect_item_scores(
         Each submission's validation record (``validation/…json``), in the same
         order: the ``properties`` that passed validation go into
         ``scores/analysed.tsv`` (column ``properties``, JSON), where analyses by
-        system property read them (:func:`system_properties`).
+        system property read them (:func:`system_properties`), and the task types
+        the record lists (column ``tasks``), where the significance tests read them.
 
     Returns
     -------
@@ -788,6 +844,7 @@ def collect_item_scores(
 
     chosen = []
     properties: dict[tuple[str, str], str] = {}
+    tasks: dict[tuple[str, str], str] = {}
     records = list(validation_paths) if validation_paths else [None] * len(item_paths)
     for summary_path, item_path, record_path in zip(
         summary_paths, item_paths, records, strict=True
@@ -800,6 +857,9 @@ def collect_item_scores(
             record = read_json(record_path)
             properties[(summary["team"], summary["system"])] = json.dumps(
                 record.get("properties") or {}, sort_keys=True
+            )
+            tasks[(summary["team"], summary["system"])] = " ".join(
+                record.get("tasks") or []
             )
     labels = _labels([(s["team"], s["system"]) for s, _ in chosen])
     keep = ("item", "subdomain", "condition", "metric", "value", "stats")
@@ -825,6 +885,7 @@ def collect_item_scores(
                 "label": labels[(row["team"], row["system"])],
                 **row,
                 "properties": properties.get((row["team"], row["system"]), "{}"),
+                "tasks": tasks.get((row["team"], row["system"]), ""),
             }
             for row in system_rows(s for s, _ in chosen)
             if row.get("subset") == "all"

@@ -211,15 +211,44 @@ def pairwise_tests(
 
     score = metric_score_function(metric)
     systems = sorted(stats)
+    items_of = {system: tuple(sorted(stats[system])) for system in systems}
+    matrices = {}
     overall = {}
     for system in systems:
-        items = sorted(stats[system])
+        items = items_of[system]
         if items:
             matrix = np.array([stats[system][i] for i in items], dtype=float)
+            matrices[system] = matrix
             ones = np.ones((1, len(items)), dtype=np.int64)
             overall[system] = float(score(ones, matrix)[0])
         else:
             overall[system] = math.nan
+    resamples = int(settings["resamples"])
+    trials = int(settings["trials"])
+    seed = int(settings["seed"])
+    # Every test of n items draws the same counts (a generator per test, started
+    # from the seed), so they are drawn once per n, and each system's bootstrap
+    # resamples are scored once, not once per pair: the same results, S scorings
+    # instead of S(S - 1).
+    counts_by_n: dict[int, Any] = {}
+    draws_by_n: dict[int, Any] = {}
+    resampled: dict[str, Any] = {}
+
+    def bootstrap_scores(system: str) -> Any:
+        if system not in resampled:
+            n = len(items_of[system])
+            if n not in counts_by_n:
+                counts_by_n[n] = tests.bootstrap_counts(n, resamples, seed)
+            resampled[system] = np.asarray(
+                score(counts_by_n[n], matrices[system]), dtype=float
+            )
+        return resampled[system]
+
+    def draws(n: int) -> Any:
+        if n not in draws_by_n:
+            draws_by_n[n] = tests.randomisation_draws(n, trials, seed)
+        return draws_by_n[n]
+
     rows: list[dict[str, Any]] = []
     significant: dict[tuple[str, str], bool] = {}
     for n, system_a in enumerate(systems):
@@ -234,6 +263,7 @@ def pairwise_tests(
                     system_b,
                     len(common),
                 )
+            same_items = items_of[system_a] == items_of[system_b]
             for method in settings["methods"]:
                 row = {
                     "metric": metric_id,
@@ -247,23 +277,27 @@ def pairwise_tests(
                 if not common:
                     rows.append({**row, "significant": False})
                     continue
-                a = np.array([stats[system_a][i] for i in common], dtype=float)
-                b = np.array([stats[system_b][i] for i in common], dtype=float)
-                if method == "paired_bs":
+                if same_items:
+                    a, b = matrices[system_a], matrices[system_b]
+                else:
+                    a = np.array([stats[system_a][i] for i in common], dtype=float)
+                    b = np.array([stats[system_b][i] for i in common], dtype=float)
+                if method == "paired_bs" and same_items:
+                    result = tests.paired_bs_from_scores(
+                        overall[system_a],
+                        overall[system_b],
+                        bootstrap_scores(system_a),
+                        bootstrap_scores(system_b),
+                        n=len(common),
+                        seed=seed,
+                    )
+                elif method == "paired_bs":
                     result = tests.paired_bs(
-                        a,
-                        b,
-                        score,
-                        resamples=int(settings["resamples"]),
-                        seed=int(settings["seed"]),
+                        a, b, score, resamples=resamples, seed=seed
                     )
                 else:
                     result = tests.paired_ar(
-                        a,
-                        b,
-                        score,
-                        trials=int(settings["trials"]),
-                        seed=int(settings["seed"]),
+                        a, b, score, trials=trials, seed=seed, draws=draws(len(common))
                     )
                 differs = abs(result.delta) > tests.TIE_MARGIN * max(
                     1.0, abs(result.score_a), abs(result.score_b)
@@ -323,9 +357,11 @@ def compare_systems(
     tasks
         The campaign's task types (None: the REG tasks).
     validation_paths
-        The validation records of the systems compared: with several *tasks*,
-        ``clusters.tsv`` also ranks each task's systems (``task`` column), the
-        systems whose record lists the task.
+        The validation records of the systems compared, if given; else the
+        ``tasks`` column of *systems_path* (written from them by
+        ``collect_item_scores``). With several *tasks*, ``clusters.tsv`` also
+        ranks each task's systems (``task`` column), the systems whose record
+        lists the task.
 
     Returns
     -------
@@ -344,9 +380,11 @@ def compare_systems(
         write_tsv([], CLUSTER_COLUMNS, clusters_path)
         return 0
     systems: dict[str, dict[str, float]] = {}
+    entered: dict[str, list[str]] = {}  # system -> the task types it entered
     for row in read_tsv(systems_path):
         if row.get("status") == "scored" and row.get("subset", "all") == "all":
             key = f"{row['team']}/{row['system']}"
+            entered.setdefault(key, (row.get("tasks") or "").split())
             value = row.get("value", "")
             systems.setdefault(row["metric"], {})[key] = (
                 float(value) if value else math.nan
@@ -360,12 +398,14 @@ def compare_systems(
         )
     groups: dict[str, list[str]] = {}
     if tasks is not None and len(tasks) > 1:
-        from stecflow.core.io import read_json
+        if validation_paths:  # else the tasks column of analysed.tsv
+            from stecflow.core.io import read_json
 
-        entered = {}
-        for path in validation_paths:
-            record = read_json(path)
-            entered[f"{record['team']}/{record['system']}"] = record.get("tasks") or []
+            entered = {}
+            for path in validation_paths:
+                record = read_json(path)
+                key = f"{record['team']}/{record['system']}"
+                entered[key] = record.get("tasks") or []
         groups = {t: sorted(s for s, ts in entered.items() if t in ts) for t in tasks}
     rows: list[dict[str, Any]] = []
     cluster_rows: list[dict[str, Any]] = []

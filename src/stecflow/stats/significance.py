@@ -54,6 +54,9 @@ __all__ = [
     "CLUSTER_RULE",
     "TIE_MARGIN",
     "PairedResult",
+    "bootstrap_counts",
+    "paired_bs_from_scores",
+    "randomisation_draws",
     "mean_score",
     "mean_statistics",
     "paired_ar",
@@ -286,19 +289,75 @@ def paired_bs(
     a, b = _prepare(stats_a, stats_b, resamples, seed)
     n = a.shape[0]
     score_a, score_b = _observed(a, b, score)
+    counts = bootstrap_counts(n, resamples, seed)
+    return paired_bs_from_scores(
+        score_a,
+        score_b,
+        np.asarray(score(counts, a), dtype=float),
+        np.asarray(score(counts, b), dtype=float),
+        n=n,
+        seed=seed,
+    )
+
+
+def bootstrap_counts(n: int, resamples: int, seed: int) -> Any:
+    """The draws of :func:`paired_bs`: how often each of *n* items is drawn.
+
+    The same for every pair of systems scored on the same *n* items (one
+    generator per test, started from *seed*), so a caller testing many pairs
+    draws them once and scores each system's resamples once
+    (:func:`paired_bs_from_scores`).
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (resamples, n)
+
+    Examples
+    --------
+    >>> bootstrap_counts(4, 3, 1).sum(axis=1).tolist()
+    [4, 4, 4]
+    """
+    import numpy as np
+
     rng = np.random.default_rng(seed)
     idxs = rng.choice(n, size=(resamples, n), replace=True)
     counts = np.zeros((resamples, n), dtype=np.int64)
     np.add.at(counts, (np.arange(resamples)[:, None], idxs), 1)
-    scores_a = np.asarray(score(counts, a), dtype=float)
-    scores_b = np.asarray(score(counts, b), dtype=float)
+    return counts
+
+
+def paired_bs_from_scores(
+    score_a: float,
+    score_b: float,
+    scores_a: Any,
+    scores_b: Any,
+    *,
+    n: int,
+    seed: int,
+) -> PairedResult:
+    """:func:`paired_bs` from the two systems' scores and resample scores.
+
+    *scores_a* and *scores_b* are ``score(bootstrap_counts(n, resamples, seed),
+    stats)`` of each system, scored on the same *n* items; the result is the same
+    as :func:`paired_bs`'s.
+    """
+    import numpy as np
+
+    scores_a = np.asarray(scores_a, dtype=float)
+    scores_b = np.asarray(scores_b, dtype=float)
     if math.isnan(score_a) or math.isnan(score_b):
         p_value = math.nan
     else:
         diffs = np.abs(scores_b - scores_a)
         p_value = _p_value(diffs - diffs.mean(), abs(score_a - score_b))
     return PairedResult(
-        score_a, score_b, score_b - score_a, p_value, int(resamples), int(seed), n
+        score_a,
+        score_b,
+        score_b - score_a,
+        p_value,
+        len(scores_a),
+        int(seed),
+        int(n),
     )
 
 
@@ -310,6 +369,7 @@ def paired_ar(
     trials: int = 10000,
     seed: int = 12345,
     chunk: int = 1000,
+    draws: Any = None,
 ) -> PairedResult:
     """Paired approximate randomisation test of B against A, as sacreBLEU's.
 
@@ -323,6 +383,9 @@ def paired_ar(
         Seed of ``numpy.random.default_rng`` (sacreBLEU's default 12345).
     chunk : int
         Trials scored at a time (memory only; the result does not depend on it).
+    draws : numpy.ndarray of bool, optional
+        ``randomisation_draws(n, trials, seed)``, drawn once by a caller testing
+        many pairs on the same items (the same result, without drawing again).
 
     Returns
     -------
@@ -357,8 +420,15 @@ def paired_ar(
     a, b = _prepare(stats_a, stats_b, trials, seed)
     n = a.shape[0]
     score_a, score_b = _observed(a, b, score)
-    rng = np.random.default_rng(seed)
-    pos_sel = rng.integers(2, size=(trials, n), dtype=bool)
+    if draws is None:
+        pos_sel = randomisation_draws(n, trials, seed)
+    elif draws.shape != (trials, n):
+        raise StatsInputError(
+            f"draws of shape {draws.shape} for {trials} trials of {n} items; give"
+            " randomisation_draws(n, trials, seed)"
+        )
+    else:
+        pos_sel = draws
     both = np.vstack([a, b])  # pseudo-system A' draws pos rows of A, the rest of B
     diffs = np.empty(trials, dtype=float)
     step = max(1, int(chunk))
@@ -375,6 +445,22 @@ def paired_ar(
     return PairedResult(
         score_a, score_b, score_b - score_a, p_value, int(trials), int(seed), n
     )
+
+
+def randomisation_draws(n: int, trials: int, seed: int) -> Any:
+    """The draws of :func:`paired_ar`: which items each trial swaps.
+
+    ``True`` where pseudo-system A' takes the item from A; the same for every
+    pair scored on the same *n* items.
+
+    Returns
+    -------
+    numpy.ndarray of bool, shape (trials, n)
+    """
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    return rng.integers(2, size=(trials, n), dtype=bool)
 
 
 def significance_clusters(
