@@ -148,4 +148,28 @@ print(" ".join(sorted(sys.modules)))
     ).stdout
     loaded = {m.split(".")[0] for m in out.split()}
     assert not loaded & {"pandas", "scipy", "statsmodels", "snakemake", "matplotlib"}
+    # a REG campaign's job reads neither dialogue corpora nor JSON Lines
+    assert not set(out.split()) & {
+        "stecflow.data.dialogue",
+        "stecflow.tasks.situated_dialogue",
+        "stecflow.tasks.text_generation",
+        "lxml.html",
+    }
     assert (tmp_path / "s.json").is_file()
+
+
+def test_built_in_task_types_are_named_as_their_modules():
+    """The registry lists the built-in names without importing the modules."""
+    import importlib
+
+    from stecflow.tasks import registry
+
+    for module in registry.BUILT_IN:
+        assert importlib.import_module(module).TASK.name == module.rsplit(".", 1)[1]
+    assert registry.names()[: len(registry.BUILT_IN)] == (
+        "attribute_selection",
+        "realisation",
+        "end_to_end",
+        "situated_dialogue",
+        "text_generation",
+    )
