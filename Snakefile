@@ -17,6 +17,10 @@
 # same folder stops before any job runs and is told to set `results:`.
 #   results/data/testset.xml                      the test set, in stecflow's XML
 #                                                 (testset.json: a dialogue corpus)
+#   results/data/testset.compact.json             the same items, compact, for the
+#                                                 per-submission jobs (XML only)
+#   (one job per submission, check_submission, validates then scores it and
+#   writes its four files below)
 #   results/validation/<team>/<system>.json       validation record (status, errors)
 #   results/validation/<team>/<system>.md         the same, readable, for the team
 #   results/validation/summary.tsv                one row per submission

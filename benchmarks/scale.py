@@ -5,19 +5,28 @@ submissions (Incremental Algorithm variants, see ``benchmarks/scoring.py``) plus
 small simulated rating study, then measures on this machine, in one run:
 
 * the dry-run DAG build (``snakemake -n --quiet all``: building, not printing);
-* the per-submission stages alone (``--until score_submission``: the test set,
-  one validation and one scoring job per submission), then the rest (studies,
-  judgments, tables, statistics, report, archive); the full run is their sum;
+* the per-submission stages alone (``--until check_submission``: the test set
+  and its compact form, one job per submission that validates then scores it),
+  then the rest (studies, judgments, tables, statistics, report, archive); the
+  full run is their sum;
 * the re-run after adding one late submission;
-* the floor: a do-nothing Snakefile of the same shape (one validation and one
-  scoring job per submission, as many aggregates reading every submission and as
-  many reading one file as the real DAG has), each job a Python script that only
-  writes its output, timed the same way;
-* the peak memory (max RSS) of every rule's largest job, from Snakemake's
-  benchmark files.
+* two floors, do-nothing Snakefiles whose jobs are Python scripts that only write
+  their outputs, timed the same way, with the same inputs as the real jobs (the
+  test set and each submission's own files): the old shape (one validation and
+  one scoring job per submission) and the new shape (one job per submission);
+  both have as many aggregates reading every submission and as many reading one
+  file as the real DAG has;
+* the in-process work of one submission (its job's library call, imports
+  loaded), so that the per-submission stages can be set against the new-shape
+  floor plus that work;
+* one per-submission job of each shape run on its own in a fresh interpreter
+  (submission 0): wall time, CPU time and peak memory (max RSS) as the operating
+  system reports them for the child process (``getrusage(RUSAGE_CHILDREN)`` in a
+  wrapper that runs only that job), not from Snakemake's benchmark files, which
+  miss short jobs' peaks.
 
 Prints the figures and the ratios, and with ``--record`` appends them, with the
-command and the machine, to ``benchmarks/README.md``.
+command, the machine and the commit, to ``benchmarks/README.md``.
 
 Usage::
 
@@ -27,8 +36,8 @@ Usage::
 from __future__ import annotations
 
 import argparse
-import csv
 import platform
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -85,6 +94,11 @@ from pathlib import Path
 TEAMS = sorted(p.name for p in Path("submissions").iterdir())
 
 
+def submission_files(wildcards):
+    folder = f"submissions/{{wildcards.team}}/primary"
+    return [f"{{folder}}/outputs.xml", f"{{folder}}/system.yaml"]
+
+
 rule all:
     input:
         expand("floor/wide/{{k}}.txt", k=range({wide})),
@@ -92,29 +106,15 @@ rule all:
 
 
 rule prepare:
+    input:
+        "testset.xml",
     output:
         "floor/testset.txt",
     script:
         "touch_output.py"
 
 
-rule validate:
-    input:
-        "floor/testset.txt",
-    output:
-        "floor/validation/{{team}}.json",
-    script:
-        "touch_output.py"
-
-
-rule score:
-    input:
-        "floor/validation/{{team}}.json",
-    output:
-        "floor/scores/{{team}}.tsv",
-    script:
-        "touch_output.py"
-
+{per_submission}
 
 rule wide:
     input:
@@ -134,6 +134,47 @@ rule narrow:
         "touch_output.py"
 """
 
+#: The floor's per-submission jobs as the workflow had them: validation, then
+#: scoring, each reading the test set and the submission's files.
+TWO_JOBS = """\
+rule validate:
+    input:
+        "floor/testset.txt",
+        submission_files,
+    output:
+        "floor/validation/{team}.json",
+        "floor/validation/{team}.md",
+    script:
+        "touch_output.py"
+
+
+rule score:
+    input:
+        "floor/validation/{team}.json",
+        "floor/testset.txt",
+        submission_files,
+    output:
+        "floor/scores/{team}.tsv",
+        "floor/systems/{team}.json",
+    script:
+        "touch_output.py"
+"""
+
+#: The new shape: one job per submission writes its four records.
+ONE_JOB = """\
+rule check:
+    input:
+        "floor/testset.txt",
+        submission_files,
+    output:
+        "floor/validation/{team}.json",
+        "floor/validation/{team}.md",
+        "floor/scores/{team}.tsv",
+        "floor/systems/{team}.json",
+    script:
+        "touch_output.py"
+"""
+
 #: Rules of the real workflow whose inputs include every submission's files.
 WIDE_RULES = {
     "summarise_validation",
@@ -142,7 +183,7 @@ WIDE_RULES = {
     "render_report",
     "build_release",
 }
-PER_SUBMISSION_RULES = {"prepare_testset", "validate_submission", "score_submission"}
+PER_SUBMISSION_RULES = {"prepare_testset", "check_submission"}
 
 TOUCH = """\
 from pathlib import Path
@@ -209,19 +250,6 @@ def planned_jobs(command: list[str], cwd: Path) -> dict[str, int]:
     return counts
 
 
-def peak_rss_mb(folder: Path) -> dict[str, float]:
-    """Rule -> largest max_rss (MB) among its jobs' benchmark files."""
-    peaks: dict[str, float] = {}
-    for path in sorted(folder.rglob("*.tsv")):
-        rule = path.relative_to(folder).parts[0]
-        with open(path, encoding="utf-8") as handle:
-            for row in csv.DictReader(handle, delimiter="\t"):
-                value = row.get("max_rss", "NA")
-                if value not in ("NA", ""):
-                    peaks[rule] = max(peaks.get(rule, 0.0), float(value))
-    return peaks
-
-
 def measure(root: Path, cores: str, snakefile: list[str], until: str) -> dict:
     """Dry-run build, per-submission stage, the rest, in that order."""
     build = timed(snakemake(*snakefile, "-n", "--quiet", "all", "--cores", cores), root)
@@ -230,49 +258,158 @@ def measure(root: Path, cores: str, snakefile: list[str], until: str) -> dict:
     return {"build": build, "stage": stage, "rest": rest, "full": stage + rest}
 
 
-def compute_seconds(root: Path, sample: int = 10) -> float:
-    """Median in-process time of one submission's validation and scoring.
+def job_code(root: Path, shape: str, out: Path, number: int = 0) -> str:
+    """Python code running one per-submission job of *shape* on submission *number*.
 
-    The work the per-submission jobs must do whatever runs them: the library
-    calls of both adapters, imports already loaded, on *sample* submissions of the
-    finished campaign (written to a scratch folder).
+    ``validate`` and ``score`` are the old shape's two jobs, each reading the XML
+    test set; ``check`` is the new shape's one job on the compact test set;
+    ``nothing`` is the floor's job (a fresh interpreter that writes a file).
+    """
+    config = f"{root}/config/config.yaml"
+    folder = f"{root}/submissions/team-{number:04d}/primary"
+    data = f"{root}/results/data"
+    common = (
+        "import yaml\n"
+        f"config = yaml.safe_load(open({config!r}))\n"
+        "tasks = config['campaign']['tasks']\n"
+    )
+    if shape == "nothing":
+        return f"open({str(out / 'nothing.txt')!r}, 'w').write('done')\n"
+    if shape == "validate":
+        return common + (
+            "from stecflow.submissions.validation import validate_to_files\n"
+            f"validate_to_files({folder!r}, {data + '/testset.xml'!r},"
+            f" team='team-{number:04d}', system='primary', campaign_tasks=tasks,"
+            " deadline=config['campaign']['deadline'],"
+            f" json_path={str(out / 'v.json')!r}, md_path={str(out / 'v.md')!r})\n"
+        )
+    if shape == "score":
+        return common + (
+            "from stecflow.scoring.score import score_submission\n"
+            f"score_submission(validation_path={str(out / 'v.json')!r},"
+            f" submission_dir={folder!r}, testset_path={data + '/testset.xml'!r},"
+            " scoring=config['scoring'], tasks=tasks,"
+            f" items_path={str(out / 'i.tsv')!r},"
+            f" summary_path={str(out / 's.json')!r})\n"
+        )
+    return common + (
+        "from stecflow.scoring.check import check_submission\n"
+        f"check_submission({folder!r}, {data + '/testset.compact.json'!r},"
+        f" team='team-{number:04d}', system='primary', campaign_tasks=tasks,"
+        " deadline=config['campaign']['deadline'], scoring=config['scoring'],"
+        f" record_path={str(out / 'cv.json')!r},"
+        f" report_path={str(out / 'cv.md')!r},"
+        f" items_path={str(out / 'ci.tsv')!r},"
+        f" summary_path={str(out / 'cs.json')!r})\n"
+    )
+
+
+#: Runs the command in its argv as its only child and prints what the operating
+#: system measured of it: wall seconds, CPU seconds, peak RSS in KB (Linux).
+RUSAGE_WRAPPER = """\
+import resource, subprocess, sys, time
+start = time.perf_counter()
+subprocess.run(sys.argv[1:], check=True)
+wall = time.perf_counter() - start
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(wall, usage.ru_utime + usage.ru_stime, usage.ru_maxrss)
+"""
+
+
+def os_measured(code: str, repeats: int = 3) -> dict[str, float]:
+    """Wall, CPU (s) and peak memory (MB) of a fresh interpreter running *code*.
+
+    Each run is the only child of a wrapper process, so ``RUSAGE_CHILDREN`` is
+    that job's own figures; the median run (by wall time) is kept.
+    """
+    runs = []
+    for _ in range(repeats):
+        out = subprocess.run(
+            [sys.executable, "-c", RUSAGE_WRAPPER, sys.executable, "-c", code],
+            check=True,
+            capture_output=True,
+            text=True,
+        ).stdout.split()
+        runs.append(
+            {"wall": float(out[0]), "cpu": float(out[1]), "mb": int(out[2]) / 1024}
+        )
+    runs.sort(key=lambda r: r["wall"])
+    return runs[len(runs) // 2]
+
+
+def job_figures(root: Path) -> dict[str, dict[str, float]]:
+    """OS-measured figures of one job of each shape (see :func:`job_code`)."""
+    figures = {}
+    with tempfile.TemporaryDirectory() as scratch:
+        out = Path(scratch)
+        for shape in ("nothing", "validate", "score", "check"):
+            figures[shape] = os_measured(job_code(root, shape, out))
+        same = (out / "s.json").read_bytes() == (out / "cs.json").read_bytes()
+        if not same or (out / "i.tsv").read_bytes() != (out / "ci.tsv").read_bytes():
+            raise SystemExit("the one-job and two-job shapes scored differently")
+    return figures
+
+
+def compute_seconds(root: Path, sample: int = 10) -> float:
+    """Median in-process time of one submission's per-submission job.
+
+    The work the job must do whatever runs it: :func:`check_submission` (loading
+    the compact test set, validation, scoring, writing the four records),
+    imports already loaded, on *sample* submissions of the finished campaign
+    (written to a scratch folder).
     """
     import statistics
 
     import yaml
 
-    from stecflow.scoring.score import score_submission
-    from stecflow.submissions.validation import validate_to_files
+    from stecflow.scoring.check import check_submission
 
     config = yaml.safe_load((root / "config" / "config.yaml").read_text())
-    testset = root / "results" / "data" / "testset.xml"
+    testset = root / "results" / "data" / "testset.compact.json"
     times = []
     with tempfile.TemporaryDirectory() as scratch:
         out = Path(scratch)
         teams = sorted((root / "submissions").iterdir())[:sample]
         for team in teams:
-            folder = team / "primary"
             start = time.perf_counter()
-            validate_to_files(
-                folder,
+            check_submission(
+                team / "primary",
                 testset,
                 team=team.name,
                 system="primary",
                 campaign_tasks=config["campaign"]["tasks"],
                 deadline=config["campaign"]["deadline"],
-                json_path=out / "v.json",
-                md_path=out / "v.md",
-            )
-            score_submission(
-                validation_path=out / "v.json",
-                submission_dir=folder,
-                testset_path=testset,
                 scoring=config["scoring"],
+                record_path=out / "v.json",
+                report_path=out / "v.md",
                 items_path=out / "i.tsv",
                 summary_path=out / "s.json",
             )
             times.append(time.perf_counter() - start)
     return statistics.median(times[1:] or times)  # the first one loads the imports
+
+
+def make_floor(folder: Path, root: Path, per_submission: str, wide: int, narrow: int):
+    """A floor campaign in *folder* with the real one's test set and submissions."""
+    folder.mkdir()
+    shutil.copy(root / "testset.xml", folder / "testset.xml")
+    for team in sorted((root / "submissions").iterdir()):
+        shutil.copytree(team, folder / "submissions" / team.name)
+    (folder / "Snakefile").write_text(
+        FLOOR_SNAKEFILE.format(wide=wide, narrow=narrow, per_submission=per_submission)
+    )
+    (folder / "touch_output.py").write_text(TOUCH)
+
+
+def commit() -> str:
+    """The short hash of the checked-out commit (with + if files changed)."""
+    run = subprocess.run(
+        ["git", "describe", "--always", "--dirty=+"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+    )
+    return run.stdout.strip() or "unknown"
 
 
 def main() -> None:
@@ -288,68 +425,80 @@ def main() -> None:
         root = Path(tmp) / "campaign"
         items = make_campaign(root, args.submissions, args.items)
         jobs = planned_jobs(snakemake(*snakefile, "-n", "--cores", cores), root)
-        ours = measure(root, cores, snakefile, "score_submission")
-        add_submission(root, items, args.submissions, late=True)
-        late_jobs = planned_jobs(snakemake(*snakefile, "-n", "--cores", cores), root)
-        late_s = timed(snakemake(*snakefile, "--cores", cores), root)
-        peaks = peak_rss_mb(root / "results" / "benchmarks")
-        work = compute_seconds(root)
-        floor = Path(tmp) / "floor"
-        floor.mkdir()
-        for team in sorted((root / "submissions").iterdir())[: args.submissions]:
-            (floor / "submissions" / team.name).mkdir(parents=True)
         wide = sum(n for rule, n in jobs.items() if rule in WIDE_RULES)
         narrow = sum(
             n
             for rule, n in jobs.items()
             if rule not in WIDE_RULES | PER_SUBMISSION_RULES | {"all", "total"}
         )
-        (floor / "Snakefile").write_text(
-            FLOOR_SNAKEFILE.format(wide=wide, narrow=narrow)
-        )
-        (floor / "touch_output.py").write_text(TOUCH)
-        base = measure(floor, cores, [], "score")
+        old_floor, new_floor = Path(tmp) / "floor-two", Path(tmp) / "floor-one"
+        make_floor(old_floor, root, TWO_JOBS, wide, narrow)
+        make_floor(new_floor, root, ONE_JOB, wide, narrow)
+        ours = measure(root, cores, snakefile, "check_submission")
+        add_submission(root, items, args.submissions, late=True)
+        late_jobs = planned_jobs(snakemake(*snakefile, "-n", "--cores", cores), root)
+        late_s = timed(snakemake(*snakefile, "--cores", cores), root)
+        work = compute_seconds(root)
+        one_job = job_figures(root)
+        old = measure(old_floor, cores, [], "score")
+        new = measure(new_floor, cores, [], "check")
     command = (
         f"python benchmarks/scale.py --submissions {args.submissions}"
         f" --items {args.items} --cores {args.cores}"
     )
     python = platform.python_version()
     machine = f"{platform.machine()}, {args.cores} cores, Python {python}"
-    per_submission = 2 * args.submissions + 1
+    per_submission = args.submissions + 1
     rerun = sum(n for rule, n in late_jobs.items() if rule != "total")
     compute = work * args.submissions / args.cores
+    limit = dict(new)
+    limit["stage"] = new["stage"] + compute
+    limit["full"] = limit["stage"] + new["rest"]
 
     def row(label: str, key: str) -> str:
         return (
-            f"| {label} | {ours[key]:.1f} s | {base[key]:.1f} s"
-            f" | {ours[key] / base[key]:.2f}x |"
+            f"| {label} | {ours[key]:.1f} s | {old[key]:.1f} s"
+            f" | {ours[key] / old[key]:.2f}x | {limit[key]:.1f} s"
+            f" | {ours[key] / limit[key]:.2f}x |"
         )
 
+    def job_row(label: str, shape: str) -> str:
+        f = one_job[shape]
+        return f"| {label} | {f['wall']:.2f} s | {f['cpu']:.2f} s | {f['mb']:.0f} MB |"
+
+    two = {k: one_job["validate"][k] + one_job["score"][k] for k in ("wall", "cpu")}
     lines = [
         f"### Scale: {args.submissions} submissions x {args.items} items",
         "",
         f"Command: `{command}`  ",
-        f"Machine: {machine}",
+        f"Machine: {machine}; commit {commit()}",
         "",
-        "| measure | stecflow | floor | ratio |",
-        "|---|---|---|---|",
+        "Old floor: two do-nothing jobs per submission (validation, scoring);"
+        " new-shape floor: one per submission; both with the real jobs' inputs."
+        " The last two columns set stecflow against the new-shape floor plus the"
+        f" in-process work ({work:.3f} s per submission, so {compute:.1f} s for"
+        f" {args.submissions} on {args.cores} cores) in its per-submission row.",
+        "",
+        "| measure | stecflow | old floor | ratio | new-shape floor + work | ratio |",
+        "|---|---|---|---|---|---|",
         row("dry-run DAG build", "build"),
         row(f"per-submission stages ({per_submission} jobs)", "stage"),
         row(f"the rest ({jobs['total'] - per_submission} jobs)", "rest"),
         row(f"full run ({jobs['total']} jobs)", "full"),
-        f"| re-run after one late submission ({rerun} jobs) | {late_s:.1f} s | |"
-        f" {late_s / ours['full']:.1%} of the full run |",
+        f"| re-run after one late submission ({rerun} jobs) | {late_s:.1f} s |"
+        f" | {late_s / ours['full']:.1%} of the full run | | |",
         "",
-        f"In-process work of one submission (validation and scoring, imports"
-        f" loaded): {work:.2f} s, so {compute:.1f} s"
-        f" for {args.submissions} on {args.cores} cores; the per-submission stages"
-        f" spend {ours['stage'] - base['stage'] - compute:.1f} s"
-        " beyond that and the floor (job start-up: interpreter, imports, reading"
-        " the test set).",
+        "One per-submission job on its own (submission 0, a fresh interpreter, the"
+        " median of three runs), as the operating system measures the child"
+        " process (`getrusage(RUSAGE_CHILDREN)`):",
         "",
-        "Peak memory (max RSS) of each rule's largest job: "
-        + ", ".join(f"{rule} {mb:.0f} MB" for rule, mb in sorted(peaks.items()))
-        + ".",
+        "| job | wall | CPU | peak memory (max RSS) |",
+        "|---|---|---|---|",
+        job_row("do-nothing Python job (`python -c`)", "nothing"),
+        job_row("old shape: validation, reading the XML", "validate"),
+        job_row("old shape: scoring, reading the XML", "score"),
+        f"| old shape: both | {two['wall']:.2f} s | {two['cpu']:.2f} s | |",
+        job_row("one job: validation and scoring, compact test set", "check"),
         "",
     ]
     text = "\n".join(lines)

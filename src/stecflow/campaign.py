@@ -467,7 +467,28 @@ def prepared_testset_name(data_format: str) -> str:
     return "testset.json" if data_format == "dialogue" else "testset.xml"
 
 
-def prepare_testset(path: str | Path, data_format: str, out_path: str | Path) -> int:
+def job_testset_name(data_format: str) -> str:
+    """The file name, under ``<results>/data/``, of the test set that the
+    per-submission jobs read.
+
+    The compact form (:mod:`stecflow.data.compact`) for the REG formats, whose
+    prepared test set is XML; the prepared test set itself (JSON already) for
+    the others.
+
+    >>> job_testset_name("tuna"), job_testset_name("dialogue")
+    ('testset.compact.json', 'testset.json')
+    """
+    if data_format in ("text", "dialogue"):
+        return prepared_testset_name(data_format)
+    return "testset.compact.json"
+
+
+def prepare_testset(
+    path: str | Path,
+    data_format: str,
+    out_path: str | Path,
+    compact_path: str | Path | None = None,
+) -> int:
     """Read the test set in its own format and write it in stecflow's own.
 
     Every later stage reads this canonical file (with
@@ -475,8 +496,11 @@ def prepare_testset(path: str | Path, data_format: str, out_path: str | Path) ->
     stecflow XML for the REG formats, a dialogue corpus file (every session in
     one JSON document, :func:`stecflow.data.dialogue.write_corpus_file`) for
     ``dialogue``, canonical JSON Lines
-    (:func:`stecflow.tasks.text_generation.write_testset`) for ``text``. Returns
-    the number of items.
+    (:func:`stecflow.tasks.text_generation.write_testset`) for ``text``. For the
+    REG formats, *compact_path* (if given) receives the compact form of the
+    items read back from that XML (:func:`stecflow.data.compact.write_compact`),
+    which the per-submission jobs load instead of the XML. Returns the number
+    of items.
     """
     if data_format == "text":
         from stecflow.tasks.text_generation import write_testset
@@ -490,8 +514,14 @@ def prepare_testset(path: str | Path, data_format: str, out_path: str | Path) ->
         items = items_from_sessions(sessions)  # refuses repeated expression IDs
         write_corpus_file(sessions, out_path)
         return len(items)
-    from stecflow.data.corpus import write_items
+    from stecflow.data.corpus import read_items, write_items
 
     items = load_testset(path, data_format)
     write_items(items, out_path)
+    if compact_path is not None:
+        from stecflow.data.compact import write_compact
+
+        del items  # the XML's own items: exactly what the jobs read before
+        items = read_items(out_path)
+        write_compact(items, compact_path)
     return len(items)

@@ -36,7 +36,7 @@ SLURM_RUN_TIMEOUT = 600
 #: Results that may differ between two runs: the wall-clock timings of each job.
 NOT_COMPARED = ("results/benchmarks/",)
 #: The SLURM log folder of the group of per-submission jobs (see the profile).
-SUBMISSION_GROUP = "group_per_submission_score_submission_validate_submission"
+SUBMISSION_GROUP = "group_per_submission_check_submission"
 
 
 @pytest.fixture

@@ -42,17 +42,23 @@ def test_adapters_have_no_import_side_effects_and_call_the_library(tmp_path):
     prepare(
         SimpleNamespace(
             input=SimpleNamespace(testset=str(campaign / "testset.xml")),
-            output=SimpleNamespace(testset=str(tmp_path / "testset.xml")),
+            output=SimpleNamespace(
+                testset=str(tmp_path / "testset.xml"),
+                compact=str(tmp_path / "testset.compact.json"),
+            ),
             params=SimpleNamespace(data_format="tuna"),
             log=[str(tmp_path / "prepare.log")],
         )
     )
-    validate = runpy.run_path(str(scripts / "validate_submission.py"))["main"]
-    validate(
+    check = runpy.run_path(str(scripts / "check_submission.py"))["main"]
+    check(
         SimpleNamespace(
-            input=SimpleNamespace(testset=str(tmp_path / "testset.xml")),
+            input=SimpleNamespace(testset=str(tmp_path / "testset.compact.json")),
             output=SimpleNamespace(
-                record=str(tmp_path / "v.json"), report=str(tmp_path / "v.md")
+                record=str(tmp_path / "v.json"),
+                report=str(tmp_path / "v.md"),
+                item_scores=str(tmp_path / "i.tsv"),
+                summary=str(tmp_path / "sys.json"),
             ),
             params=SimpleNamespace(
                 submission_dir=str(campaign / "submissions" / "alpha" / "sys1"),
@@ -61,13 +67,16 @@ def test_adapters_have_no_import_side_effects_and_call_the_library(tmp_path):
                 tasks=["end_to_end", "attribute_selection"],
                 deadline=None,
                 limits={},
+                scoring={"bootstrap": {"resamples": 50}},
+                subsets=[],
             ),
-            wildcards=SimpleNamespace(team="alpha", system="sys1"),
-            log=[str(tmp_path / "validate.log")],
+            wildcards=SimpleNamespace(submission="alpha/sys1."),
+            log=[str(tmp_path / "check.log")],
         )
     )
+    assert '"status": "scored"' in (tmp_path / "sys.json").read_text()
     assert '"status": "accepted"' in (tmp_path / "v.json").read_text()
-    assert "alpha/sys1: accepted" in (tmp_path / "validate.log").read_text()
+    assert "alpha/sys1: accepted" in (tmp_path / "check.log").read_text()
     summarise = runpy.run_path(str(scripts / "summarise_validation.py"))["main"]
     summarise(
         SimpleNamespace(
@@ -109,26 +118,29 @@ def test_per_submission_jobs_import_no_heavy_libraries(tmp_path):
     Every submission pays its jobs' start-up, so these imports stay out of them
     (numpy is needed for bootstrap intervals; sacrebleu and rapidfuzz by metrics).
     """
+    from stecflow.campaign import prepare_testset
+
     campaign = REPO / "tests" / "fixtures" / "tiny_campaign"
+    prepare_testset(
+        campaign / "testset.xml",
+        "tuna",
+        tmp_path / "t.xml",
+        compact_path=tmp_path / "t.compact.json",
+    )
     code = f"""
 import runpy, sys
 from types import SimpleNamespace as N
 scripts = {str(REPO / "workflow" / "scripts")!r}
 tmp = {str(tmp_path)!r}
 sub = {str(campaign / "submissions" / "alpha" / "sys1")!r}
-testset = {str(campaign / "testset.xml")!r}
-runpy.run_path(scripts + "/validate_submission.py")["main"](N(
-    input=N(testset=testset),
-    output=N(record=tmp + "/v.json", report=tmp + "/v.md"),
+runpy.run_path(scripts + "/check_submission.py")["main"](N(
+    input=N(testset=tmp + "/t.compact.json"),
+    output=N(record=tmp + "/v.json", report=tmp + "/v.md",
+             item_scores=tmp + "/i.tsv", summary=tmp + "/s.json"),
     params=N(submission_dir=sub, team="alpha", system="sys1",
              tasks=["end_to_end", "attribute_selection"], deadline=None,
-             limits={{}}),
-    wildcards=N(team="alpha", system="sys1"), log=[tmp + "/v.log"]))
-runpy.run_path(scripts + "/score_submission.py")["main"](N(
-    input=N(validation=tmp + "/v.json", testset=testset),
-    params=N(submission_dir=sub, scoring={{"bootstrap": {{"resamples": 50}}}},
-             tasks=["end_to_end", "attribute_selection"], subsets=[]),
-    output=N(item_scores=tmp + "/i.tsv", summary=tmp + "/s.json"), log=[tmp + "/s.log"]))
+             limits={{}}, scoring={{"bootstrap": {{"resamples": 50}}}}, subsets=[]),
+    wildcards=N(submission="alpha/sys1."), log=[tmp + "/s.log"]))
 print(" ".join(sorted(sys.modules)))
 """
     out = subprocess.run(
@@ -136,4 +148,28 @@ print(" ".join(sorted(sys.modules)))
     ).stdout
     loaded = {m.split(".")[0] for m in out.split()}
     assert not loaded & {"pandas", "scipy", "statsmodels", "snakemake", "matplotlib"}
+    # a REG campaign's job reads neither dialogue corpora nor JSON Lines
+    assert not set(out.split()) & {
+        "stecflow.data.dialogue",
+        "stecflow.tasks.situated_dialogue",
+        "stecflow.tasks.text_generation",
+        "lxml.html",
+    }
     assert (tmp_path / "s.json").is_file()
+
+
+def test_built_in_task_types_are_named_as_their_modules():
+    """The registry lists the built-in names without importing the modules."""
+    import importlib
+
+    from stecflow.tasks import registry
+
+    for module in registry.BUILT_IN:
+        assert importlib.import_module(module).TASK.name == module.rsplit(".", 1)[1]
+    assert registry.names()[: len(registry.BUILT_IN)] == (
+        "attribute_selection",
+        "realisation",
+        "end_to_end",
+        "situated_dialogue",
+        "text_generation",
+    )

@@ -16,9 +16,8 @@ pytestmark = pytest.mark.workflow
 TINY_JOBS = {
     "all": 1,
     "prepare_testset": 1,
-    "validate_submission": 3,
+    "check_submission": 3,
     "summarise_validation": 1,
-    "score_submission": 3,
     "aggregate_scores": 1,
     "collect_item_scores": 1,
     "compare_systems": 1,
@@ -43,7 +42,7 @@ def test_tiny_campaign_dry_run(tiny_campaign):
 def test_slurm_profile_groups_the_per_submission_jobs(tiny_campaign):
     """profiles/slurm sends every submission's validation and scoring as one job.
 
-    A dry run through the profile (no cluster needed): one group job holds the six
+    A dry run through the profile (no cluster needed): one group job holds the three
     per-submission jobs, and the placeholders reach SLURM's resources as they are.
     """
     run = snakemake(
@@ -53,7 +52,7 @@ def test_slurm_profile_groups_the_per_submission_jobs(tiny_campaign):
     groups = re.split(r"Group job per_submission", text)[1:]
     assert len(groups) == 1
     rules = re.findall(r"^\s+rule (\w+):", groups[0].split("\nJob stats")[0], re.M)
-    assert sorted(rules) == ["score_submission"] * 3 + ["validate_submission"] * 3
+    assert rules == ["check_submission"] * 3
     assert "slurm_partition=<partition>, slurm_account=<account>" in text
 
 
@@ -66,8 +65,8 @@ def test_demo_campaign_dry_run():
         if _.is_dir()
     )
     assert n >= 8
-    assert jobs["validate_submission"] == n and jobs["summarise_validation"] == 1
-    assert jobs["score_submission"] == n and jobs["aggregate_scores"] == 1
+    assert jobs["check_submission"] == n and jobs["summarise_validation"] == 1
+    assert jobs["aggregate_scores"] == 1
     # the 11 analyses of config/config.yaml, one job per set of tables they read
     assert {r: n for r, n in jobs.items() if r.startswith("run_analys")} == {
         "run_analyses_scores": 1,
@@ -86,7 +85,7 @@ def test_demo_campaign_dry_run():
 def test_b5ref_campaign_dry_run(b5ref_dir):
     jobs = planned_jobs(REPO, "--forceall", "--configfile", "config/b5-ref.yaml")
     assert jobs["prepare_testset"] == 1
-    assert jobs["validate_submission"] == len(
+    assert jobs["check_submission"] == len(
         list((REPO / "resources" / "b5-ref" / "submissions").glob("*/*/"))
     )
 
@@ -96,7 +95,7 @@ def test_dialogue_campaign_dry_run():
     t-tests, one situated study answered by simulated evaluators."""
     jobs = planned_jobs(REPO, "--forceall", "--configfile", "config/dialogue-demo.yaml")
     assert jobs["prepare_testset"] == 1
-    assert jobs["validate_submission"] == jobs["score_submission"] == 2
+    assert jobs["check_submission"] == 2
     assert jobs["run_analyses_scores"] == jobs["run_analyses_situated"] == 1
     assert jobs["compare_systems"] == 1
     assert jobs["design_study"] == jobs["build_stimuli"] == 1

@@ -81,7 +81,7 @@ def test_every_accepted_name_is_planned_and_refused_ones_do_not_break_the_dag(
     for team, system in REFUSED:
         assert not [o for o in outputs if f"{team}/{system}" in o]
     jobs = planned_jobs(tiny_campaign)
-    assert jobs["validate_submission"] == jobs["score_submission"] == 3 + len(ACCEPTED)
+    assert jobs["check_submission"] == 3 + len(ACCEPTED)
     assert jobs["summarise_validation"] == 1
 
 

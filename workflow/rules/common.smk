@@ -25,6 +25,12 @@ campaign.check_results_owner(RESULTS, config["campaign"]["id"])
 # The prepared test set every stage reads: stecflow XML, or for a dialogue corpus
 # one JSON corpus file (see stecflow.campaign.prepare_testset).
 TESTSET = f"{RESULTS}/data/{campaign.prepared_testset_name(config['data']['format'])}"
+# What the per-submission jobs read: the compact form of the XML test set (loaded
+# in milliseconds, see stecflow.data.compact), or the JSON test set itself.
+JOB_TESTSET = f"{RESULTS}/data/{campaign.job_testset_name(config['data']['format'])}"
+PREPARED_OUTPUTS = {"testset": TESTSET}
+if JOB_TESTSET != TESTSET:
+    PREPARED_OUTPUTS["compact"] = JOB_TESTSET
 DISCOVERY = campaign.discover_submissions(config["submissions"]["root"])
 SUBMISSIONS = DISCOVERY.submissions  # sorted (team, system) pairs: the sole scan
 # The per-submission wildcard's values, "<team>/<system>." (see below).
@@ -169,7 +175,18 @@ def _system_files(systems, name):
         f"{root}/{s}/{name}"
         for s in systems
         if not safepath.leads_outside(f"{root}/{s}/{name}", root)
-    ] + [f"{RESULTS}/validation/{s}.json" for s in systems]
+    ] + study_validation_records(systems)
+
+
+def study_validation_records(systems):
+    """The validation records of a study's systems, whose age does not count.
+
+    Rule check_submission rewrites a submission's record (the same bytes) when
+    only its scoring must re-run, e.g. after a metric setting changed; the
+    submission's own files, also inputs of the study, still re-run it when they
+    change.
+    """
+    return [ancient(f"{RESULTS}/validation/{s}.json") for s in systems]
 
 
 def get_study_outputs(wildcards):
@@ -184,7 +201,7 @@ def get_study_outputs(wildcards):
             f"{root}/{s}/"
             + submission_outputs.outputs_file([], TASKS, folder=f"{root}/{s}")
             for s in spec["systems"]
-        ] + [f"{RESULTS}/validation/{s}.json" for s in spec["systems"]]
+        ] + study_validation_records(spec["systems"])
     return _system_files(spec["systems"], "outputs.xml")
 
 

@@ -1,30 +1,5 @@
-# {submission} is "<team>/<system>." (dot included), so "{submission}json" is
-# <team>/<system>.json: see wildcard_constraints in common.smk.
-# code: stecflow.scoring.score.score_submission (via workflow/scripts/score_submission.py)
-rule score_submission:
-    """Score one submission with every configured metric (rejected ones pass through)."""
-    input:
-        validation=f"{RESULTS}/validation/{{submission}}json",
-        testset=TESTSET,
-        files=get_submission_files,
-    output:
-        item_scores=f"{RESULTS}/scores/items/{{submission}}tsv",
-        summary=f"{RESULTS}/scores/systems/{{submission}}json",
-    log:
-        f"{RESULTS}/logs/score_submission/{{submission}}log",
-    benchmark:
-        f"{RESULTS}/benchmarks/score_submission/{{submission}}tsv"
-    resources:
-        mem_mb=mem_mb(500, 50),
-        runtime=runtime(10, 2),
-    params:
-        submission_dir=get_submission_dir,
-        scoring=config["scoring"],
-        tasks=TASKS,
-        subsets=config["data"]["subsets"],
-        signatures=METRIC_SIGNATURES,
-    script:
-        "../scripts/score_submission.py"
+# The per-submission scoring runs in rule check_submission (validation.smk),
+# right after the submission's validation, in the same job.
 
 
 # code: stecflow.scoring.systems.aggregate_scores (via workflow/scripts/aggregate_scores.py)

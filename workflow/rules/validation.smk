@@ -1,10 +1,11 @@
 # code: stecflow.campaign.prepare_testset (via workflow/scripts/prepare_testset.py)
 rule prepare_testset:
-    """Read the test set in its own format and write it as stecflow XML."""
+    """Read the test set in its own format and write it as stecflow XML (and, for
+    the XML, its compact form for the per-submission jobs)."""
     input:
         testset=config["data"]["testset"],
     output:
-        testset=TESTSET,
+        **PREPARED_OUTPUTS,
     log:
         f"{RESULTS}/logs/prepare_testset/prepare_testset.log",
     benchmark:
@@ -18,34 +19,45 @@ rule prepare_testset:
         "../scripts/prepare_testset.py"
 
 
+# One job per submission validates it, then scores it in the same interpreter on
+# the test set read once (a rejected submission gets pass-through score files);
+# each output is the record the later stages read, as with one job per stage.
 # {submission} is "<team>/<system>." (dot included), so "{submission}json" is
 # <team>/<system>.json: see wildcard_constraints in common.smk.
-# code: stecflow.submissions.validation.validate_to_files (via workflow/scripts/validate_submission.py)
-rule validate_submission:
-    """Check one submission against the test set; broken ones are recorded as rejected."""
+# code: stecflow.scoring.check.check_submission (via workflow/scripts/check_submission.py)
+rule check_submission:
+    """Validate one submission against the test set (broken ones are recorded as
+    rejected), then score it with every configured metric."""
     input:
-        testset=TESTSET,
+        testset=JOB_TESTSET,
         files=get_submission_files,
     output:
         record=f"{RESULTS}/validation/{{submission}}json",
         report=f"{RESULTS}/validation/{{submission}}md",
+        item_scores=f"{RESULTS}/scores/items/{{submission}}tsv",
+        summary=f"{RESULTS}/scores/systems/{{submission}}json",
     log:
-        f"{RESULTS}/logs/validate_submission/{{submission}}log",
+        f"{RESULTS}/logs/check_submission/{{submission}}log",
     benchmark:
-        f"{RESULTS}/benchmarks/validate_submission/{{submission}}tsv"
+        f"{RESULTS}/benchmarks/check_submission/{{submission}}tsv"
     resources:
-        mem_mb=mem_mb(300, 20),
-        runtime=runtime(5),
+        # measured (benchmarks/README.md): 781 MB at 10,000 items, whose compact
+        # test set and outputs file are about 16 MB; 58 MB for a tiny campaign
+        mem_mb=mem_mb(400, 40),
+        runtime=runtime(10, 5),
     params:
         submission_dir=get_submission_dir,
         team=get_team,
         system=get_system,
-        tasks=config["campaign"]["tasks"],
+        tasks=TASKS,
         deadline=config["campaign"]["deadline"],
         limits=config["submissions"]["limits"],
         properties=config["submissions"]["properties"],
+        scoring=config["scoring"],
+        subsets=config["data"]["subsets"],
+        signatures=METRIC_SIGNATURES,
     script:
-        "../scripts/validate_submission.py"
+        "../scripts/check_submission.py"
 
 
 # code: stecflow.submissions.summary.summarise_validation (via workflow/scripts/summarise_validation.py)

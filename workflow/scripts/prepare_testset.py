@@ -7,7 +7,12 @@ from stecflow.core.logs import job_log
 def main(smk) -> None:
     """Run one job; `smk` is the object Snakemake injects as `snakemake`."""
     with job_log(smk.log[0]):
-        prepare_testset(smk.input.testset, smk.params.data_format, smk.output.testset)
+        prepare_testset(
+            smk.input.testset,
+            smk.params.data_format,
+            smk.output.testset,
+            compact_path=getattr(smk.output, "compact", None),
+        )
 
 
 if __name__ == "__main__":

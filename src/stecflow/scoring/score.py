@@ -1,6 +1,6 @@
 """Scoring one submission: every configured metric on every item.
 
-One job per submission (:func:`score_submission`, the ``score_submission`` rule)
+One job per submission (:func:`score_submission`, in the ``check_submission`` rule)
 computes every metric on every item and writes two files:
 
 * ``scores/items/<team>/<system>.tsv``: one row per item × reference × metric. The
@@ -349,18 +349,19 @@ def score_submission(
     summary_path: str | Path,
     tasks: Sequence[str] | None = None,
     subsets: Sequence[str] = (),
+    items: Sequence[Item] | None = None,
 ) -> dict[str, Any]:
     """Score one validated submission and write its item table and summary.
 
     A rejected submission is not scored: its files say ``skipped`` and why.
     *tasks* are the campaign's task-type names (None: the built-in REG tasks);
     *subsets* the meta fields of ``data.subsets`` (see :func:`score_outputs`).
-    The outputs file is the one of the task type's names in the folder.
+    The outputs file is the one of the task type's names in the folder. *items*,
+    when given, are the test set's items already read (the file is not read).
     """
     from stecflow.submissions.outputs import outputs_file, read_outputs
     from stecflow.submissions.safepath import read_submission_file
     from stecflow.tasks.base import Limits
-    from stecflow.tasks.registry import read_testset
 
     record = read_json(validation_path)
     identity = {
@@ -377,7 +378,10 @@ def score_submission(
         write_json(summary, summary_path)
         log.info("%s/%s skipped: %s", record["team"], record["system"], reason)
         return summary
-    items = read_testset(testset_path)
+    if items is None:
+        from stecflow.tasks.registry import read_testset
+
+        items = read_testset(testset_path)
     name = outputs_file(record["tasks"], tasks or (), folder=submission_dir)
     data = read_submission_file(submission_dir, name)  # no link out of it
     limits = Limits.from_config(record.get("limits"))

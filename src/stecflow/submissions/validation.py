@@ -323,19 +323,24 @@ def validate_to_files(
     md_path: str | Path,
     limits: Mapping[str, Any] | None = None,
     properties: Mapping[str, Any] | None = None,
+    items: Sequence[Item] | None = None,
 ) -> dict[str, Any]:
     """Validate a submission against a test-set file and write both reports.
 
     *limits* is the config's ``submissions.limits`` (defaults of :class:`Limits`
-    where a key is absent), *properties* its ``submissions.properties``.
+    where a key is absent), *properties* its ``submissions.properties``. *items*,
+    when given, are the test set's items already read (the file is not read
+    again).
     """
     import logging
 
-    from stecflow.tasks.registry import read_testset
+    if items is None:
+        from stecflow.tasks.registry import read_testset
 
+        items = read_testset(testset_path)
     record = validate_submission(
         submission_dir,
-        read_testset(testset_path),
+        items,
         team=team,
         system=system,
         campaign_tasks=campaign_tasks,

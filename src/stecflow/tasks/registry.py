@@ -62,6 +62,17 @@ def _load_built_in() -> None:
             _BUILT_IN_NAMES.append(task.name)
 
 
+def _load_one(name: str) -> None:
+    """Register the built-in task type *name* alone, if there is one by that name.
+
+    A per-submission job of a REG campaign then does not import the other task
+    types (the dialogue corpus reader, the JSON Lines reader) it never uses.
+    """
+    module = f"stecflow.tasks.{name}"
+    if module in BUILT_IN:
+        register(importlib.import_module(module).TASK)
+
+
 def register(task_type: TaskType) -> TaskType:
     """Add *task_type* under its name; a name is registered once.
 
@@ -85,11 +96,14 @@ def unregister(name: str) -> None:
 def names() -> tuple[str, ...]:
     """Every registered task type's name, built-in ones first.
 
+    A built-in task type is named as its module (checked by the tests), so
+    listing the names imports none of them.
+
     >>> names()[:3]
     ('attribute_selection', 'realisation', 'end_to_end')
     """
-    _load_built_in()
-    return tuple(_REGISTERED)
+    built_in = [module.rsplit(".", 1)[1] for module in BUILT_IN]
+    return tuple(built_in) + tuple(n for n in _REGISTERED if n not in built_in)
 
 
 def get(name: str) -> TaskType:
@@ -103,13 +117,16 @@ def get(name: str) -> TaskType:
     >>> get("end_to_end").outputs
     ('word_string',)
     """
-    _load_built_in()
+    if name not in _REGISTERED:
+        _load_one(name)
+    if name not in _REGISTERED:
+        _load_built_in()
     try:
         return _REGISTERED[name]
     except KeyError:
         raise ConfigError(
             f"{name!r} is not a task type stecflow knows (it knows:"
-            f" {', '.join(_REGISTERED)})",
+            f" {', '.join(names())})",
             field="tasks",
         ) from None
 
@@ -120,7 +137,6 @@ def task_types(task_names: Iterable[str] | None = None) -> list[TaskType]:
     >>> [t.name for t in task_types()]
     ['attribute_selection', 'realisation', 'end_to_end']
     """
-    _load_built_in()
     return [get(n) for n in (DEFAULT_TASKS if task_names is None else task_names)]
 
 

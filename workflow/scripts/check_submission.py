@@ -1,23 +1,27 @@
-"""Adapter for rule `validate_submission` (workflow/rules/validation.smk)."""
+"""Adapter for rule `check_submission` (workflow/rules/validation.smk)."""
 
 from stecflow.core.logs import job_log
-from stecflow.submissions.validation import validate_to_files
+from stecflow.scoring.check import check_submission
 
 
 def main(smk) -> None:
     """Run one job; `smk` is the object Snakemake injects as `snakemake`."""
     with job_log(smk.log[0]):
-        validate_to_files(
+        check_submission(
             smk.params.submission_dir,
             smk.input.testset,
             team=smk.params.team,
             system=smk.params.system,
             campaign_tasks=smk.params.tasks,
             deadline=smk.params.deadline,
+            scoring=smk.params.scoring,
+            record_path=smk.output.record,
+            report_path=smk.output.report,
+            items_path=smk.output.item_scores,
+            summary_path=smk.output.summary,
             limits=smk.params.limits,
             properties=getattr(smk.params, "properties", None),
-            json_path=smk.output.record,
-            md_path=smk.output.report,
+            subsets=smk.params.subsets,
         )
 
 
