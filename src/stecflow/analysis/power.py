@@ -349,7 +349,7 @@ def session_duration(
 
 def control_trials(controls: Mapping[str, Any] | None, trials: int) -> int:
     """Control trials a list adds to *trials* experimental ones (``controls`` key),
-    as the design places them (``studies.designs.controls.controls_per_list``).
+    as the design places them (its ``controls_per_list``).
 
     Examples
     --------
