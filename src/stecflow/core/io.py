@@ -32,6 +32,7 @@ import csv
 import io
 import json
 import math
+import operator
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -104,8 +105,6 @@ _TRIGGER = "[" + re.escape("".join(FORMULA_TRIGGERS)) + "]"
 _FORMULA = re.compile("'*" + _TRIGGER)
 _NEUTRALISED = re.compile("''*" + _TRIGGER)
 _TO_ESCAPE = re.compile(r"[\\\x00-\x1f\x7f-\x9f\u2028\u2029]")
-# The same without the tab, to check a whole line at once (tabs are counted).
-_SPECIAL = re.compile(r"[\\\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 _ESCAPED = re.compile(r"\\(?:[\\tnr]|x[0-9a-f]{2}|u[0-9a-f]{4})")
 _SHORT = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _SHORT_BACK = {v: k for k, v in _SHORT.items()}
@@ -225,21 +224,64 @@ def format_tsv(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str
     return "".join(_tsv_lines(rows, columns))
 
 
+def _float_text(value: float) -> str:
+    # format_float for a plain float: the hot path of _tsv_lines.
+    if value != value or value in (math.inf, -math.inf):
+        return ""
+    text = f"{value:.{FLOAT_DIGITS}g}"
+    return "0" if text == "-0" else text
+
+
+#: How _tsv_lines turns a cell of these exact types into text (others: _text).
+_CELL_TEXT: dict[type, Any] = {
+    float: _float_text,
+    int: str,
+    bool: _text,
+    type(None): _text,
+}
+
+# First characters of a cell that may need neutralise_formula (a trigger or ').
+_MAYBE_FORMULA = frozenset(FORMULA_TRIGGERS) | {"'"}
+
+
 def _tsv_lines(
     rows: Iterable[Mapping[str, Any]], columns: Sequence[str]
 ) -> Iterator[str]:
     free = [i for i, c in enumerate(columns) if c in FREE_TEXT_COLUMNS]
-    tabs = len(columns) - 1
     yield "\t".join(escape_cell(c) for c in columns) + "\n"
+    if not columns:
+        for _row in rows:
+            yield "\n"
+        return
+    pick = operator.itemgetter(*columns)
+    single = len(columns) == 1
+    convert = _CELL_TEXT.get
+    maybe_formula = _MAYBE_FORMULA
     for row in rows:
-        texts = [_text(row.get(c)) for c in columns]
+        values = None
+        if row.__class__ is dict:  # (another mapping's [] may differ from get)
+            try:
+                values = (pick(row),) if single else pick(row)
+            except KeyError:  # a missing column: empty, as get gives
+                values = None
+        if values is None:
+            values = [row.get(c) for c in columns]
+        texts = [
+            v if v.__class__ is str else (convert(v.__class__) or _text)(v)
+            for v in values
+        ]
         for i in free:
-            texts[i] = neutralise_formula(texts[i])
-        line = "\t".join(texts)
-        # One scan of the line in the usual case, where no cell needs escaping.
-        if line.count("\t") != tabs or _SPECIAL.search(line) is not None:
-            line = "\t".join(escape_cell(t) for t in texts)
-        yield line + "\n"
+            text = texts[i]
+            if text and text[0] in maybe_formula:
+                texts[i] = neutralise_formula(text)
+        # Printable text without a backslash (the usual case) needs no escaping:
+        # isprintable() is False for every control character (tab included),
+        # U+2028 and U+2029; other text is escaped cell by cell.
+        joined = "".join(texts)
+        if joined.isprintable() and "\\" not in joined:
+            yield "\t".join(texts) + "\n"
+        else:
+            yield "\t".join(escape_cell(t) for t in texts) + "\n"
 
 
 def write_tsv(
