@@ -258,14 +258,13 @@ def _tsv_lines(
     convert = _CELL_TEXT.get
     maybe_formula = _MAYBE_FORMULA
     for row in rows:
-        values = None
-        if row.__class__ is dict:  # (another mapping's [] may differ from get)
+        if row.__class__ is dict:
             try:
                 values = (pick(row),) if single else pick(row)
             except KeyError:  # a missing column: empty, as get gives
-                values = None
-        if values is None:
-            values = [row.get(c) for c in columns]
+                values = map(row.get, columns)
+        else:
+            values = map(row.get, columns)
         texts = [
             v if v.__class__ is str else (convert(v.__class__) or _text)(v)
             for v in values
