@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from stecflow.core.io import (
     FREE_TEXT_COLUMNS,
     escape_cell,
@@ -92,7 +94,10 @@ def test_the_free_text_columns_are_not_the_project_s_own():
     assert {"description", "participant", "correction_reason"} <= FREE_TEXT_COLUMNS
 
 
-def test_rows_are_written_cell_by_cell_as_documented_whatever_their_types():
+@pytest.mark.parametrize("chunk", [1024, 3])
+def test_rows_are_written_cell_by_cell_as_documented_whatever_their_types(
+    chunk, monkeypatch
+):
     """The writer's fast paths (dict rows, plain floats, printable lines) give the
     bytes of the documented cell-by-cell rule: format, neutralise free text,
     escape every cell."""
@@ -100,6 +105,7 @@ def test_rows_are_written_cell_by_cell_as_documented_whatever_their_types():
     import random
     from collections import OrderedDict, defaultdict
 
+    monkeypatch.setattr("stecflow.core.io._CHUNK_ROWS", chunk)
     rng = random.Random(5)
     pieces = ["a", "=", "+", "-", "@", "'", "\t", "\r", "\n", "\\", "\x07", "\x85"]
     pieces += ["\u2028", "\u2029", "é", "\u00a0", "\u200b", " ", "x1", "\x7f"]
@@ -140,7 +146,7 @@ def test_rows_are_written_cell_by_cell_as_documented_whatever_their_types():
     columns = ["item", "value", "participant", "x", "reason", "stats"]
     for _ in range(500):
         rows = []
-        for n in range(rng.randint(0, 4)):
+        for n in range(rng.randint(0, 8)):
             row = {c: value() for c in columns if rng.random() < 0.9}
             if n % 3 == 1:
                 row = OrderedDict(row)
