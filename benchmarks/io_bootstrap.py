@@ -22,7 +22,8 @@ Times, in one run on the same data (medians of ``--repeat`` runs each):
   cells must be equal (floats to the 10 significant digits stecflow writes).
 
 Peak memory: each measured call once more in a forked child, the growth of its
-resident set (``VmHWM`` minus ``VmRSS`` before the call, from /proc).
+resident set (``VmHWM`` minus ``VmRSS`` before the call, from /proc, the
+high-water mark reset in the child first).
 
 Usage::
 
@@ -88,6 +89,8 @@ def peak_growth_mb(function) -> float:
     pid = os.fork()
     if pid == 0:  # the child: measure, report, leave at once
         os.close(read)
+        # The child inherits the parent's high-water mark: reset it (Linux 4.0+).
+        Path("/proc/self/clear_refs").write_text("5")
         before = _status_kb("VmRSS")
         function()
         growth = max(_status_kb("VmHWM") - before, 0)
