@@ -159,3 +159,34 @@ def test_malformed_xml(tmp_path):
     with pytest.raises(XMLError) as info:
         read_items(path)
     assert info.value.line == 20  # the </DOMIAN> line
+
+
+def test_repeated_entity_attributes_are_checked_every_time(tmp_path):
+    """Attributes are built once per distinct raw form and shared, and a bad one
+    after good ones of the same name is still an error naming its line."""
+    entity = '<ENTITY ID="{id}" TYPE="{t}">{attrs}</ENTITY>'
+    good = '<ATTRIBUTE NAME="colour" VALUE=" red " TYPE="literal"/>'
+    trials = "".join(
+        f'<TRIAL ID="t{n}"><DOMAIN>'
+        + entity.format(id="e1", t="target", attrs=good)
+        + entity.format(id="e2", t="distractor", attrs=good)
+        + "</DOMAIN><WORD-STRING>the red one</WORD-STRING></TRIAL>\n"
+        for n in range(3)
+    )
+    path = tmp_path / "c.xml"
+    path.write_text(f"<TRIALS>\n{trials}</TRIALS>\n", encoding="utf-8")
+    items = read_items(path)
+    attributes = [e.attributes[0] for i in items for e in i.domain.entities]
+    assert {(a.name, a.value, a.kind) for a in attributes} == {
+        ("colour", "red", "literal")
+    }
+    assert len({id(a) for a in attributes}) == 1
+    bad = trials.replace('VALUE=" red " TYPE="literal"', 'VALUE=" " TYPE="literal"', 1)
+    path.write_text(f"<TRIALS>\n{trials}{bad}</TRIALS>\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="VALUE attribute is missing") as info:
+        read_items(path)
+    assert info.value.line == 5
+    kind = trials.replace('TYPE="literal"', 'TYPE="colourful"', 1)
+    path.write_text(f"<TRIALS>\n{kind}</TRIALS>\n", encoding="utf-8")
+    with pytest.raises(CorpusError, match="attribute TYPE is 'colourful'"):
+        read_items(path)

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import pytest
+
 from stecflow.core.io import (
     FREE_TEXT_COLUMNS,
+    escape_cell,
+    format_float,
     format_tsv,
+    neutralise_formula,
     parse_tsv,
     read_tsv,
     write_tsv,
@@ -87,3 +92,69 @@ def test_the_free_text_columns_are_not_the_project_s_own():
     produced |= {"metric", "signature", "status", "delta", "check", "severity"}
     assert not produced & FREE_TEXT_COLUMNS
     assert {"description", "participant", "correction_reason"} <= FREE_TEXT_COLUMNS
+
+
+@pytest.mark.parametrize("chunk", [1024, 3])
+def test_rows_are_written_cell_by_cell_as_documented_whatever_their_types(
+    chunk, monkeypatch
+):
+    """The writer's fast paths (dict rows, plain floats, printable lines) give the
+    bytes of the documented cell-by-cell rule: format, neutralise free text,
+    escape every cell."""
+    import math
+    import random
+    from collections import OrderedDict, defaultdict
+
+    monkeypatch.setattr("stecflow.core.io._CHUNK_ROWS", chunk)
+    rng = random.Random(5)
+    pieces = ["a", "=", "+", "-", "@", "'", "\t", "\r", "\n", "\\", "\x07", "\x85"]
+    pieces += ["\u2028", "\u2029", "é", "\u00a0", "\u200b", " ", "x1", "\x7f"]
+    floats = [math.nan, math.inf, -math.inf, -0.0, 0.0, 1e300, 2 / 3, -1e-9]
+
+    def value():
+        k = rng.randrange(8)
+        if k == 0:
+            return None
+        if k == 1:
+            return rng.choice(floats)
+        if k == 2:
+            return rng.choice([7, True, False, [1.5, "a", None]])
+        return "".join(rng.choice(pieces) for _ in range(rng.randint(0, 5)))
+
+    def expected(rows, columns):
+        def cell(v, column):
+            if v is None or (isinstance(v, float) and not math.isfinite(v)):
+                text = ""
+            elif isinstance(v, bool):
+                text = "true" if v else "false"
+            elif isinstance(v, float):
+                text = format_float(v)
+            elif isinstance(v, list):
+                text = ",".join(cell(x, "") for x in v)
+            else:
+                text = str(v)
+            if column in FREE_TEXT_COLUMNS:
+                text = neutralise_formula(text)
+            return text
+
+        lines = ["\t".join(escape_cell(c) for c in columns)]
+        for row in rows:
+            cells = [cell(row.get(c), c) for c in columns]
+            lines.append("\t".join(escape_cell(t) for t in cells))
+        return "".join(line + "\n" for line in lines)
+
+    columns = ["item", "value", "participant", "x", "reason", "stats"]
+    for _ in range(500):
+        rows = []
+        for n in range(rng.randint(0, 8)):
+            row = {c: value() for c in columns if rng.random() < 0.9}
+            if n % 3 == 1:
+                row = OrderedDict(row)
+            elif n % 3 == 2:
+                row = defaultdict(int, row)  # [] would add 0; get gives None
+            rows.append(row)
+        use = rng.sample(columns, rng.randint(1, len(columns)))
+        assert format_tsv(rows, use) == expected(rows, use)
+    assert format_tsv([{"value": -0.0, "item": "=1"}], ["item", "value"]) == (
+        "item\tvalue\n'=1\t0\n"
+    )

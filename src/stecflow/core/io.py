@@ -30,8 +30,10 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import math
+import operator
 import re
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -104,8 +106,6 @@ _TRIGGER = "[" + re.escape("".join(FORMULA_TRIGGERS)) + "]"
 _FORMULA = re.compile("'*" + _TRIGGER)
 _NEUTRALISED = re.compile("''*" + _TRIGGER)
 _TO_ESCAPE = re.compile(r"[\\\x00-\x1f\x7f-\x9f\u2028\u2029]")
-# The same without the tab, to check a whole line at once (tabs are counted).
-_SPECIAL = re.compile(r"[\\\x00-\x08\x0a-\x1f\x7f-\x9f\u2028\u2029]")
 _ESCAPED = re.compile(r"\\(?:[\\tnr]|x[0-9a-f]{2}|u[0-9a-f]{4})")
 _SHORT = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _SHORT_BACK = {v: k for k, v in _SHORT.items()}
@@ -225,21 +225,125 @@ def format_tsv(rows: Iterable[Mapping[str, Any]], columns: Sequence[str]) -> str
     return "".join(_tsv_lines(rows, columns))
 
 
+def _float_text(value: float) -> str:
+    # format_float for a plain float: the hot path of _tsv_lines. A finite
+    # number's text never ends in "n" or "f", those of nan, inf and -inf do.
+    text = _FLOAT_FORMAT % value
+    if text[-1] in "nf":
+        return ""
+    return "0" if text == "-0" else text
+
+
+_FLOAT_FORMAT = f"%.{FLOAT_DIGITS}g"
+
+
+#: How _tsv_lines turns a cell of these exact types into text (others: _text).
+_CELL_TEXT: dict[type, Any] = {
+    float: _float_text,
+    int: str,
+    bool: _text,
+    type(None): _text,
+}
+
+
+# Characters that make a cell need escaping, but for the tab and line feed, which
+# _chunk_text counts instead (a chunk's text has one per cell and line).
+_UNSAFE = re.compile(r"[\\\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029]")
+#: Rows rendered at a time by _tsv_lines.
+_CHUNK_ROWS = 1024
+
+
 def _tsv_lines(
     rows: Iterable[Mapping[str, Any]], columns: Sequence[str]
 ) -> Iterator[str]:
-    free = [i for i, c in enumerate(columns) if c in FREE_TEXT_COLUMNS]
-    tabs = len(columns) - 1
+    """The header line, then the rows' lines a chunk of rows at a time.
+
+    Each cell is formatted (:func:`_text`) and free text neutralised, column by
+    column over a chunk of rows; then ``csv.writer`` (no quoting) joins the
+    chunk's cells in C, and one scan of the chunk's text (its tabs and line
+    feeds counted, no other character that needs escaping) shows that it equals
+    the cell-by-cell escaped form, the usual case; if not, that chunk is escaped
+    cell by cell.
+    """
     yield "\t".join(escape_cell(c) for c in columns) + "\n"
-    for row in rows:
-        texts = [_text(row.get(c)) for c in columns]
-        for i in free:
-            texts[i] = neutralise_formula(texts[i])
-        line = "\t".join(texts)
-        # One scan of the line in the usual case, where no cell needs escaping.
-        if line.count("\t") != tabs or _SPECIAL.search(line) is not None:
-            line = "\t".join(escape_cell(t) for t in texts)
-        yield line + "\n"
+    width = len(columns)
+    free = {i for i, c in enumerate(columns) if c in FREE_TEXT_COLUMNS}
+    pick = operator.itemgetter(*columns) if width > 1 else None
+    buffer = io.StringIO()
+    writer = csv.writer(
+        buffer,
+        delimiter="\t",
+        quoting=csv.QUOTE_NONE,
+        quotechar=None,
+        escapechar=None,
+        lineterminator="\n",
+    )
+    source = iter(rows)
+    while chunk := list(itertools.islice(source, _CHUNK_ROWS)):
+        values: list[Any] = []
+        if pick is not None and set(map(type, chunk)) == {dict}:
+            try:
+                values = list(map(pick, chunk))
+            except KeyError:  # a missing column: empty, as get gives
+                values = []
+        if not values:
+            values = [tuple(map(row.get, columns)) for row in chunk]
+        cells = [
+            _column_texts(column, i in free)
+            for i, column in enumerate(zip(*values, strict=True))
+        ]
+        lines = list(zip(*cells, strict=True)) if cells else [()] * len(chunk)
+        yield _chunk_text(lines, width, writer, buffer)
+
+
+def _column_texts(column: tuple[Any, ...], free: bool) -> Sequence[str]:
+    """The texts of one column's cells (:func:`_text`, then neutralised if free)."""
+    kinds = set(map(type, column))
+    if kinds == {str}:
+        texts: Sequence[str] = column
+    elif kinds == {float}:
+        texts = list(map(_FLOAT_FORMAT.__mod__, column))
+        if not _FLOAT_ODD.isdisjoint(texts):
+            texts = [_float_text(v) for v in column]
+    else:
+        convert = _CELL_TEXT.get
+        texts = [
+            v if v.__class__ is str else (convert(v.__class__) or _text)(v)
+            for v in column
+        ]
+    if free and _FORMULA_LINE.search("\n".join(texts)) is not None:
+        texts = [neutralise_formula(t) for t in texts]
+    return texts
+
+
+# The texts of "%.10g" that format_float writes otherwise.
+_FLOAT_ODD = frozenset({"nan", "inf", "-inf", "-0"})
+# A line (cell) that may need neutralise_formula: a trigger after quotes.
+_FORMULA_LINE = re.compile("^'*" + _TRIGGER, re.MULTILINE)
+
+
+def _chunk_text(
+    chunk: list[tuple[str, ...]], width: int, writer: Any, buffer: io.StringIO
+) -> str:
+    text = None
+    if width > 1:  # (csv quotes a row of one empty cell)
+        buffer.seek(0)
+        buffer.truncate()
+        try:
+            writer.writerows(chunk)
+        except csv.Error:  # a cell with a tab or line break: escaped below
+            pass
+        else:
+            text = buffer.getvalue()
+            if (
+                text.count("\n") != len(chunk)
+                or text.count("\t") != (width - 1) * len(chunk)
+                or _UNSAFE.search(text) is not None
+            ):
+                text = None
+    if text is None:
+        text = "".join("\t".join(map(escape_cell, cells)) + "\n" for cells in chunk)
+    return text
 
 
 def write_tsv(

@@ -19,7 +19,9 @@ with an ``ID`` (HUMAN-1, HUMAN-2, …). Both are read.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import gc
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 from lxml import etree
@@ -92,6 +94,36 @@ def _inner_xml(element: etree._Element) -> str:
     return "".join(parts).strip()
 
 
+# Checked ENTITY attributes by their raw (NAME, VALUE, TYPE) as lxml gives them:
+# a test set repeats a few dozen of them thousands of times, so each is checked
+# and built once, and the items share the (immutable) objects.
+_ATTRIBUTES: dict[tuple[str | None, str | None, str | None], EntityAttribute] = {}
+_ATTRIBUTES_MAX = 100_000
+
+
+def _entity_attribute(attribute: etree._Element, source: str) -> EntityAttribute:
+    get = attribute.get
+    key = (get("NAME"), get("VALUE"), get("TYPE"))
+    known = _ATTRIBUTES.get(key)
+    if known is not None:
+        return known
+    kind = key[2]
+    if kind is not None and kind not in ATTRIBUTE_KINDS:
+        raise CorpusError(
+            f"attribute TYPE is {kind!r}; expected one of {', '.join(ATTRIBUTE_KINDS)}",
+            **_where(attribute, source),
+        )
+    checked = EntityAttribute(
+        _required(attribute, "NAME", source),
+        _required(attribute, "VALUE", source),
+        kind,
+    )
+    if len(_ATTRIBUTES) >= _ATTRIBUTES_MAX:
+        _ATTRIBUTES.clear()
+    _ATTRIBUTES[key] = checked
+    return checked
+
+
 def _parse_entity(element: etree._Element, source: str) -> Entity:
     entity_type = _required(element, "TYPE", source)
     if entity_type not in ("target", "distractor"):
@@ -99,32 +131,18 @@ def _parse_entity(element: etree._Element, source: str) -> Entity:
             f"TYPE is {entity_type!r}; expected 'target' or 'distractor'",
             **_where(element, source),
         )
-    attributes = []
-    for attribute in element.findall("ATTRIBUTE"):
-        kind = attribute.get("TYPE")
-        if kind is not None and kind not in ATTRIBUTE_KINDS:
-            raise CorpusError(
-                f"attribute TYPE is {kind!r};"
-                f" expected one of {', '.join(ATTRIBUTE_KINDS)}",
-                **_where(attribute, source),
-            )
-        attributes.append(
-            EntityAttribute(
-                _required(attribute, "NAME", source),
-                _required(attribute, "VALUE", source),
-                kind,
-            )
-        )
     return Entity(
         id=_required(element, "ID", source),
         is_target=entity_type == "target",
-        attributes=tuple(attributes),
+        attributes=tuple(
+            [_entity_attribute(a, source) for a in element.iterchildren("ATTRIBUTE")]
+        ),
         image=element.get("IMAGE"),
     )
 
 
 def _parse_domain(element: etree._Element, source: str) -> Domain:
-    entities = tuple(_parse_entity(e, source) for e in element.findall("ENTITY"))
+    entities = tuple([_parse_entity(e, source) for e in element.iterchildren("ENTITY")])
     targets = [e for e in entities if e.is_target]
     if len(targets) != 1:
         raise CorpusError(
@@ -296,9 +314,26 @@ def read_items(path: str | Path) -> list[Item]:
         _check_unique(items, str(path))
         return items
     root = parse_xml(path)
-    items = [element_to_item(t, str(path)) for t in _trials_of(root, str(path))]
+    with _no_collection():
+        items = [element_to_item(t, str(path)) for t in _trials_of(root, str(path))]
     _check_unique(items, str(path))
     return items
+
+
+@contextmanager
+def _no_collection() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a test set's objects are built.
+
+    Hundreds of thousands of new (acyclic) objects would otherwise trigger
+    collections that traverse every one of them again and again.
+    """
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _attribute(

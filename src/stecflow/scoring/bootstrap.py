@@ -17,7 +17,7 @@ from typing import Any
 
 from stecflow.data.model import Item
 
-__all__ = ["subsets_of"]
+__all__ = ["bootstrap_intervals", "subsets_of"]
 
 
 def subsets_of(
@@ -73,7 +73,9 @@ def _bootstrap_counts(n: int, resamples: int, seed: int, subset: str) -> Any:
     """How often each of *n* items is drawn in each resample (resamples × n).
 
     The draws depend only on the seed, the subset and n, so every system gets the
-    same resampled items for a subset and intervals compare like with like.
+    same resampled items for a subset and intervals compare like with like. The
+    counts are whole numbers held as float64 (exact), so that every metric's
+    resampled statistics are one BLAS product with them, without a cast or copy.
     """
     import numpy as np
 
@@ -81,23 +83,114 @@ def _bootstrap_counts(n: int, resamples: int, seed: int, subset: str) -> Any:
         return None
     rng = np.random.default_rng(_rng_seed(seed, subset, str(n)))
     indices = rng.integers(0, n, size=(resamples, n))
-    offsets = (np.arange(resamples) * n)[:, None]
-    flat = np.bincount((indices + offsets).ravel(), minlength=resamples * n)
-    return flat.reshape(resamples, n)
+    counts = np.empty((resamples, n), dtype=np.float64)
+    for row, drawn in zip(counts, indices, strict=True):
+        row[:] = np.bincount(drawn, minlength=n)
+    return counts
 
 
-def _bootstrap_ci(
-    metric: Any, stats: Sequence[tuple[float, ...]], counts: Any, confidence: float
-) -> tuple[float, float]:
-    """Percentile bootstrap interval of the system score (Efron & Tibshirani 1993)."""
+def _resample_scores(
+    metric: Any, stats: Sequence[tuple[float, ...]], counts: Any, scores: Any = None
+) -> Any:
+    """The metric's score on each resample (an array): ``metric.resample_scores``
+    computed without copying *counts*.
+
+    An item-level metric that keeps the generic mean of defined item scores
+    (:meth:`~stecflow.metrics.base.Metric.resample_scores`) and is defined on
+    every item is one matrix-vector product ``counts @ scores / n``: the product
+    the generic method computes, on the same numbers in the same layout (so the
+    same bits), without its copy of the drawn columns. *scores* are the item
+    scores of *stats* if the caller has them. Every other metric (undefined
+    items, corpus formulas) goes through its own method.
+    """
     import numpy as np
 
-    if counts is None:
-        return math.nan, math.nan
-    values = np.array(metric.resample_scores(stats, counts), dtype=float)
+    if _generic_mean(metric):
+        if scores is None:
+            scores = _item_scores(metric, stats)
+        if not np.isnan(scores).any():
+            return (counts @ scores) / len(stats)
+    return np.array(metric.resample_scores(stats, counts), dtype=float)
+
+
+def _generic_mean(metric: Any) -> bool:
+    from stecflow.metrics.base import Metric
+
+    return metric.level == "item" and (
+        type(metric).resample_scores is Metric.resample_scores
+    )
+
+
+def _item_scores(metric: Any, stats: Sequence[tuple[float, ...]]) -> Any:
+    import numpy as np
+
+    return np.fromiter(
+        (metric.score_from_stats(s) for s in stats), dtype=float, count=len(stats)
+    )
+
+
+def _interval(values: Any, confidence: float) -> tuple[float, float]:
+    import numpy as np
+
     values = values[~np.isnan(values)]
     if values.size == 0:
         return math.nan, math.nan
     alpha = (1 - confidence) / 2
     low, high = np.quantile(values, [alpha, 1 - alpha])
     return float(low), float(high)
+
+
+def _bootstrap_ci(
+    metric: Any, stats: Sequence[tuple[float, ...]], counts: Any, confidence: float
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the system score (Efron & Tibshirani 1993)."""
+    if counts is None:
+        return math.nan, math.nan
+    return _interval(_resample_scores(metric, stats, counts), confidence)
+
+
+def bootstrap_intervals(
+    pending: Sequence[
+        tuple[str, str, Sequence[int], Any, Sequence[Any], dict[str, Any]]
+    ],
+    resamples: int,
+    seed: int,
+    confidence: float,
+) -> None:
+    """Fill ``ci_low`` and ``ci_high`` of every pending system row.
+
+    *pending* holds ``(kind, name, indices, metric, stats, row)``: a subset (its
+    kind, name and the indices of its items, ascending), a metric, statistics and
+    the row to fill. *stats* are either the metric's statistics of every scored
+    item, of which the subset takes *indices*, or the subset's own (a corpus
+    metric computed anew on it), one per index. The intervals are those of
+    :func:`_bootstrap_ci` on the subset's statistics and counts: each subset's
+    counts (:func:`_bootstrap_counts`) are drawn once, serve every metric, and
+    only one subset's are held at a time; an item-level metric's item scores are
+    computed once for all subsets.
+    """
+    import numpy as np
+
+    by_subset: dict[tuple[str, str], list[tuple[Any, ...]]] = {}
+    for kind, name, indices, metric, stats, row in pending:
+        by_subset.setdefault((kind, name), []).append((indices, metric, stats, row))
+    scores: dict[tuple[int, int], Any] = {}  # (metric, stats) -> item scores
+    for (kind, name), jobs in by_subset.items():
+        counts = _bootstrap_counts(len(jobs[0][0]), resamples, seed, f"{kind}:{name}")
+        for indices, metric, stats, row in jobs:
+            if counts is None:
+                row["ci_low"], row["ci_high"] = math.nan, math.nan
+                continue
+            whole = len(stats) != len(indices)  # stats of every item: take indices
+            subset_stats = [stats[i] for i in indices] if whole else stats
+            item_scores = None
+            if _generic_mean(metric):
+                key = (id(metric), id(stats))
+                if key not in scores:
+                    scores[key] = _item_scores(metric, stats)
+                item_scores = scores[key]
+                if whole:
+                    item_scores = item_scores[np.asarray(indices, dtype=np.intp)]
+            values = _resample_scores(metric, subset_stats, counts, item_scores)
+            row["ci_low"], row["ci_high"] = _interval(values, confidence)
+        del counts

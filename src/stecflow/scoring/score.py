@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from stecflow.core.io import read_json, write_json, write_tsv
 from stecflow.data.model import Item, Output
-from stecflow.scoring.bootstrap import _bootstrap_ci, _bootstrap_counts, subsets_of
+from stecflow.scoring.bootstrap import bootstrap_intervals, subsets_of
 from stecflow.scoring.specs import (
     _realiser,
     _signature_extra,
@@ -149,10 +149,7 @@ def score_outputs(
             )
     task = _task(tasks)
     contexts = [dict(task.scoring_context(i)) for i in scored_items]
-    counts = {
-        (kind, name): _bootstrap_counts(len(indices), resamples, seed, f"{kind}:{name}")
-        for kind, name, indices in subset_list
-    }
+    pending: list[Any] = []  # rows whose bootstrap intervals are filled at the end
     realiser = _realiser(scoring, task)
     normalised: dict[str, Any] = {}
     for spec, metric in build_metrics(metric_specs(scoring, tasks)):
@@ -249,25 +246,25 @@ def score_outputs(
                     [refs[i] for i in indices],
                     [contexts[i] for i in indices],
                 )
+                source = subset_stats  # the intervals' statistics (bootstrap_intervals)
             else:
                 subset_stats = [stats[i] for i in indices]
+                source = stats
             summary = metric.summary(subset_stats)
-            low, high = _bootstrap_ci(
-                metric, subset_stats, counts[kind, name], confidence
-            )
-            system_rows.append(
-                {
-                    **base,
-                    "status": "scored",
-                    "subset_kind": kind,
-                    "subset": name,
-                    "value": metric.aggregate(subset_stats),
-                    "n": summary.get("n_scored", summary["n_items"]),
-                    "n_skipped": summary.get("n_skipped", 0),
-                    "ci_low": low,
-                    "ci_high": high,
-                }
-            )
+            row = {
+                **base,
+                "status": "scored",
+                "subset_kind": kind,
+                "subset": name,
+                "value": metric.aggregate(subset_stats),
+                "n": summary.get("n_scored", summary["n_items"]),
+                "n_skipped": summary.get("n_skipped", 0),
+                "ci_low": None,
+                "ci_high": None,
+            }
+            system_rows.append(row)
+            pending.append((kind, name, indices, metric, source, row))
+    bootstrap_intervals(pending, resamples, seed, confidence)
     item_rows.sort(
         key=lambda r: (r["item"], r["metric"], r["reference"] != "*", r["reference"])
     )
