@@ -136,6 +136,17 @@ def test_items_beyond_the_limit_are_left_to_the_item_table(
     assert ">t2<" not in alpha
 
 
+def test_many_submissions_share_the_item_rows(campaign, tmp_path, monkeypatch):
+    """The section lists at most ITEM_ROWS items over all submissions (here
+    three submissions share 6 rows: 2 each, 1 shown and 1 collapsed)."""
+    monkeypatch.setattr(teams, "SHOWN_ITEMS", 1)
+    monkeypatch.setattr(teams, "ITEM_ROWS", 6)
+    page = render_report(**campaign, out_html=tmp_path / "index.html")
+    alpha = part(page, "alpha", "sys1")
+    assert [r[0] for r in grid_rows(alpha, "Item 2 of alpha/sys1.")] == ["t4"]
+    assert "Not listed here: the 2 best items" in alpha
+
+
 def test_scores_with_intervals_and_ranks(html, campaign):
     alpha = part(html, "alpha", "sys1")
     row = next(

@@ -12,7 +12,8 @@ For each submission the section "Submissions" of the report shows
   (``scores/items/<team>/<system>.tsv``, the rows over all references), worst
   items first by the primary metric (the report's ranking metric, or the first
   metric the submission has item scores for); the first :data:`SHOWN_ITEMS`
-  shown, the rest (up to :data:`MAX_ITEMS` in all) in a collapsed block.
+  shown, the rest (up to :data:`MAX_ITEMS` in all, fewer when many submissions
+  share :data:`ITEM_ROWS`: :func:`item_limit`) in a collapsed block.
 
 Each submission's part starts with a heading whose id is
 :func:`stecflow.report.formatting.system_anchor`, which the score tables link
@@ -47,6 +48,7 @@ from stecflow.report.inputs import PathLike, SystemEntry
 from stecflow.report.presentation import score_text
 
 __all__ = [
+    "ITEM_ROWS",
     "MAX_ITEMS",
     "SHOWN_ITEMS",
     "competition_ranks",
@@ -60,6 +62,10 @@ __all__ = [
 SHOWN_ITEMS = 10
 #: Items listed per submission at most (the rest: in its item-scores table).
 MAX_ITEMS = 500
+#: Item rows of the whole section: a campaign of many submissions lists fewer
+#: items per submission (at least :data:`SHOWN_ITEMS`), so the one report stays
+#: small enough to open (1,000 submissions x 112 items would be 112,000 rows).
+ITEM_ROWS = 20_000
 #: Problems listed per kind (errors, warnings) in a submission's part.
 SHOWN_PROBLEMS = 5
 
@@ -306,6 +312,17 @@ def _item_metrics(ctx: Context, primary: str, scores: Mapping[str, Any]) -> list
     ]
 
 
+def item_limit(n_submissions: int) -> int:
+    """Items listed per submission: :data:`MAX_ITEMS`, fewer when many share
+    :data:`ITEM_ROWS`, never fewer than :data:`SHOWN_ITEMS`.
+
+    >>> item_limit(4), item_limit(100), item_limit(1000)
+    (500, 200, 20)
+    """
+    share = ITEM_ROWS // max(n_submissions, 1)
+    return max(SHOWN_ITEMS, min(MAX_ITEMS, share))
+
+
 def _item_blocks(
     ctx: Context,
     entry: SystemEntry,
@@ -313,6 +330,7 @@ def _item_blocks(
     items: Sequence[Item],
     scores: Mapping[str, Mapping[str, float | None]],
     outputs: Sequence[Output] | None,
+    limit: int | None = None,
 ) -> list[Block]:
     primary = _primary_metric(ctx, scores)
     info = ctx.metric(primary) if primary is not None else None
@@ -395,12 +413,17 @@ def _item_blocks(
     )
     blocks.append(grid(columns, shown, caption))
     if rest:
-        kept = rest[: max(MAX_ITEMS - len(shown), 0)]
+        limit = MAX_ITEMS if limit is None else limit
+        kept = rest[: max(limit - len(shown), 0)]
         inner = [
             grid(
                 columns,
                 kept,
-                f"Items {len(shown) + 1}–{len(shown) + len(kept)} of {name}.",
+                (
+                    f"Items {len(shown) + 1}–{len(shown) + len(kept)} of {name}."
+                    if len(kept) > 1
+                    else f"Item {len(shown) + 1} of {name}."
+                ),
             )
         ]
         if len(kept) < len(rest):  # the page stays small in large campaigns
@@ -480,5 +503,6 @@ def teams_section(
             items,
             item_scores.get(key, {}),
             (outputs or {}).get(key),
+            item_limit(len(keys)),
         )
     return blocks
