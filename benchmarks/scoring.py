@@ -147,42 +147,33 @@ def library_ratios(items: list[Item], outputs: list[Output]) -> dict[str, float]
 
 
 def job_startup(repo: Path) -> float:
-    """Median wall time of a fresh interpreter running the scoring adapter once."""
+    """Median wall time of a fresh interpreter running the per-submission job's
+    adapter (``check_submission``: validation, then scoring) once, on a tiny input."""
     from stecflow.core.io import write_json
 
     tiny = repo / "tests" / "fixtures" / "tiny_campaign"
     with tempfile.TemporaryDirectory() as tmp:
         tmp_path = Path(tmp)
-        record = {
-            "team": "alpha",
-            "system": "sys1",
-            "status": "accepted",
-            "reference": False,
-            "late": False,
-            "primary": True,
-            "tasks": ["end_to_end", "attribute_selection"],
-            "n_errors": 0,
-        }
-        write_json(record, tmp_path / "v.json")
         job = {
-            "adapter": str(repo / "workflow" / "scripts" / "score_submission.py"),
-            "validation": str(tmp_path / "v.json"),
+            "adapter": str(repo / "workflow" / "scripts" / "check_submission.py"),
             "testset": str(tiny / "testset.xml"),
             "submission": str(tiny / "submissions" / "alpha" / "sys1"),
-            "items": str(tmp_path / "i.tsv"),
-            "summary": str(tmp_path / "s.json"),
-            "log": str(tmp_path / "log.txt"),
+            "out": str(tmp_path),
         }
         write_json(job, tmp_path / "job.json")
         code = (
             "import json, runpy, sys\n"
             "from types import SimpleNamespace as N\n"
             "j = json.load(open(sys.argv[1]))\n"
+            "o = j['out']\n"
             "main = runpy.run_path(j['adapter'])['main']\n"
-            "main(N(input=N(validation=j['validation'], testset=j['testset']),\n"
-            "       params=N(submission_dir=j['submission'], scoring={}),\n"
-            "       output=N(item_scores=j['items'], summary=j['summary']),\n"
-            "       log=[j['log']]))\n"
+            "main(N(input=N(testset=j['testset']),\n"
+            "       params=N(submission_dir=j['submission'], team='alpha',\n"
+            "                system='sys1', tasks=[], deadline=None, scoring={},\n"
+            "                limits=None, properties=None, subsets=[]),\n"
+            "       output=N(record=o + '/v.json', report=o + '/v.md',\n"
+            "                item_scores=o + '/i.tsv', summary=o + '/s.json'),\n"
+            "       log=[o + '/log.txt']))\n"
         )
         command = [sys.executable, "-c", code, str(tmp_path / "job.json")]
         return timed(lambda: subprocess.run(command, check=True), repeat=5)
