@@ -278,7 +278,11 @@ def test_exclusion_rules_refused_where_they_would_not_be_applied() -> None:
         "task": "situated_identification",
         "exclusions": rules,
     }
-    with pytest.raises(ConfigError, match="cannot apply exclusion rules yet") as err:
+    [spec] = study_specs({"studies": [situated]})  # time rules apply
+    assert spec["exclusions"] == rules
+    # but a situated study has no control trials to count
+    situated["exclusions"] = [{"name": "attention", "controls_below": 0.5}]
+    with pytest.raises(ConfigError, match="has no control trials") as err:
         study_specs({"studies": [situated]})
     assert err.value.field == "studies[0].exclusions"
 

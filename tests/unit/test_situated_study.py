@@ -16,7 +16,7 @@ import pandas as pd
 import pytest
 
 from stecflow.core.io import read_tsv, write_json, write_tsv
-from stecflow.judgments._common import QUALITY_COLUMNS
+from stecflow.judgments._common import QUALITY_COLUMNS, JudgmentsError
 from stecflow.judgments.importers.situated import situated_response_columns
 from stecflow.judgments.situated_study import (
     SITUATED_JUDGMENT_COLUMNS,
@@ -661,3 +661,56 @@ def test_unknown_list_duplicate_and_mismatches(hand):
     f1 = [r for r in judgments if r["subject"] == "a" and r["instance"] == "f1"][0]
     assert (f1["target"], f1["correct"]) == ("P5", "true")  # the design's
     assert summary["counts"]["evaluators"] == 4
+
+
+def test_exclusion_rules_leave_an_evaluator_out_with_an_audit(hand):
+    """Rules declared in advance apply to a situated study as to the others: the
+    audit names each evaluator and rule; an excluded evaluator leaves the
+    judgments and every measure (as a discarded one does)."""
+    folder, design, responses = hand
+    out = folder / "rules"
+    summary = merge_situated_study(
+        design[0],
+        design[1],
+        [responses],
+        None,
+        out / "judgments.tsv",
+        out / "quality.tsv",
+        out / "measures.tsv",
+        out / "summary.json",
+        settings={},
+        exclusions=[{"name": "fast", "median_time_below_ms": 3000}],
+        exclusions_path=out / "exclusions.tsv",
+    )
+    audit = read_tsv(out / "exclusions.tsv")
+    # medians of time_ms: a 2,750 ms; b, c and d 4,250 ms
+    assert [(r["participant"], r["value"], r["excluded"]) for r in audit] == [
+        ("a", "2750", "1"),
+        ("b", "4250", "0"),
+        ("c", "4250", "0"),
+        ("d", "4250", "0"),
+    ]
+    assert audit[0]["reason"] == "median 2,750 ms against a minimum of 3,000 ms"
+    assert {r["subject"] for r in read_tsv(out / "judgments.tsv")} == {"b", "c", "d"}
+    tp = by_class(out / "measures.tsv")["TP"]
+    assert (tp["n_responses"], tp["n_correct"]) == ("6", "3")  # a's 2 of 2 gone
+    assert summary["counts"]["evaluators"] == 3
+    assert summary["exclusions"]["excluded_participants"] == [pid("a", "P")]
+    # without rules: the audit has its header only, nobody leaves
+    merge_situated_study(
+        design[0], design[1], [responses], None,
+        out / "j2.tsv", out / "q2.tsv", out / "m2.tsv", out / "s2.json",
+        exclusions_path=out / "none.tsv",
+    )  # fmt: skip
+    assert (out / "none.tsv").read_text().count("\n") == 1
+    assert len({r["subject"] for r in read_tsv(out / "j2.tsv")}) == 4
+
+
+def test_a_controls_rule_is_refused_for_a_situated_study(hand):
+    folder, design, responses = hand
+    with pytest.raises(JudgmentsError, match="no control trials"):
+        merge_situated_study(
+            design[0], design[1], [responses], None,
+            *(folder / f"x{n}" for n in range(4)),
+            exclusions=[{"name": "attention", "controls_below": 0.5}],
+        )  # fmt: skip

@@ -13,9 +13,6 @@ def main(smk) -> None:
             list(smk.input.responses), smk.output.sessions, study=smk.wildcards.study
         )
         if smk.params.task == "situated_identification":
-            from stecflow.judgments.exclusions import write_audit
-
-            write_audit([], smk.output.exclusions)  # no rules for situated studies
             from stecflow.judgments.situated_study import merge_situated_study
 
             merge_situated_study(
@@ -29,6 +26,9 @@ def main(smk) -> None:
                 smk.output.summary,
                 settings=smk.params.settings,
                 pseudonym_key=getattr(smk.params, "pseudonym_key", None),
+                exclusions=smk.params.spec.get("exclusions"),
+                exclusions_path=smk.output.exclusions,
+                sessions_path=getattr(smk.output, "sessions", None),
             )
             return
         if smk.params.task in ("text_rating", "text_preference"):

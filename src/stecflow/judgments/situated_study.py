@@ -452,6 +452,56 @@ def _missing_trials(discarded: Any, design: Any) -> int:
     )
 
 
+def _exclusions(
+    kept: Any,
+    design: Any,
+    study: str,
+    exclusions: Sequence[Mapping[str, Any]] | None,
+    sessions_path: str | Path | None,
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The study's exclusion rules evaluated per evaluator: (rules, audit).
+
+    The audit names an evaluator by ``subject`` (the ID every situated table
+    uses), the time rule reads ``time_ms`` and ``incomplete`` counts the design's
+    test trials of the evaluator's list.
+    """
+    from stecflow.judgments.exclusions import check_rules, exclusion_audit
+
+    rules = check_rules(exclusions, study)
+    if not rules:
+        return [], []
+    for n, rule in enumerate(rules):
+        if "controls_below" in rule:
+            raise JudgmentsError(
+                "a situated study has no control trials; use median_time_below_ms,"
+                " incomplete or answer rules",
+                field=f"studies[{study}].exclusions[{n}]",
+            )
+    sizes = design.groupby("list").size() if len(design) else {}
+    session_rows: list[dict[str, Any]] = []
+    if sessions_path is not None and Path(sessions_path).is_file():
+        from stecflow.core.io import read_tsv
+
+        session_rows = list(read_tsv(sessions_path))
+    rows = [
+        {
+            "session": r["session"],
+            "participant": r["subject"],
+            "list": r["list"],
+            "practice": False,
+            "rt_ms": _number(r["time_ms"]),
+        }
+        for r in kept.to_dict("records")
+    ]
+    audit = exclusion_audit(
+        rows,
+        rules,
+        list_sizes={str(k): int(v) for k, v in dict(sizes).items()},
+        sessions=session_rows,
+    )
+    return rules, audit
+
+
 def _discard(
     trials: Any, design: Any, study: str
 ) -> tuple[Any, Any, list[dict[str, Any]]]:
@@ -613,6 +663,9 @@ def merge_situated_study(
     *,
     settings: Mapping[str, Any] | None = None,
     pseudonym_key: str | None = None,
+    exclusions: Sequence[Mapping[str, Any]] | None = None,
+    exclusions_path: str | Path | None = None,
+    sessions_path: str | Path | None = None,
 ) -> dict[str, Any]:
     """Merge a situated study's responses with its design and write four files.
 
@@ -646,6 +699,18 @@ def merge_situated_study(
     pseudonym_key : str, optional
         The release key the summary's pseudonyms are keyed with
         (:mod:`stecflow.judgments.public`); default: the study's ID.
+    exclusions : sequence of mapping, optional
+        The study's exclusion rules (``studies.<id>.exclusions``;
+        :mod:`stecflow.judgments.exclusions`): ``median_time_below_ms`` (on
+        ``time_ms``), ``incomplete`` and ``answer`` (a situated study has no
+        control trials). An evaluator a rule excludes leaves the judgments and
+        every measure, as a discarded one does; the audit and the summary's
+        ``exclusions`` say who and why.
+    exclusions_path : path, optional
+        The audit (``results/judgments/exclusions/<study>.tsv``), written even
+        without rules (header only).
+    sessions_path : path, optional
+        The session table, for ``answer`` rules.
 
     Returns
     -------
@@ -729,6 +794,15 @@ def merge_situated_study(
         kept = frame
         discarded = pd.DataFrame(columns=[*DISCARD_COLUMNS, "list"])
     kept = kept.sort_values(["subject", "order"], kind="stable").reset_index(drop=True)
+    rules, audit = _exclusions(kept, design, study, exclusions, sessions_path)
+    excluded = sorted({str(r["participant"]) for r in audit if r["excluded"]})
+    if excluded:
+        leaving = kept["subject"].astype(str).isin(excluded)
+        kept = kept[~leaving].reset_index(drop=True)
+    if exclusions_path is not None:
+        from stecflow.judgments.exclusions import write_audit
+
+        write_audit(audit, exclusions_path)
 
     if len(kept):
         statuses = tuple(sorted({str(s) for s in kept["session_status"]}))
@@ -825,6 +899,12 @@ def merge_situated_study(
         ),
         "settings": {"majority": majority, "time_scope": scopes},
     }
+    if rules:  # the rules and who they excluded, for the report
+        summary["exclusions"] = {
+            "rules": rules,
+            "excluded_participants": excluded,
+            "audit": audit,
+        }
     write_tsv(judgment_rows, SITUATED_JUDGMENT_COLUMNS, judgments_path)
     from stecflow.judgments.public import public_quality
 

@@ -915,6 +915,9 @@ def _study_blocks(ctx: Context, study: JudgmentStudy) -> list[Block]:
         )
     elif summary.get("simulated"):
         status.append(notice(_SIMULATED_TEXT, "warning", "Simulated data"))
+    from stecflow.report.exclusions import exclusion_blocks
+
+    status.extend(exclusion_blocks(summary))  # rules declared in advance
     parts = [
         {
             "title": "Intrinsic evaluation",

@@ -142,12 +142,14 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
             )
         if spec.get("controls") is not None:
             spec["controls"] = _check_controls(spec, n)
-        if spec.get("exclusions") and spec["task"] == SITUATED_TASK:
+        if spec["task"] == SITUATED_TASK and any(
+            "controls_below" in (rule or {}) for rule in spec.get("exclusions") or ()
+        ):
             # never accepted and then silently left unapplied
             raise ConfigError(
-                f"a {spec['task']} study cannot apply exclusion rules yet; the"
-                " judgments stage applies them to rating, identification,"
-                " text_rating and text_preference studies",
+                f"a {spec['task']} study has no control trials, so no"
+                " controls_below rule; use median_time_below_ms, incomplete or"
+                " answer rules",
                 field=f"studies[{n}].exclusions",
             )
         if spec["task"] == "identification" and spec["variant"] is None:
