@@ -127,9 +127,10 @@ def test_power_and_pay_are_planned_and_reported(results):
     assert values == sorted(values) and values[-1] > values[0]
     settings = json.loads((results / "power" / "rating.json").read_text())
     duration = settings["duration"]
-    # 18 trials per system x 6 systems + 2 practice, 3.5 s each, 120 s instructions
-    assert duration["source"] == "design: 110 trials x 3500 ms + 120 s instructions"
-    assert duration["median_min"] == pytest.approx((110 * 3.5 + 120) / 60, abs=0.01)
+    # 18 trials per system x 6 systems + 2 control trials (controls: per_list 2)
+    # + 2 practice, 3.5 s each, 120 s instructions
+    assert duration["source"] == "design: 112 trials x 3500 ms + 120 s instructions"
+    assert duration["median_min"] == pytest.approx((112 * 3.5 + 120) / 60, abs=0.01)
     assert duration["pay_median"] == pytest.approx(
         12 * duration["median_min"] / 60, abs=0.01
     )
