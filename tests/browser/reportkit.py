@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import runpy
 import shutil
-from collections.abc import Iterator
-from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -21,50 +19,12 @@ from tests.conftest import REPO
 from tests.unit.test_report import TEMPLATE, report_inputs
 from tests.workflow.helpers import snakemake
 
-CHROMIUM = Path("/usr/bin/chromium")
-LAUNCH_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-SKIP_REASON = (
-    "the report's browser tests need a browser: install Debian's chromium and"
-    " pip's playwright (apt-get install -y chromium; pip install playwright)"
-)
-
 
 @pytest.fixture(scope="session")
-def chromium(request) -> Iterator[Any]:
-    """Debian's chromium driven by Playwright; skip when either is missing.
-
-    The browser of tests/browser/conftest.py is shared when it exists (two
-    Playwright instances cannot run at once in one process); else one is
-    launched here with the same settings.
-    """
-    try:
-        shared = request.getfixturevalue("browser")
-    except pytest.FixtureLookupError:
-        shared = None
-    if shared is not None:
-        yield shared
-        return
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        pytest.skip(SKIP_REASON)
-    if not CHROMIUM.is_file():
-        pytest.skip(SKIP_REASON)
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=LAUNCH_ARGS, headless=True
-        )
-        yield browser
-        browser.close()
+def chromium(browser: Any) -> Any:
+    """The session's chromium of tests/browser/conftest.py (it skips, saying what
+    to install, when Debian's chromium or Playwright is missing)."""
+    return browser
 
 
 @pytest.fixture(scope="session")
