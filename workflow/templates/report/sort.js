@@ -38,9 +38,13 @@
       var head = rows.filter(function (row) {
         return row.classList.contains("divider");
       });
+      // a total row stays last, whatever the order
+      var foot = rows.filter(function (row) {
+        return row.classList.contains("total");
+      });
       var items = rows
         .filter(function (row) {
-          return !row.classList.contains("divider");
+          return !row.classList.contains("divider") && !row.classList.contains("total");
         })
         .map(function (row, position) {
           return { row: row, key: key(row, index), position: position };
@@ -50,7 +54,7 @@
         var c = sign * compare(x.key, y.key, numeric);
         return c !== 0 ? c : x.position - y.position;
       });
-      head.concat(items.map(function (item) { return item.row; })).forEach(
+      head.concat(items.map(function (item) { return item.row; }), foot).forEach(
         function (row) { body.appendChild(row); }
       );
     }
