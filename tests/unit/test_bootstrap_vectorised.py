@@ -104,3 +104,18 @@ def test_intervals_of_subsets_taken_from_all_items_equal_direct_ones():
     assert (rows[0]["ci_low"], rows[0]["ci_high"]) == direct_all
     assert (rows[1]["ci_low"], rows[1]["ci_high"]) == direct_sub
     assert direct_all != direct_sub
+
+
+@pytest.mark.parametrize("block", [1, 7, 50, 1 << 20])
+@pytest.mark.parametrize("n", [2, 3, 11, 112])
+def test_counts_drawn_in_blocks_are_those_of_one_draw(monkeypatch, block, n):
+    """Blocks of rows (any size, rows cut anywhere) draw the numbers of one call."""
+    import stecflow.scoring.bootstrap as bootstrap
+
+    monkeypatch.setattr(bootstrap, "_BLOCK", block)
+    rng = np.random.default_rng(_rng_seed(2009, "all:all", str(n)))
+    one_call = rng.integers(0, n, size=(300, n))
+    expected = np.array([np.bincount(row, minlength=n) for row in one_call])
+    counts = _bootstrap_counts(n, 300, 2009, "all:all")
+    assert counts.dtype == np.float64
+    assert (counts == expected).all()

@@ -332,3 +332,35 @@ def test_string_metrics_on_realised_attribute_sets(items, alpha):
     assert "|realise:template-v1|" in signatures["se"]
     assert "realise" not in signatures["dice"]  # set metrics are unchanged
     assert value(rows, "dice") == value(plain, "dice")
+
+
+def _sorted_rows(rows):
+    """The order item rows are written in, as a sort of the rows themselves."""
+    return sorted(
+        rows,
+        key=lambda r: (r["item"], r["metric"], r["reference"] != "*", r["reference"]),
+    )
+
+
+def test_item_rows_are_made_in_order_and_counted(items, alpha):
+    item_rows, _ = score_outputs(
+        items,
+        alpha,
+        {**QUICK, "metrics": [{"id": "se"}, {"id": "dice"}, {"id": "bleu3"}]},
+    )
+    rows = list(item_rows)
+    assert rows == list(item_rows)  # made again, the same
+    assert rows == _sorted_rows(rows) and len(item_rows) == len(rows)
+    # 4 items × (se: * + 2 references; dice: * + 2 references; bleu3: * only)
+    assert len(rows) == 4 * (3 + 3 + 1)
+    assert [r["metric"] for r in rows[:7]] == ["bleu3"] + ["dice"] * 3 + ["se"] * 3
+
+
+def test_item_rows_of_a_repeated_item_id_are_still_sorted(items, alpha):
+    twice = [*items, replace(items[0], subdomain="people")]
+    item_rows, _ = score_outputs(twice, alpha, {**QUICK, "metrics": [{"id": "se"}]})
+    rows = list(item_rows)
+    assert len(rows) == 5 * 3 and rows == _sorted_rows(rows)
+    first = [r["subdomain"] for r in rows if r["item"] == items[0].id]
+    # the all-references rows, then each reference's, each in the items' order
+    assert first == [items[0].subdomain, "people"] * 3

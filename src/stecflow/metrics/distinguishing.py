@@ -22,7 +22,7 @@ attributes are free, so sizes and ``k*`` count only the other attributes.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from functools import lru_cache
 from itertools import combinations
 from typing import Any, ClassVar, Literal
@@ -153,11 +153,13 @@ def minimal_distinguishing_size(
     >>> minimal_distinguishing_size(t, d, count_type_in_minimality=False)
     1
     """
-    return _min_size_cached(
-        frozenset(target),
-        tuple(frozenset(d) for d in distractors),
-        count_type_in_minimality,
+    return _min_size_cached(  # (the cache holds the sets given, not copies)
+        _frozen(target), tuple(map(_frozen, distractors)), count_type_in_minimality
     )
+
+
+def _frozen(attrs: Iterable[tuple[str, str]]) -> AttributeSet:
+    return attrs if isinstance(attrs, frozenset) else frozenset(attrs)
 
 
 def is_minimal(

@@ -76,17 +76,30 @@ def _bootstrap_counts(n: int, resamples: int, seed: int, subset: str) -> Any:
     same resampled items for a subset and intervals compare like with like. The
     counts are whole numbers held as float64 (exact), so that every metric's
     resampled statistics are one BLAS product with them, without a cast or copy.
+
+    The draws are those of one ``rng.integers(0, n, size=(resamples, n))`` call,
+    made a block of rows at a time (numpy draws both from the same stream of
+    32-bit words, tested), so only the counts matrix is ever whole in memory;
+    each block's counts are one ``bincount``.
     """
     import numpy as np
 
     if n < 2 or resamples <= 0:
         return None
     rng = np.random.default_rng(_rng_seed(seed, subset, str(n)))
-    indices = rng.integers(0, n, size=(resamples, n))
     counts = np.empty((resamples, n), dtype=np.float64)
-    for row, drawn in zip(counts, indices, strict=True):
-        row[:] = np.bincount(drawn, minlength=n)
+    step = max(1, _BLOCK // n)  # rows per block
+    for start in range(0, resamples, step):
+        rows = min(step, resamples - start)
+        drawn = rng.integers(0, n, size=(rows, n), dtype=np.int64)
+        drawn += np.arange(0, rows * n, n, dtype=np.int64)[:, None]  # row offsets
+        block = np.bincount(drawn.ravel(), minlength=rows * n)
+        counts[start : start + rows] = block.reshape(rows, n)
     return counts
+
+
+#: Draws per block of :func:`_bootstrap_counts` (8 MB of int64 indices).
+_BLOCK = 1 << 20
 
 
 def _resample_scores(
@@ -125,7 +138,7 @@ def _item_scores(metric: Any, stats: Sequence[tuple[float, ...]]) -> Any:
     import numpy as np
 
     return np.fromiter(
-        (metric.score_from_stats(s) for s in stats), dtype=float, count=len(stats)
+        map(metric.score_from_stats, stats), dtype=float, count=len(stats)
     )
 
 

@@ -30,8 +30,9 @@ May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.metrics`,
 
 from __future__ import annotations
 
+import itertools
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,7 +50,7 @@ from stecflow.scoring.specs import (
 if TYPE_CHECKING:
     from stecflow.tasks.base import TaskType
 
-__all__ = ["ITEM_COLUMNS", "score_outputs", "score_submission"]
+__all__ = ["ITEM_COLUMNS", "ItemRows", "score_outputs", "score_submission"]
 
 
 log = logging.getLogger(__name__)
@@ -137,7 +138,7 @@ def score_outputs(
     seed = int(boot.get("seed", 2009))
     confidence = float(boot.get("confidence", 0.95))
     extra = {"bs": resamples, "seed": seed}
-    item_rows: list[dict[str, Any]] = []
+    item_rows = ItemRows(scored_items)
     system_rows: list[dict[str, Any]] = []
     subset_list = subsets_of(scored_items, subsets)
     for field in subsets:
@@ -148,11 +149,15 @@ def score_outputs(
                 field,
             )
     task = _task(tasks)
-    contexts = [dict(task.scoring_context(i)) for i in scored_items]
+    metrics = build_metrics(metric_specs(scoring, tasks))
+    contexts = _item_contexts(
+        task, scored_items, normalise=any(_is_set_metric(m) for _, m in metrics)
+    )
     pending: list[Any] = []  # rows whose bootstrap intervals are filled at the end
     realiser = _realiser(scoring, task)
     normalised: dict[str, Any] = {}
-    for spec, metric in build_metrics(metric_specs(scoring, tasks)):
+    held_ids: dict[tuple[str, ...], tuple[str, ...]] = {}
+    for spec, metric in metrics:
         signature = metric.signature(
             extra=_signature_extra(scoring, metric, extra, task)
         )
@@ -202,43 +207,28 @@ def score_outputs(
             )
             continue
         refs = [[value for _, value in r] for r in refs_with_ids]
-        metric_contexts = contexts
         if _is_set_metric(metric):  # normalise the sets once for every set metric
             if "sets" not in normalised:
-                normalised["sets"] = _normalised_sets(hyps, refs, contexts)
-            hyps, refs, metric_contexts = normalised["sets"]
-        stats = metric.corpus_stats(hyps, refs, metric_contexts)
-        per_reference = _per_reference_scores(
-            metric, hyps, refs, metric_contexts, domain_only
-        )
-        for item, hyp, item_refs, context, item_stats in zip(
-            scored_items, hyps, refs_with_ids, contexts, stats, strict=True
-        ):
-            common = {
-                "item": item.id,
-                "subdomain": item.subdomain,
-                "condition": item.condition,
-                "metric": spec.id,
-            }
-            item_rows.append(
-                {
-                    **common,
-                    "reference": "*",
-                    "value": metric.score_from_stats(item_stats),
-                    "stats": _stats_text(item_stats),
-                }
-            )
-            if metric.level == "item" and not domain_only and len(item_refs) > 1:
-                for ref_id, value in item_refs:
-                    item_rows.append(
-                        {
-                            **common,
-                            "reference": ref_id,
-                            "value": next(per_reference)
-                            if per_reference is not None
-                            else metric.score_segment(hyp, [value], **context),
-                        }
-                    )
+                normalised["sets"] = _normalised_sets(hyps, refs)
+            hyps, refs = normalised["sets"]
+        stats = metric.corpus_stats(hyps, refs, contexts)
+        per_reference = _per_reference_scores(metric, hyps, refs, contexts, domain_only)
+        each_reference = metric.level == "item" and not domain_only
+        ref_ids: list[tuple[str, ...]] = []
+        ref_values: list[Any] = []
+        for hyp, item_refs, context in zip(hyps, refs_with_ids, contexts, strict=True):
+            if not each_reference or len(item_refs) < 2:
+                ref_ids.append(())
+                continue
+            ids = tuple(ref_id for ref_id, _ in item_refs)
+            ref_ids.append(held_ids.setdefault(ids, ids))  # one tuple for all metrics
+            for _, value in item_refs:
+                ref_values.append(
+                    next(per_reference)
+                    if per_reference is not None
+                    else metric.score_segment(hyp, [value], **context)
+                )
+        item_rows.add(spec.id, metric, stats, ref_ids, ref_values)
         for kind, name, indices in subset_list:
             if metric.requires_corpus and kind != "all":
                 subset_stats = metric.corpus_stats(
@@ -264,11 +254,87 @@ def score_outputs(
             }
             system_rows.append(row)
             pending.append((kind, name, indices, metric, source, row))
+
     bootstrap_intervals(pending, resamples, seed, confidence)
-    item_rows.sort(
-        key=lambda r: (r["item"], r["metric"], r["reference"] != "*", r["reference"])
-    )
     return item_rows, system_rows
+
+
+class ItemRows:
+    """A system's item rows (:data:`ITEM_COLUMNS`), made as they are read.
+
+    Sorted by item, then metric, then the all-references row (``*``) before the
+    rows of each reference by ID. Each metric keeps only what its rows are made
+    from: its statistics of every item (which the bootstrap intervals hold
+    anyway) and its scores against each reference of multi-reference items.
+    Rows are dicts made while iterating, so writing the 390,000 rows of a
+    10,000-item test set never holds them all (about 900 bytes a row as dicts).
+    """
+
+    def __init__(self, items: Sequence[Item]) -> None:
+        self._items = list(items)
+        self._metrics: list[tuple[str, Any, Sequence[Any], list[Any], list[Any]]] = []
+
+    def add(
+        self,
+        metric_id: str,
+        metric: Any,
+        stats: Sequence[tuple[float, ...]],
+        ref_ids: Sequence[tuple[str, ...]],
+        ref_values: Sequence[Any],
+    ) -> None:
+        """One metric's rows: *stats* and *ref_ids* per item (no IDs: no rows per
+        reference); *ref_values* flat, each item's scores in its *ref_ids* order."""
+        self._metrics.append((metric_id, metric, stats, list(ref_ids), ref_values))
+
+    def __len__(self) -> int:
+        return sum(len(m[2]) + len(m[4]) for m in self._metrics)
+
+    def __iter__(self) -> Iterator[dict[str, Any]]:
+        metrics = sorted(self._metrics, key=lambda m: m[0])
+        starts = [
+            list(itertools.accumulate(map(len, m[3]), initial=0)) for m in metrics
+        ]  # where each item's reference scores start in each metric's flat list
+        items = self._items
+        order = sorted(range(len(items)), key=lambda n: items[n].id)
+        rows = self._rows(metrics, starts, order)
+        if len({i.id for i in items}) == len(items):
+            yield from rows
+        else:  # one ID twice (validation prevents it): the rows of both, sorted
+            yield from sorted(
+                rows,
+                key=lambda r: (
+                    r["item"],
+                    r["metric"],
+                    r["reference"] != "*",
+                    r["reference"],
+                ),
+            )
+
+    def _rows(
+        self, metrics: list[Any], starts: list[list[int]], order: Sequence[int]
+    ) -> Iterator[dict[str, Any]]:
+        for n in order:
+            item = self._items[n]
+            for (metric_id, metric, stats, ref_ids, values), offsets in zip(
+                metrics, starts, strict=True
+            ):
+                common = {
+                    "item": item.id,
+                    "subdomain": item.subdomain,
+                    "condition": item.condition,
+                    "metric": metric_id,
+                }
+                item_stats = stats[n]
+                yield {
+                    **common,
+                    "reference": "*",
+                    "value": metric.score_from_stats(item_stats),
+                    "stats": _stats_text(item_stats),
+                }
+                ids = ref_ids[n]
+                first = offsets[n]
+                for k in sorted(range(len(ids)), key=ids.__getitem__):
+                    yield {**common, "reference": ids[k], "value": values[first + k]}
 
 
 def _is_set_metric(metric: Any) -> bool:
@@ -279,28 +345,49 @@ def _is_set_metric(metric: Any) -> bool:
     return isinstance(metric, AttributeSetMetric | DomainMetric)
 
 
-def _normalised_sets(
-    hyps: Sequence[Any], refs: Sequence[Sequence[Any]], contexts: Sequence[Any]
-) -> tuple[Any, Any, list[dict[str, Any]]]:
-    """The outputs, references and domains as normalised sets, made once."""
-    from stecflow.metrics.sets import normalise_attribute_set, prepare_sets
+def _normalised_sets(hyps: Sequence[Any], refs: Sequence[Sequence[Any]]) -> Any:
+    """The outputs and references as normalised sets, made once."""
+    from stecflow.metrics.sets import prepare_sets
 
     try:
-        hyps, refs = prepare_sets(hyps, refs)
+        return prepare_sets(hyps, refs)
     except (TypeError, ValueError):  # the metrics name the problem
-        return hyps, refs, list(contexts)
-    domains = []
-    for context in contexts:
-        domain = dict(context)
-        if isinstance(context.get("target"), frozenset):
-            domain["target"] = normalise_attribute_set(context["target"])
+        return hyps, refs
+
+
+def _item_contexts(
+    task: TaskType, items: Sequence[Item], *, normalise: bool
+) -> list[dict[str, Any]]:
+    """Each item's context for the metrics (the task's ``scoring_context``).
+
+    With *normalise* (some metric compares attribute sets), the domain's sets
+    (``target``, ``distractors``) are normalised as the set metrics would
+    normalise them, made once per item and held once: equal sets are one object
+    and the task's own sets are not kept. Metrics other than the domain-aware
+    set metrics ignore the context (:data:`stecflow.metrics.base.CONTEXT_KEYS`),
+    so every metric gets these.
+    """
+    from stecflow.metrics.sets import normalise_attribute_set
+
+    if not normalise:
+        return [dict(task.scoring_context(i)) for i in items]
+    held: dict[Any, Any] = {}
+
+    def one(pairs: Any) -> Any:
+        if not isinstance(pairs, frozenset):
+            return pairs
+        normal = normalise_attribute_set(pairs, cache=False)
+        return held.setdefault(normal, normal)
+
+    contexts = []
+    for item in items:
+        context = dict(task.scoring_context(item))
+        if "target" in context:
+            context["target"] = one(context["target"])
         if isinstance(context.get("distractors"), list | tuple):
-            domain["distractors"] = [
-                normalise_attribute_set(d) if isinstance(d, frozenset) else d
-                for d in context["distractors"]
-            ]
-        domains.append(domain)
-    return hyps, refs, domains
+            context["distractors"] = list(map(one, context["distractors"]))
+        contexts.append(context)
+    return contexts
 
 
 def _per_reference_scores(
