@@ -36,7 +36,9 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import json
 import platform
+import re
 import shutil
 import subprocess
 import sys
@@ -229,7 +231,10 @@ def make_campaign(root: Path, submissions: int, n_items: int) -> list:
 
 def timed(command: list[str], cwd: Path) -> float:
     start = time.perf_counter()
-    subprocess.run(command, cwd=cwd, check=True, capture_output=True, text=True)
+    run = subprocess.run(command, cwd=cwd, capture_output=True, text=True)
+    if run.returncode != 0:
+        sys.stderr.write(run.stdout[-3000:] + run.stderr[-3000:])
+        raise SystemExit(f"failed in {cwd}: {' '.join(command)}")
     return time.perf_counter() - start
 
 
@@ -389,6 +394,34 @@ def compute_seconds(root: Path, sample: int = 10) -> float:
     return statistics.median(times[1:] or times)  # the first one loads the imports
 
 
+def rule_figures(root: Path) -> dict[str, dict[str, float]]:
+    """Per rule: jobs, summed CPU seconds and the largest peak memory (MB).
+
+    Read from the last line of each job's log (``results/logs/<rule>/...``),
+    where :func:`stecflow.core.logs.job_log` writes the process's CPU time and
+    peak resident memory as the operating system counts them (``getrusage``),
+    so short jobs' peaks are not missed as in Snakemake's sampled benchmarks.
+    """
+    from stecflow.core.logs import RESOURCE_PREFIX
+
+    pattern = re.compile(
+        re.escape(RESOURCE_PREFIX) + r" ([\d.]+) s, peak memory (\d+) MB$"
+    )
+    figures: dict[str, dict[str, float]] = {}
+    for log in sorted((root / "results" / "logs").rglob("*.log")):
+        lines = log.read_text(encoding="utf-8", errors="replace").splitlines()
+        found = pattern.search(lines[-1]) if lines else None
+        if found is None:
+            continue
+        rule = log.relative_to(root / "results" / "logs").parts[0]
+        rule = rule.removesuffix(".log")
+        entry = figures.setdefault(rule, {"jobs": 0, "cpu": 0.0, "mb": 0.0})
+        entry["jobs"] += 1
+        entry["cpu"] += float(found.group(1))
+        entry["mb"] = max(entry["mb"], float(found.group(2)))
+    return figures
+
+
 def make_floor(folder: Path, root: Path, per_submission: str, wide: int, narrow: int):
     """A floor campaign in *folder* with the real one's test set and submissions."""
     folder.mkdir()
@@ -418,6 +451,7 @@ def main() -> None:
     parser.add_argument("--items", type=int, default=112)
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--record", action="store_true", help="append to README.md")
+    parser.add_argument("--json", type=Path, help="also write the figures here")
     args = parser.parse_args()
     snakefile = ["-s", str(REPO / "Snakefile")]
     cores = str(args.cores)
@@ -435,6 +469,7 @@ def main() -> None:
         make_floor(old_floor, root, TWO_JOBS, wide, narrow)
         make_floor(new_floor, root, ONE_JOB, wide, narrow)
         ours = measure(root, cores, snakefile, "check_submission")
+        rules = rule_figures(root)
         add_submission(root, items, args.submissions, late=True)
         late_jobs = planned_jobs(snakemake(*snakefile, "-n", "--cores", cores), root)
         late_s = timed(snakemake(*snakefile, "--cores", cores), root)
@@ -500,9 +535,35 @@ def main() -> None:
         f"| old shape: both | {two['wall']:.2f} s | {two['cpu']:.2f} s | |",
         job_row("one job: validation and scoring, compact test set", "check"),
         "",
+        "Every rule of the full run, from its jobs' logs (each job's own CPU time"
+        " and peak memory as the operating system counts them, `getrusage`):",
+        "",
+        "| rule | jobs | CPU, all jobs | largest peak memory |",
+        "|---|---|---|---|",
+        *(
+            f"| `{rule}` | {f['jobs']} | {f['cpu']:.1f} s | {f['mb']:.0f} MB |"
+            for rule, f in sorted(rules.items(), key=lambda r: -r[1]["cpu"])
+        ),
+        "",
     ]
     text = "\n".join(lines)
     print(text)
+    if args.json:
+        figures = {
+            "submissions": args.submissions,
+            "items": args.items,
+            "cores": args.cores,
+            "commit": commit(),
+            "stecflow": ours,
+            "old_floor": old,
+            "new_floor": new,
+            "limit": limit,
+            "late": late_s,
+            "work_per_submission": work,
+            "one_job": one_job,
+            "rules": rules,
+        }
+        args.json.write_text(json.dumps(figures, indent=1) + "\n", encoding="utf-8")
     if args.record:
         with open(REPO / "benchmarks" / "README.md", "a", encoding="utf-8") as handle:
             handle.write("\n" + text)

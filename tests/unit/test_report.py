@@ -8,6 +8,7 @@ statistics), and each test renders the report from them with the library.
 from __future__ import annotations
 
 import base64
+import copy
 import csv
 import hashlib
 import io
@@ -1073,3 +1074,19 @@ def test_human_table_carries_the_tukey_letters_of_the_statistics(
     block = table_block(tiny_html, "human-ratings")
     assert "homogeneous subsets (Tukey HSD, α = .05)" in block
     assert '<a href="#system-alpha--sys1">sys1 *</a>' in block
+
+
+def test_a_campaign_without_significance_tests_gets_no_groups(
+    tiny_inputs, tiny_html, tmp_path
+):
+    """significance methods: [] (too many systems for every pair) still reports."""
+    inputs = copy_inputs(tiny_inputs, tmp_path)
+    config = copy.deepcopy(inputs["config"])
+    config["scoring"]["significance"] = {
+        **config["scoring"].get("significance", {}),
+        "methods": [],
+    }
+    inputs["config"] = config
+    html = render_report(**inputs, out_html=tmp_path / "index.html")
+    assert table_csv(html, "scores-main") == table_csv(tiny_html, "scores-main")
+    assert "significance clusters" not in html

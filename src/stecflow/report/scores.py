@@ -449,7 +449,7 @@ def leaderboard(
     method = _group_test(ctx)
     out = [RANK_COLUMN, columns[0]]
     for column, (mid, kind, _) in zip(columns[1:], keys, strict=True):
-        grouped = kind == "all" and bool(clusters.get(mid))
+        grouped = method is not None and kind == "all" and bool(clusters.get(mid))
         out.append(replace(column, groups=method) if grouped else column)
     shown = [r for r in rows if not r.heading]
     ranks = [int(r.cells[0].csv[2]) if _rank_of(r) else None for r in shown]
@@ -466,8 +466,11 @@ def _rank_of(row: Row) -> bool:
     return len(csv) > 2 and csv[2] != ""
 
 
-def _group_test(ctx: Context) -> str:
+def _group_test(ctx: Context) -> str | None:
+    """The test that made the significance groups (None: no test configured)."""
     settings = _significance_settings(ctx)
+    if not settings.get("methods"):
+        return None
     method = str(settings["methods"][0])
     return f"{METHOD_NAMES.get(method, method)}, p ≤ {settings['alpha']:g}"
 
@@ -479,7 +482,7 @@ def groups_caption(ctx: Context, columns: Sequence[Column]) -> str:
         return ""
     return (
         " Small numbers after the scores: significance clusters ("
-        + _group_test(ctx)
+        + str(_group_test(ctx))
         + ")."
     )
 
