@@ -452,10 +452,14 @@ def main() -> None:
     parser.add_argument("--cores", type=int, default=2)
     parser.add_argument("--record", action="store_true", help="append to README.md")
     parser.add_argument("--json", type=Path, help="also write the figures here")
+    parser.add_argument(
+        "--workdir", type=Path, help="make the campaign and floors here and keep them"
+    )
     args = parser.parse_args()
     snakefile = ["-s", str(REPO / "Snakefile")]
     cores = str(args.cores)
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as scratch:
+        tmp = args.workdir or Path(scratch)  # --workdir: kept, to look at after
         root = Path(tmp) / "campaign"
         items = make_campaign(root, args.submissions, args.items)
         jobs = planned_jobs(snakemake(*snakefile, "-n", "--cores", cores), root)

@@ -26,14 +26,15 @@ from tests.cluster.slurm import (
     one_node_cluster,
 )
 from tests.conftest import REPO, TINY
-from tests.workflow.helpers import SNAKEFILE, snakemake
+from tests.workflow.helpers import SNAKEFILE, snakemake, untimed
 
 pytestmark = pytest.mark.slurm
 
 PROFILE = REPO / "profiles" / "slurm" / "config.yaml"
 #: Seconds before the SLURM run is stopped (it takes about 3 minutes).
 SLURM_RUN_TIMEOUT = 600
-#: Results that may differ between two runs: the wall-clock timings of each job.
+#: Results that may differ between two runs: the wall-clock timings of each job
+#: (and the last line of each job's log, see ``untimed``).
 NOT_COMPARED = ("results/benchmarks/",)
 #: The SLURM log folder of the group of per-submission jobs (see the profile).
 SUBMISSION_GROUP = "group_per_submission_check_submission"
@@ -121,7 +122,9 @@ def run_on_slurm(cluster: Cluster, campaign: Path, profile_dir: Path) -> str:
 def result_files(campaign: Path) -> dict[str, bytes]:
     """Every file under the campaign's results/ but NOT_COMPARED, by relative path."""
     return {
-        path.relative_to(campaign).as_posix(): path.read_bytes()
+        path.relative_to(campaign).as_posix(): untimed(
+            path.relative_to(campaign).as_posix(), path.read_bytes()
+        )
         for path in sorted((campaign / "results").rglob("*"))
         if path.is_file()
         and not path.relative_to(campaign).as_posix().startswith(NOT_COMPARED)

@@ -70,3 +70,16 @@ def job_resources(output: str) -> list[tuple[str, dict[str, str]]]:
         pairs = match.group(1).split(", ") if match else []
         jobs.append((rule, dict(p.split("=", 1) for p in pairs if "=" in p)))
     return jobs
+
+
+#: The line each job's log ends with: its CPU time and peak memory, which differ
+#: from run to run (stecflow.core.logs.job_log).
+_RESOURCE_LINE = re.compile(rb"^INFO stecflow\.job: finished: CPU .*\n", re.M)
+
+
+def untimed(relative: str, data: bytes) -> bytes:
+    """A result file's bytes without what differs between identical runs: the
+    resource line of a job's log (other log lines are compared)."""
+    if "logs/" in relative:
+        return _RESOURCE_LINE.sub(b"", data)
+    return data

@@ -24,7 +24,7 @@ def test_tiny_campaign_end_to_end(tiny_campaign, tmp_path_factory):
         if rule != "all":
             assert int(resources["mem_mb"]) > 300 and int(resources["runtime"]) >= 5
     check = [int(r["mem_mb"]) for rule, r in jobs if rule == "check_submission"]
-    assert len(check) == 3 and min(check) > 400  # 400 MB + 40 per MB of input
+    assert len(check) == 3 and min(check) > 300  # 300 MB + 16 per MB of input
     results = tiny_campaign / "results"
     summary = read_tsv(results / "validation" / "summary.tsv")
     assert [(r["team"], r["system"], r["status"], r["late"]) for r in summary] == [

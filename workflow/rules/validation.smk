@@ -41,9 +41,10 @@ rule check_submission:
     benchmark:
         f"{RESULTS}/benchmarks/check_submission/{{submission}}tsv"
     resources:
-        # measured (benchmarks/README.md): 781 MB at 10,000 items, whose compact
-        # test set and outputs file are about 16 MB; 58 MB for a tiny campaign
-        mem_mb=mem_mb(400, 40),
+        # measured (benchmarks/README.md, each job's log): 286 MB at 10,000
+        # items, whose compact test set and outputs file are about 16 MB; 62 MB
+        # for a tiny campaign
+        mem_mb=mem_mb(300, 16),
         runtime=runtime(10, 5),
     params:
         submission_dir=get_submission_dir,
