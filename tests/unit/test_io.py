@@ -158,3 +158,23 @@ def test_rows_are_written_cell_by_cell_as_documented_whatever_their_types(
     assert format_tsv([{"value": -0.0, "item": "=1"}], ["item", "value"]) == (
         "item\tvalue\n'=1\t0\n"
     )
+
+
+def test_iter_tsv_columns_gives_the_cells_iter_tsv_gives(tmp_path):
+    """Escaped cells, neutralised formulas in free-text columns, short lines."""
+    from stecflow.core.io import iter_tsv, iter_tsv_columns
+
+    rows = [
+        {"team": "=cmd|x", "item": "t\t1", "value": 0.5, "note": "a\nb\rc"},
+        {"team": "'quoted", "item": "t2", "value": None, "note": "+1"},
+        {"team": "plain", "item": "back\\slash", "value": -0.0, "note": "-x"},
+    ]
+    path = tmp_path / "t.tsv"
+    write_tsv(rows, ["team", "item", "value", "note"], path)
+    with open(path, "a", encoding="utf-8") as handle:
+        handle.write("short\n\n")  # a short line and a blank one
+    columns = ["note", "team", "missing", "item"]
+    expected = [tuple(r.get(c) for c in columns) for r in iter_tsv(path)]
+    assert list(iter_tsv_columns(path, columns)) == expected
+    assert expected[0] == ("a\nb\rc", "=cmd|x", None, "t\t1")
+    assert expected[3] == (None, "short", None, None)

@@ -384,23 +384,26 @@ def _batch_domains(
     lookup = prepared_sets(True).__getitem__
     out = []
     append = out.append
+    normal = NormalisedSet
+    only_normal = {normal}  # (the checks made once, not per item)
+    not_a_list = (frozenset, set)
+    allowed = CONTEXT_KEYS.issuperset
     try:
         for hyp, context in zip(hyps, contexts, strict=True):
-            if not context.keys() <= CONTEXT_KEYS:
-                return None
             target = context.get("target")
             distractors = context.get("distractors")
             if (
                 target is None
                 or distractors is None
-                or isinstance(distractors, frozenset | set)
+                or not allowed(context)
+                or isinstance(distractors, not_a_list)
             ):
                 return None
-            if type(target) is not NormalisedSet:
+            if type(target) is not normal:
                 target = lookup(target)
-            if set(map(type, distractors)) != {NormalisedSet}:
+            if {*map(type, distractors)} != only_normal:
                 distractors = list(map(lookup, distractors))
-            if type(hyp) is not NormalisedSet:
+            if type(hyp) is not normal:
                 hyp = lookup(hyp)
             append((hyp, target, distractors))
     except (TypeError, ValueError):

@@ -347,9 +347,11 @@ def measure_values(ctx: Context, name: str) -> dict[str, float | None]:
 def metric_ids(ctx: Context) -> list[str]:
     """Configured metrics, then any other metric found in the scores."""
     ids = list(ctx.metrics)
+    seen = set(ids)
     for entry in ctx.scored:
         for mid, _, _ in entry.scores:
-            if mid not in ids:
+            if mid not in seen:
+                seen.add(mid)
                 ids.append(mid)
     return ids
 

@@ -9,6 +9,7 @@ reach the browser as ``data:`` URIs, so downloading needs no network and no scri
 
 from __future__ import annotations
 
+import bisect
 import csv
 import io
 from collections.abc import Sequence
@@ -75,16 +76,16 @@ def competition_ranks(
     >>> competition_ranks([0.3, 0.1, 0.3], False)
     [2, 1, 2]
     """
-    present = [v for v in values if v is not None]
-    ranks = []
-    for value in values:
+    ordered = sorted(v for v in values if v is not None)
+    n = len(ordered)
+    ranks: list[int | None] = []
+    for value in values:  # the values better than this one, by bisection
         if value is None:
             ranks.append(None)
-            continue
-        better = sum(
-            1 for v in present if (v > value if higher_is_better else v < value)
-        )
-        ranks.append(better + 1)
+        elif higher_is_better:
+            ranks.append(n - bisect.bisect_right(ordered, value) + 1)
+        else:
+            ranks.append(bisect.bisect_left(ordered, value) + 1)
     return ranks
 
 

@@ -27,11 +27,11 @@ the same outputs: the report inside it can be built again from it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from stecflow.core.io import read_tsv
+from stecflow.core.io import iter_tsv_columns
 from stecflow.data.model import Item, Output, Reference, format_attribute_set
 from stecflow.report.context import (
     Block,
@@ -52,6 +52,7 @@ __all__ = [
     "MAX_ITEMS",
     "SHOWN_ITEMS",
     "competition_ranks",
+    "ItemScores",
     "read_item_scores",
     "read_items",
     "status_text",
@@ -79,26 +80,41 @@ def read_items(path: PathLike) -> list[Item]:
     return read_testset(path)
 
 
-def read_item_scores(
-    paths: Sequence[PathLike],
-) -> dict[Key, dict[str, dict[str, float | None]]]:
+def read_item_scores(paths: Sequence[PathLike]) -> ItemScores:
     """Item scores over all references, as (team, system) -> item -> metric -> value.
 
     *paths* are ``scores/items/<team>/<system>.tsv``: the team is the folder's
     name, the system the file's stem. Rows scoring one reference alone are left
-    out; a rejected submission's table is empty.
+    out; a rejected submission's table is empty. Each table is read when its
+    submission is looked up (:class:`ItemScores`), so the report holds one
+    submission's item scores at a time, not a campaign's.
     """
-    out: dict[Key, dict[str, dict[str, float | None]]] = {}
-    for path in paths:
-        path = Path(path)
-        items = out.setdefault((path.parent.name, path.stem), {})
-        for row in read_tsv(path):
-            if row.get("reference") != "*":
-                continue
-            items.setdefault(row["item"], {})[row["metric"]] = parse_float(
-                row.get("value")
-            )
-    return dict(sorted(out.items()))
+    return ItemScores(paths)
+
+
+class ItemScores(Mapping[Key, dict[str, dict[str, "float | None"]]]):
+    """(team, system) -> item -> metric -> value, each table read when looked up."""
+
+    def __init__(self, paths: Sequence[PathLike]) -> None:
+        self._paths = dict(
+            sorted(((Path(p).parent.name, Path(p).stem), Path(p)) for p in paths)
+        )
+
+    def __getitem__(self, key: Key) -> dict[str, dict[str, float | None]]:
+        items: dict[str, dict[str, float | None]] = {}
+        rows = iter_tsv_columns(
+            self._paths[key], ("item", "metric", "reference", "value")
+        )
+        for item, metric, reference, value in rows:
+            if reference == "*":
+                items.setdefault(item, {})[metric] = parse_float(value)
+        return items
+
+    def __iter__(self) -> Iterator[Key]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
 
 
 def competition_ranks(
@@ -221,15 +237,24 @@ def _subsets(ctx: Context, entry: SystemEntry) -> list[tuple[str, str]]:
     return known + sorted(present - set(known))
 
 
-def _score_blocks(ctx: Context, entry: SystemEntry) -> list[Block]:
+def _score_blocks(
+    ctx: Context,
+    entry: SystemEntry,
+    ranked: dict[tuple[str, str, str], dict[Key, int]],
+    ids: Sequence[str],
+) -> list[Block]:
+    """The score table of one submission; *ranked* holds the ranks of every
+    metric and subset (:func:`competition_ranks`), filled on first use and
+    shared by all submissions; *ids* are the report's metrics in order."""
     subsets = _subsets(ctx, entry)
-    metrics = [m for m in metric_ids(ctx) if any(k[0] == m for k in entry.scores)]
+    present = {k[0] for k in entry.scores}
+    metrics = [m for m in ids if m in present]
+    for m in metrics:
+        for kind, subset in subsets:
+            if (m, kind, subset) not in ranked:
+                ranked[m, kind, subset] = competition_ranks(ctx, m, kind, subset)
+    ranks = ranked
     n_ranked = sum(1 for e in ctx.scored if e.official and not e.reference)
-    ranks = {
-        (m, kind, subset): competition_ranks(ctx, m, kind, subset)
-        for m in metrics
-        for kind, subset in subsets
-    }
     rows = []
     for metric in metrics:
         info = ctx.metric(metric)
@@ -486,6 +511,8 @@ def teams_section(
             ".",
         )
     ]
+    ranked: dict[tuple[str, str, str], dict[Key, int]] = {}
+    ids = metric_ids(ctx)
     for key in keys:
         entry = entries.get(key)
         record = ctx.records.get(key)
@@ -495,7 +522,7 @@ def teams_section(
         blocks += _validation_blocks(record, entry)
         if entry is None or entry.status != "scored":
             continue
-        blocks += _score_blocks(ctx, entry)
+        blocks += _score_blocks(ctx, entry, ranked, ids)
         blocks += _item_blocks(
             ctx,
             entry,

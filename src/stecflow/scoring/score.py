@@ -254,7 +254,6 @@ def score_outputs(
             }
             system_rows.append(row)
             pending.append((kind, name, indices, metric, source, row))
-
     bootstrap_intervals(pending, resamples, seed, confidence)
     return item_rows, system_rows
 
