@@ -5,7 +5,7 @@ rule simulate_responses:
         design=f"{RESULTS}/studies/{{study}}/design.tsv",
         web=f"{RESULTS}/studies/{{study}}/web",
         outputs=get_study_outputs,
-        testset=TESTSET,
+        testset=JOB_TESTSET,  # (REG: the compact form, a tenth of the memory)
         practice=get_practice_items,
     output:
         responses=f"{RESULTS}/judgments/simulated/{{study}}.tsv",
@@ -35,7 +35,7 @@ rule merge_judgments:
         design_settings=f"{RESULTS}/studies/{{study}}/design.json",
         responses=get_study_responses,
         corrections=get_study_corrections,
-        testset=TESTSET,
+        testset=JOB_TESTSET,  # (REG: the compact form, a tenth of the memory)
         practice=get_practice_items,
     output:
         judgments=f"{RESULTS}/judgments/{{study}}.tsv",

@@ -2,7 +2,7 @@
 rule design_study:
     """Build one human study's design (repeated Latin squares, or seed 000's two groups) and its balance table."""
     input:
-        testset=TESTSET,
+        testset=JOB_TESTSET,  # (REG: the compact form, a tenth of the memory)
         practice=get_practice_items,
         system_files=get_design_system_files,
     output:
@@ -27,7 +27,7 @@ rule build_stimuli:
     """Build a study's self-contained web experiment and DMDX item files."""
     input:
         design=f"{RESULTS}/studies/{{study}}/design.tsv",
-        testset=TESTSET,
+        testset=JOB_TESTSET,  # (REG: the compact form, a tenth of the memory)
         practice=get_practice_items,
         outputs=get_study_outputs,
         images=get_images_dir,

@@ -279,7 +279,10 @@ def read_items(path: str | Path) -> list[Item]:
     path
         A collection file, a single-TRIAL file, or a directory searched recursively
         for ``*.xml`` files in sorted order (TUNA 1.0: ``corpus/singular/people/…``;
-        a folder named ``furniture`` or ``people`` gives the subdomain).
+        a folder named ``furniture`` or ``people`` gives the subdomain); or the
+        compact form of a prepared test set (``testset.compact.json``, read by
+        :func:`stecflow.data.compact.read_compact`: the same items in a tenth of
+        the memory).
 
     Returns
     -------
@@ -291,6 +294,10 @@ def read_items(path: str | Path) -> list[Item]:
     XMLError, CorpusError
         With file, line and element of the first problem.
     """
+    from stecflow.data.compact import COMPACT_SUFFIX, read_compact
+
+    if str(path).endswith(COMPACT_SUFFIX):
+        return read_compact(path)
     path = Path(path)
     if path.is_dir():
         files = sorted(p for p in path.rglob("*.xml") if p.is_file())

@@ -148,8 +148,15 @@ def read_testset(path: str | Path) -> list[Item]:
     :func:`stecflow.data.dialogue.load_corpus_file`: one item per solver
     expression, :func:`stecflow.tasks.situated_dialogue.items_from_sessions`) or
     ``results/data/testset.jsonl`` (a JSON Lines test set of the text-generation
-    task, :func:`stecflow.tasks.text_generation.read_items`).
+    task, :func:`stecflow.tasks.text_generation.read_items`), or the XML's
+    compact form ``results/data/testset.compact.json``.
     """
+    from stecflow.data.compact import COMPACT_SUFFIX
+
+    if str(path).endswith(COMPACT_SUFFIX):  # the XML's compact form (REG tasks)
+        from stecflow.data.compact import read_compact
+
+        return read_compact(path)
     if Path(path).suffix == ".jsonl":
         from stecflow.tasks.text_generation import read_items as read_text_items
 
