@@ -21,7 +21,7 @@ import io
 import json
 import re
 import zipfile
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,7 @@ __all__ = [
     "PERSONAL_COLUMNS",
     "build_release",
     "outputs_released",
+    "ReleasedOutputs",
     "released_outputs",
     "collected_counts",
     "datasheet",
@@ -997,7 +998,7 @@ def released_outputs(
     submissions_root: str | Path,
     testset: str | Path,
     campaign_tasks: Sequence[str] = (),
-) -> dict[tuple[str, str], list[Any]]:
+) -> ReleasedOutputs:
     """The outputs the release publishes, read as the scoring read them.
 
     Parameters
@@ -1014,18 +1015,16 @@ def released_outputs(
 
     Returns
     -------
-    dict
-        ``(team, system)`` -> its :class:`~stecflow.data.model.Output` list, for
-        each consented submission (:func:`outputs_released`) whose outputs file can be
-        read; the others are left out (the report then shows no outputs).
+    ReleasedOutputs
+        A mapping ``(team, system)`` -> its :class:`~stecflow.data.model.Output`
+        list, for each consented submission (:func:`outputs_released`) whose
+        outputs file can be read; the others are left out (the report then shows
+        no outputs). A submission's outputs are parsed when it is looked up, so
+        a report of 1,000 submissions holds one submission's outputs at a time.
     """
     from stecflow.core.errors import StecflowError
-    from stecflow.submissions.outputs import read_outputs
-    from stecflow.tasks.base import Limits
-    from stecflow.tasks.registry import read_testset
 
-    items = None
-    out = {}
+    sources = {}
     for path in validation_records:
         record = read_json(path)
         if not outputs_released(record):
@@ -1034,18 +1033,47 @@ def released_outputs(
         tasks = record.get("tasks") or ()
         name = outputs_file(tasks, campaign_tasks, folder=folder)
         try:
-            data = read_submission_file(folder, name)
+            read_submission_file(folder, name)
         except (OSError, StecflowError):  # the report says they are not available
             continue
-        if items is None:
-            items = read_testset(testset)
+        sources[(record["team"], record["system"])] = (folder, name, record)
+    return ReleasedOutputs(dict(sorted(sources.items())), testset, campaign_tasks)
+
+
+class ReleasedOutputs(Mapping[tuple[str, str], list[Any]]):
+    """(team, system) -> outputs (:func:`released_outputs`), read when looked up."""
+
+    def __init__(
+        self,
+        sources: Mapping[tuple[str, str], tuple[Path, str, Mapping[str, Any]]],
+        testset: str | Path,
+        campaign_tasks: Sequence[str],
+    ) -> None:
+        self._sources = dict(sources)
+        self._testset = testset
+        self._tasks = tuple(campaign_tasks)
+        self._items: list[Any] | None = None
+
+    def __getitem__(self, key: tuple[str, str]) -> list[Any]:
+        from stecflow.submissions.outputs import read_outputs
+        from stecflow.tasks.base import Limits
+        from stecflow.tasks.registry import read_testset
+
+        folder, name, record = self._sources[key]
+        if self._items is None:
+            self._items = read_testset(self._testset)
         outputs, _ = read_outputs(
-            data,
+            read_submission_file(folder, name),
             f"{record['team']}/{record['system']}/{name}",
-            items,
-            tasks,
+            self._items,
+            record.get("tasks") or (),
             Limits.from_config(record.get("limits")),
-            campaign_tasks=campaign_tasks,
+            campaign_tasks=self._tasks,
         )
-        out[(record["team"], record["system"])] = outputs
-    return dict(sorted(out.items()))
+        return outputs
+
+    def __iter__(self) -> Iterator[tuple[str, str]]:
+        return iter(self._sources)
+
+    def __len__(self) -> int:
+        return len(self._sources)
