@@ -114,7 +114,7 @@ def rule_table(runs: list[dict], key: str) -> list[str]:
     label = {"submissions": "submissions", "items": "items"}[key]
     rules = sorted({rule for r in runs for rule in r["rules"]})
     head = " | ".join(f"{r[key]:,} {label}" for r in runs)
-    steps = [f"×{b[key] / a[key]:g} {label}" for a, b in itertools.pairwise(runs)]
+    steps = [f"×{b[key] / a[key]:.3g} {label}" for a, b in itertools.pairwise(runs)]
     lines = [
         f"| rule | {head} | " + " | ".join(f"growth at {s}" for s in steps) + " |",
         "|---|" + "---|" * (len(runs) + len(steps)),
