@@ -126,8 +126,9 @@ def score_outputs(
     Returns
     -------
     (item_rows, system_rows)
-        Rows with the columns of :data:`ITEM_COLUMNS` and, without team-level
-        fields, of :data:`SYSTEM_COLUMNS`. A metric whose input the system did not
+        Rows with the columns of :data:`ITEM_COLUMNS` (an :class:`ItemRows`,
+        whose rows are made as it is iterated) and, without team-level fields,
+        of :data:`SYSTEM_COLUMNS`. A metric whose input the system did not
         produce (e.g. word-string metrics for an attribute-selection system) gets
         one system row with status ``skipped`` and the reason.
     """
