@@ -253,7 +253,6 @@ def _score_blocks(
         for kind, subset in subsets:
             if (m, kind, subset) not in ranked:
                 ranked[m, kind, subset] = competition_ranks(ctx, m, kind, subset)
-    ranks = ranked
     n_ranked = sum(1 for e in ctx.scored if e.official and not e.reference)
     rows = []
     for metric in metrics:
@@ -265,9 +264,9 @@ def _score_blocks(
             if shown is None:
                 row.append(_cell(DASH, classes="n missing"))
                 continue
-            rank = ranks[(metric, kind, subset)].get(entry.key)
+            rank = ranked[metric, kind, subset].get(entry.key)
             rank_text = (
-                f"rank {rank} of {len(ranks[(metric, kind, subset)])}"
+                f"rank {rank} of {len(ranked[metric, kind, subset])}"
                 if rank is not None
                 else _unranked(entry)
             )
