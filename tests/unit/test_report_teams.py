@@ -310,3 +310,26 @@ def test_output_columns_come_from_the_task_types():
         ("word_string", "WORD-STRING"),
         ("attribute_set", "ATTRIBUTE-SET"),
     ]
+
+
+def test_competition_ranks_by_bisection_equal_the_definition():
+    """Rank = 1 + the number of strictly better values; None unranked (1,000 cases)."""
+    import random
+
+    from stecflow.report.tables import competition_ranks as ranks_of
+
+    rng = random.Random(7)
+    for _ in range(1000):
+        values = [
+            None if rng.random() < 0.1 else rng.choice([0.5, 1.0, 1.5, rng.random()])
+            for _ in range(rng.randint(0, 12))
+        ]
+        present = [v for v in values if v is not None]
+        for higher in (True, False):
+            expected = [
+                None
+                if v is None
+                else 1 + sum((w > v) if higher else (w < v) for w in present)
+                for v in values
+            ]
+            assert ranks_of(values, higher) == expected
