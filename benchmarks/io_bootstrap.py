@@ -314,15 +314,28 @@ def bootstrap_result(pending, repeat: int) -> tuple:
             (row["ci_low"], row["ci_high"]), floor[kind, name, metric.name], strict=True
         )
     )
-    return (
+    return timed_result(
         f"bootstrap intervals ({len(pending)} metric × subset, {RESAMPLES} resamples)",
         "bootstrap",
-        median_time(lambda: ours_bootstrap(pending), repeat),
-        median_time(lambda: floor_bootstrap(subsets), repeat),
-        peak_growth_mb(lambda: ours_bootstrap(pending)),
-        peak_growth_mb(lambda: floor_bootstrap(subsets)),
+        lambda: ours_bootstrap(pending),
+        lambda: floor_bootstrap(subsets),
+        repeat,
         worst < 1e-12,
         f"largest difference {worst:.1e}",
+    )
+
+
+def timed_result(label, key, ours, floor, repeat: int, equal: bool, note: str):
+    """One table row: median times and peak growth of *ours* and its *floor*."""
+    return (
+        label,
+        key,
+        median_time(ours, repeat),
+        median_time(floor, repeat),
+        peak_growth_mb(ours),
+        peak_growth_mb(floor),
+        equal,
+        note,
     )
 
 
@@ -330,13 +343,12 @@ def read_result(items, folder: Path, repeat: int) -> tuple:
     path = folder / "testset.xml"
     write_items(items, path)
     equal = item_data(read_items(path)) == floor_read(path)
-    return (
+    return timed_result(
         f"reading the test set ({path.stat().st_size / 1e6:.0f} MB XML)",
         "read",
-        median_time(lambda: read_items(path), repeat),
-        median_time(lambda: floor_read(path), repeat),
-        peak_growth_mb(lambda: read_items(path)),
-        peak_growth_mb(lambda: floor_read(path)),
+        lambda: read_items(path),
+        lambda: floor_read(path),
+        repeat,
         equal,
         "same items" if equal else "items differ",
     )
@@ -348,13 +360,12 @@ def tsv_result(item_rows, folder: Path, repeat: int) -> tuple:
     write_tsv(item_rows, columns, ours_tsv)
     floor_tsv(item_rows, columns, floor_file)
     equal = same_tsv(ours_tsv, floor_file)
-    return (
+    return timed_result(
         f"writing the item TSV ({len(item_rows):,} rows)",
         "tsv",
-        median_time(lambda: write_tsv(item_rows, columns, ours_tsv), repeat),
-        median_time(lambda: floor_tsv(item_rows, columns, floor_file), repeat),
-        peak_growth_mb(lambda: write_tsv(item_rows, columns, ours_tsv)),
-        peak_growth_mb(lambda: floor_tsv(item_rows, columns, floor_file)),
+        lambda: write_tsv(item_rows, columns, ours_tsv),
+        lambda: floor_tsv(item_rows, columns, floor_file),
+        repeat,
         equal,
         "same cells" if equal else "cells differ",
     )

@@ -31,6 +31,10 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from scale import commit  # noqa: E402
+
 README = HERE / "README.md"
 
 #: name -> (arguments of the full run, arguments of --quick), in running order.
@@ -89,16 +93,6 @@ def machine() -> str:
         f"{model}, {os.cpu_count()} cores{memory}{load}; {platform.system()}"
         f" {platform.release()}, Python {platform.python_version()}"
     )
-
-
-def commit() -> str:
-    run = subprocess.run(
-        ["git", "describe", "--always", "--dirty=+"],
-        cwd=HERE,
-        capture_output=True,
-        text=True,
-    )
-    return run.stdout.strip() or "unknown"
 
 
 def run_one(name: str, arguments: list[str]) -> tuple[str, float, int, str]:
