@@ -190,12 +190,21 @@ def _metadata_at_build(root: str | Path, team: str, system: str) -> dict[str, An
     try:
         # the hardened reader: an alias bomb or a huge file must not stall
         # the DAG build (validation reports what is wrong with them)
-        if path.stat().st_size > MAX_YAML_BYTES:
+        stat = path.stat()
+        if stat.st_size > MAX_YAML_BYTES:
             return {}
-        metadata = load_yaml(read_inside(path, root), str(path))
+        # read once per build (lateness and supersession both ask), again if changed
+        key = (str(path), stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        if key not in _READ_AT_BUILD:
+            metadata = load_yaml(read_inside(path, root), str(path))
+            _READ_AT_BUILD[key] = metadata if isinstance(metadata, dict) else {}
     except (OSError, StecflowError):
         return {}
-    return metadata if isinstance(metadata, dict) else {}
+    return _READ_AT_BUILD[key]
+
+
+#: What :func:`_metadata_at_build` read, by file and its state (identity, size, time)
+_READ_AT_BUILD: dict[tuple[str, int, int, int], dict[str, Any]] = {}
 
 
 def superseded_submissions(

@@ -5,9 +5,14 @@ import json
 import pytest
 import yaml
 
-from stecflow.analysis.analyses import analysis_specs, collect_item_scores, run_analysis
+from stecflow.analysis.analyses import (
+    ITEM_TABLE_COLUMNS,
+    analysis_specs,
+    collect_item_scores,
+    run_analysis,
+)
 from stecflow.core.errors import ConfigError
-from stecflow.core.io import read_tsv, write_json, write_tsv
+from stecflow.core.io import format_tsv, read_tsv, write_json, write_tsv
 from stecflow.scoring.score import ITEM_COLUMNS
 from tests.conftest import REPO
 
@@ -92,6 +97,44 @@ def test_collect_excludes_late_unless_asked(campaign):
         collect_item_scores(summaries, items, folder / "all.tsv", include_late=True)
         == 5
     )
+
+
+def test_collect_copies_each_cell_as_written(tmp_path):
+    """Cells that need escaping or neutralising come out as the item table has
+    them, and read back as they were (the rows are copied, not re-encoded)."""
+    summary = {
+        "team": "=t",
+        "system": "s\tys",
+        "status": "scored",
+        "late": False,
+        "reference_set": False,
+        "primary": True,
+        "scores": [],
+    }
+    write_json(summary, tmp_path / "s.json")
+    rows = [
+        {
+            "item": item,
+            "subdomain": "+LOC",
+            "condition": "-TYPE",
+            "metric": "se",
+            "reference": reference,
+            "value": 1.5,
+            "stats": "a\\b\nc",
+        }
+        for item, reference in (("=1+1", "*"), ("i\t2", "HUMAN-1"), ("'q", "*"))
+    ]
+    write_tsv(rows, ITEM_COLUMNS, tmp_path / "s.tsv")
+    collect_item_scores([tmp_path / "s.json"], [tmp_path / "s.tsv"], tmp_path / "o.tsv")
+    expected = [
+        {"label": "s\tys", **summary, **row} for row in rows if row["reference"] == "*"
+    ]
+    text = (tmp_path / "o.tsv").read_text(encoding="utf-8")
+    assert text == format_tsv(expected, ITEM_TABLE_COLUMNS)
+    assert [
+        (r["team"], r["system"], r["item"], r["stats"])
+        for r in read_tsv(tmp_path / "o.tsv")
+    ] == [("=t", "s\tys", "=1+1", "a\\b\nc"), ("=t", "s\tys", "'q", "a\\b\nc")]
 
 
 def test_tukey_reproduces_reference_example_a(campaign):

@@ -66,6 +66,9 @@ def test_late_submissions_read_when_the_dag_is_built(tmp_path):
     # unreadable files count as on time here: validation rejects them anyway
     assert late == {("a", "after"), ("b", "flagged")}
     assert late_submissions(tmp_path, list(metadata), None) == {("b", "flagged")}
+    # read once per build, but again when the file changes (a late re-run)
+    (tmp_path / "a" / "on-time" / "system.yaml").write_text("late: true\n")
+    assert ("a", "on-time") in late_submissions(tmp_path, list(metadata), deadline)
 
 
 def test_check_config_names_the_key():

@@ -178,3 +178,9 @@ def test_iter_tsv_columns_gives_the_cells_iter_tsv_gives(tmp_path):
     assert list(iter_tsv_columns(path, columns)) == expected
     assert expected[0] == ("a\nb\rc", "=cmd|x", None, "t\t1")
     assert expected[3] == (None, "short", None, None)
+    # where=: the rows whose cell is the value as written; short lines have none
+    assert list(iter_tsv_columns(path, ["item"], where=("team", "plain"))) == [
+        ("back\\slash",)
+    ]
+    assert list(iter_tsv_columns(path, ["team"], where=("value", ""))) == [("'quoted",)]
+    assert list(iter_tsv_columns(path, ["team"], where=("absent", "x"))) == []

@@ -147,6 +147,49 @@ def test_many_submissions_share_the_item_rows(campaign, tmp_path, monkeypatch):
     assert "Not listed here: the 2 best items" in alpha
 
 
+def test_a_limit_of_the_shown_items_lists_no_more(campaign, tmp_path, monkeypatch):
+    """At the limit (thousands of submissions), the collapsed part only points to
+    the item table: no empty table."""
+    monkeypatch.setattr(teams, "SHOWN_ITEMS", 2)
+    monkeypatch.setattr(teams, "MAX_ITEMS", 2)
+    page = render_report(**campaign, out_html=tmp_path / "index.html")
+    alpha = part(page, "alpha", "sys1")
+    shown = grid_rows(alpha, "The 2 worst items of alpha/sys1.")
+    assert [r[0] for r in shown] == ["t3", "t4"]
+    details = alpha[alpha.index("<details>") : alpha.index("</details>")]
+    assert "<summary>The other 2 items of alpha/sys1</summary>" in details
+    assert "<table" not in details
+    assert "Not listed here: the 2 best items" in details
+
+
+def test_every_score_table_gives_way_to_its_file_in_large_campaigns(
+    campaign, tmp_path, monkeypatch
+):
+    from stecflow.report import scores
+    from tests.unit.test_report import table_csv
+
+    page = render_report(**campaign, out_html=tmp_path / "all.html")
+    n_rows = len(table_csv(page, "scores-every")) - 1  # sys1 and the late sys2
+    assert n_rows == 2 * 5 * 17
+    monkeypatch.setattr(scores, "EVERY_SCORE_ROWS", n_rows)
+    assert 'id="scores-every"' in render_report(**campaign, out_html=tmp_path / "a")
+    monkeypatch.setattr(scores, "EVERY_SCORE_ROWS", n_rows - 1)
+    page = render_report(**campaign, out_html=tmp_path / "capped.html")
+    assert 'id="scores-every"' not in page
+    summary = page.index("<summary>Every score (system × metric × subset)</summary>")
+    details = page[summary : page.index("</details>", summary)]
+    assert (
+        unescape(re.sub(r"<[^>]+>", "", details))
+        .strip()
+        .endswith(
+            f"The {n_rows} scores of the 2 systems (every metric and subset, with its"
+            f" confidence interval) are too many to list on this page (at most"
+            f" {n_rows - 1}): they are in scores/systems.tsv (also in the release"
+            " archive)."
+        )
+    )
+
+
 def test_scores_with_intervals_and_ranks(html, campaign):
     alpha = part(html, "alpha", "sys1")
     row = next(

@@ -63,7 +63,14 @@ from pathlib import Path
 from typing import Any
 
 from stecflow.core.errors import ConfigError
-from stecflow.core.io import iter_tsv, read_json, read_tsv, write_json, write_tsv
+from stecflow.core.io import (
+    format_tsv,
+    iter_tsv_columns,
+    read_json,
+    read_tsv,
+    write_json,
+    write_tsv,
+)
 from stecflow.scoring.systems import SYSTEM_COLUMNS, system_rows
 
 __all__ = [
@@ -862,23 +869,24 @@ def collect_item_scores(
                 record.get("tasks") or []
             )
     labels = _labels([(s["team"], s["system"]) for s, _ in chosen])
-    keep = ("item", "subdomain", "condition", "metric", "value", "stats")
+    identity = ITEM_TABLE_COLUMNS[:6]  # then the columns of the item tables
+    keep = ITEM_TABLE_COLUMNS[6:]
 
-    def rows():  # one system's table at a time: memory does not grow with S
+    def lines():  # one system's table at a time: memory does not grow with S
+        yield format_tsv([], ITEM_TABLE_COLUMNS)
         for summary, item_path in chosen:
-            identity = {
-                "team": summary["team"],
-                "system": summary["system"],
-                "label": labels[(summary["team"], summary["system"])],
-                "reference_set": summary["reference_set"],
-                "late": summary["late"],
-                "primary": summary["primary"],
-            }
-            for row in iter_tsv(item_path):
-                if row["reference"] == "*":
-                    yield {**identity, **{k: row[k] for k in keep}}
+            key = (summary["team"], summary["system"])
+            labelled = {**summary, "label": labels[key]}
+            # the system's cells, then each row's cells as its table has them
+            # (the same columns, so written the same way)
+            prefix = format_tsv([labelled], identity).split("\n")[1]
+            rows = iter_tsv_columns(item_path, keep, ("reference", "*"), raw=True)
+            for cells in rows:
+                yield "\t".join((prefix, *(c or "" for c in cells))) + "\n"
 
-    write_tsv(rows(), ITEM_TABLE_COLUMNS, out_path)
+    Path(out_path).parent.mkdir(parents=True, exist_ok=True)
+    with open(out_path, "w", encoding="utf-8", newline="") as handle:
+        handle.writelines(lines())
     if systems_out is not None:
         overall = (
             {

@@ -375,13 +375,22 @@ def iter_tsv(path: str | Path) -> Iterator[dict[str, str]]:
 
 
 def iter_tsv_columns(
-    path: str | Path, columns: Sequence[str]
+    path: str | Path,
+    columns: Sequence[str],
+    where: tuple[str, str] | None = None,
+    *,
+    raw: bool = False,
 ) -> Iterator[tuple[str | None, ...]]:
     """A few columns of each row of a TSV written by :func:`write_tsv`, as tuples.
 
     The cells :func:`iter_tsv` gives for *columns* (decoded the same way; None
     for a column the table or a short line lacks; blank lines skipped), without a
     dict per row: for scanning large tables such as a submission's item scores.
+    *where* ``(column, value)`` keeps only the rows whose cell in that column is
+    *value* as written (a value :func:`write_tsv` writes unchanged, such as
+    ``*``); a table without the column has no such rows. *raw* gives the cells
+    as written, not decoded: to copy them into another table of the same
+    columns (:func:`format_tsv` would write them back unchanged).
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as folder:
@@ -397,22 +406,35 @@ def iter_tsv_columns(
         if not header:
             return
         names = header.split("\t")
-        where = [names.index(c) if c in names else None for c in columns]
-        width = max((i for i in where if i is not None), default=-1) + 1
-        pick = [i if i is not None else 0 for i in where]
-        absent = [n for n, i in enumerate(where) if i is None]
+        at = [names.index(c) if c in names else None for c in columns]
+        width = max((i for i in at if i is not None), default=-1) + 1
+        pick = [i if i is not None else 0 for i in at]
+        absent = [n for n, i in enumerate(at) if i is None]
+        if where is not None and where[0] not in names:
+            return
+        keep_at, keep_value = (names.index(where[0]), where[1]) if where else (0, "")
+        # a row keeps only if its line holds the value between two tabs (a cheap
+        # test that skips most others before they are split)
+        inner = where is not None and 0 < keep_at < len(names) - 1
+        needle = f"\t{keep_value}\t"
         for line in handle:
+            if inner and needle not in line:
+                continue
             line = line.rstrip("\r\n")
             if not line:
                 continue
             row = line.split("\t")
+            if where is not None and (
+                len(row) <= keep_at or row[keep_at] != keep_value
+            ):
+                continue
             if len(row) < width or absent:
                 cells = tuple(
-                    row[i] if i is not None and i < len(row) else None for i in where
+                    row[i] if i is not None and i < len(row) else None for i in at
                 )
             else:
                 cells = tuple([row[i] for i in pick])
-            if "\\" in line or "'" in line:
+            if not raw and ("\\" in line or "'" in line):
                 cells = tuple(map(_decoded, cells, columns))
             yield cells
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 
 __all__ = [
     "ATTRIBUTE_KINDS",
@@ -103,6 +104,11 @@ class Domain:
 
     def values(self) -> dict[str, frozenset[str]]:
         """Map each attribute name used in the domain to the values it takes."""
+        return dict(self._values)
+
+    @cached_property
+    def _values(self) -> dict[str, frozenset[str]]:
+        # once per domain: every submission's outputs are checked against it
         seen: dict[str, set[str]] = {}
         for entity in self.entities:
             for attribute in entity.attributes:

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import io
 import json
 import re
 import zipfile
@@ -280,23 +279,50 @@ def collected_counts(
 LANGUAGES = {"en": "English", "ja": "Japanese"}
 
 
-def _zip_bytes(files: Mapping[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as archive:
+#: An archive entry: its bytes, or a file copied as it is (read when written,
+#: so the archive's largest files are never all in memory at once).
+Entry = bytes | Path
+
+_CHUNK = 1 << 20
+
+
+def _chunks(entry: Entry) -> Iterator[bytes]:
+    if isinstance(entry, bytes):
+        yield entry
+        return
+    with open(entry, "rb") as handle:
+        while chunk := handle.read(_CHUNK):
+            yield chunk
+
+
+def _write_zip(files: Mapping[str, Entry], path: Path) -> None:
+    """Write *files* as a deterministic zip (fixed dates and permissions, sorted)."""
+    partial = path.with_name(path.name + ".partial")
+    # each entry is deflated at zlib's default level (a ZipInfo carries none)
+    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
         for name in sorted(files):
+            entry = files[name]
             info = zipfile.ZipInfo(name, date_time=ZIP_EPOCH)
             info.external_attr = 0o100644 << 16
             info.create_system = 3  # Unix, so the permissions above are read
             info.compress_type = zipfile.ZIP_DEFLATED
-            archive.writestr(info, files[name])
-    return buffer.getvalue()
+            info.file_size = (
+                len(entry) if isinstance(entry, bytes) else entry.stat().st_size
+            )
+            with archive.open(info, "w") as out:
+                for chunk in _chunks(entry):
+                    out.write(chunk)
+    partial.replace(path)
 
 
-def _manifest(files: Mapping[str, bytes]) -> bytes:
-    rows = [
-        {"path": name, "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
-        for name, data in sorted(files.items())
-    ]
+def _manifest(files: Mapping[str, Entry]) -> bytes:
+    rows = []
+    for name, entry in sorted(files.items()):
+        digest, size = hashlib.sha256(), 0
+        for chunk in _chunks(entry):
+            digest.update(chunk)
+            size += len(chunk)
+        rows.append({"path": name, "bytes": size, "sha256": digest.hexdigest()})
     return format_tsv(rows, ["path", "bytes", "sha256"]).encode()
 
 
@@ -745,7 +771,7 @@ def build_release(
     release = config.get("release") or {}
     campaign = config["campaign"]
     key = str(release.get("key") or campaign["id"])
-    entries: dict[str, bytes] = {}
+    entries: dict[str, Entry] = {}
     consented, withheld = [], []
     for path in validation_records:
         record = read_json(path)
@@ -766,7 +792,7 @@ def build_release(
     if not isinstance(files, Mapping):
         files = {str(Path(p).relative_to("results")): p for p in files}
     for archive_path, source in files.items():
-        entries[archive_path] = Path(source).read_bytes()
+        entries[archive_path] = Path(source)
     keep = release.get("keep_columns", ())
     collected = {}
     tables = {}  # archive path -> every judgments-stage table released
@@ -791,24 +817,20 @@ def build_release(
     for path in validation_records:  # the report links to them: ../validation/
         record = read_json(path)
         stem = f"validation/{record['team']}/{record['system']}"
-        entries[f"{stem}.json"] = Path(path).read_bytes()
+        entries[f"{stem}.json"] = Path(path)
         if Path(path).with_suffix(".md").is_file():
-            entries[f"{stem}.md"] = Path(path).with_suffix(".md").read_bytes()
+            entries[f"{stem}.md"] = Path(path).with_suffix(".md")
     for folder in study_dirs:
         folder = Path(folder)
         for file in sorted(folder.rglob("*")):
             if file.is_file() and not file.name.startswith(".snakemake"):
                 rel = file.relative_to(folder).as_posix()
-                entries[f"studies/{folder.parent.name}/{folder.name}/{rel}"] = (
-                    file.read_bytes()
-                )
+                entries[f"studies/{folder.parent.name}/{folder.name}/{rel}"] = file
     for path in study_settings:
-        entries[f"studies/{Path(path).parent.name}/design.json"] = Path(
-            path
-        ).read_bytes()
+        entries[f"studies/{Path(path).parent.name}/design.json"] = Path(path)
     entries.update(_experiment_materials(config))
     if release.get("include_testset") and testset is not None:
-        entries[f"data/{Path(testset).name}"] = Path(testset).read_bytes()
+        entries[f"data/{Path(testset).name}"] = Path(testset)
         if source_testset is not None and Path(source_testset).exists():
             source = Path(source_testset)
             files_of = sorted(source.rglob("*")) if source.is_dir() else [source]
@@ -819,11 +841,9 @@ def build_release(
                         if source.is_dir()
                         else source.name
                     )
-                    entries[f"data/source/{rel}"] = file.read_bytes()
+                    entries[f"data/source/{rel}"] = file
     for template in report_templates:
-        entries[f"rerun/templates/report/{Path(template).name}"] = Path(
-            template
-        ).read_bytes()
+        entries[f"rerun/templates/report/{Path(template).name}"] = Path(template)
     entries.update(environment if environment is not None else environment_files())
     titles = {s["id"]: s.get("title") for s in config.get("studies") or []}
     studies = [read_json(p) for p in study_settings]
@@ -849,11 +869,11 @@ def build_release(
         withheld,
         next((n for n in entries if n.startswith("data/testset.")), None),
     ).encode()
-    entries["MANIFEST.tsv"] = _manifest(entries)
+    entries["MANIFEST.tsv"] = manifest = _manifest(entries)
     Path(out_zip).parent.mkdir(parents=True, exist_ok=True)
-    Path(out_zip).write_bytes(_zip_bytes(entries))
+    _write_zip(entries, Path(out_zip))
     if out_manifest is not None:
-        Path(out_manifest).write_bytes(entries["MANIFEST.tsv"])
+        Path(out_manifest).write_bytes(manifest)
     return {"entries": sorted(entries), "consented": consented, "withheld": withheld}
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path, PurePosixPath
 from typing import Any
 from urllib.parse import quote
@@ -208,10 +209,21 @@ class Context:
             "id": anchor,
         }
 
-    @property
-    def scored(self) -> list[SystemEntry]:
+    # The entries never change once the context is built, so what is derived
+    # from them over every submission is computed once: the sections ask for it
+    # once per submission, table and cell (quadratic at 1,000 submissions).
+    @cached_property
+    def scored(self) -> tuple[SystemEntry, ...]:
         """Submissions with scores (accepted ones), in ID order."""
-        return [e for e in self.entries if e.status == "scored"]
+        return tuple(e for e in self.entries if e.status == "scored")
+
+    @cached_property
+    def scored_metric_ids(self) -> tuple[str, ...]:
+        """Configured metrics, then any other metric found in the scores."""
+        ids = dict.fromkeys(self.metrics)
+        for entry in self.scored:
+            ids.update(dict.fromkeys(mid for mid, _, _ in entry.scores))
+        return tuple(ids)
 
     def metric(self, metric_id: str) -> MetricInfo:
         """Display info of a metric (fallback for metrics not in the config)."""
@@ -241,11 +253,15 @@ class Context:
                 if label.get("team")
                 else str(label.get("system") or label.get("label") or "")
             )
-        entry = self.by_label().get(label)
+        entry = self._by_label.get(label)
         return entry.label if entry is not None else label
 
     def by_label(self) -> dict[str, SystemEntry]:
         """Entries by every name the statistics may use for them."""
+        return dict(self._by_label)
+
+    @cached_property
+    def _by_label(self) -> dict[str, SystemEntry]:
         out: dict[str, SystemEntry] = {}
         for entry in self.scored:
             out.setdefault(f"{entry.team}/{entry.system}", entry)
@@ -346,14 +362,7 @@ def measure_values(ctx: Context, name: str) -> dict[str, float | None]:
 
 def metric_ids(ctx: Context) -> list[str]:
     """Configured metrics, then any other metric found in the scores."""
-    ids = list(ctx.metrics)
-    seen = set(ids)
-    for entry in ctx.scored:
-        for mid, _, _ in entry.scores:
-            if mid not in seen:
-                seen.add(mid)
-                ids.append(mid)
-    return ids
+    return list(ctx.scored_metric_ids)
 
 
 def ranking_metric(ctx: Context) -> str | None:
@@ -688,16 +697,14 @@ def score_notes(
 
 def signature_list(ctx: Context) -> list[tuple[str, str]]:
     """One signature per metric, as found in the scores (config's if none scored)."""
+    found_by_metric: dict[str, set[str]] = {}
+    for e in ctx.scored:
+        for (m, _, _), row in e.scores.items():
+            if row.get("signature"):
+                found_by_metric.setdefault(m, set()).add(row["signature"])
     out = []
     for mid in metric_ids(ctx):
-        found = sorted(
-            {
-                row["signature"]
-                for e in ctx.scored
-                for (m, _, _), row in e.scores.items()
-                if m == mid and row.get("signature")
-            }
-        )
+        found = sorted(found_by_metric.get(mid, ()))
         sigs = found or (
             [ctx.metric(mid).signature] if ctx.metric(mid).signature else []
         )

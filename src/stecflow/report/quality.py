@@ -196,10 +196,11 @@ def quality_section(ctx: Context) -> list[Block]:
             paragraph("Every configured metric was computed for every scored system.")
         )
 
+    signatures = signature_list(ctx)
     stale = [
         (ctx.metric(mid).header, sig)
         for mid in metric_ids(ctx)
-        for sig in {s for h, s in signature_list(ctx) if h == ctx.metric(mid).header}
+        for sig in {s for h, s in signatures if h == ctx.metric(mid).header}
         if ctx.metric(mid).signature and sig != ctx.metric(mid).signature
     ]
     if stale:

@@ -238,9 +238,45 @@ def scores_section(ctx: Context) -> list[Block]:
     )
     blocks.append(codes(signature_list(ctx)))
 
-    # every number, long format
+    blocks.append(_every_score_block(ctx, [*official, *late], sizes))
+    blocks += significance_blocks(ctx)
+    return blocks
+
+
+#: Rows of the table "Every score" at most: beyond it (about 150 systems with the
+#: default metrics) the table is left to ``scores/systems.tsv``, which holds the
+#: same numbers; 60,000 rows would be most of a 1,000-submission report.
+EVERY_SCORE_ROWS = 10_000
+
+
+def _every_score_block(
+    ctx: Context, entries: Sequence[SystemEntry], sizes: Sequence[tuple[str, str, Any]]
+) -> Block:
+    """Every number in long format (system × metric × subset), collapsed."""
+    n_rows = sum(
+        (mid, kind, name) in entry.scores
+        for entry in entries
+        for mid in metric_ids(ctx)
+        for kind, name, _ in sizes
+    )
+    summary = "Every score (system × metric × subset)"
+    if n_rows > EVERY_SCORE_ROWS:
+        return {
+            "kind": "details",
+            "summary": summary,
+            "blocks": [
+                paragraph(
+                    f"The {n_rows:,} scores of the {len(entries):,} systems (every"
+                    " metric and subset, with its confidence interval) are too many"
+                    f" to list on this page (at most {EVERY_SCORE_ROWS:,}): they are"
+                    " in ",
+                    {"code": "scores/systems.tsv", "text": "scores/systems.tsv"},
+                    " (also in the release archive).",
+                )
+            ],
+        }
     rows = []
-    for entry in [*official, *late]:
+    for entry in entries:
         for mid in metric_ids(ctx):
             info = ctx.metric(mid)
             for kind, name, _ in sizes:
@@ -275,15 +311,7 @@ def scores_section(ctx: Context) -> list[Block]:
         latex_detail=True,
         detail_note=ci_note(ctx),
     )
-    blocks.append(
-        {
-            "kind": "details",
-            "summary": "Every score (system × metric × subset)",
-            "blocks": [ctx.table(long_table)],
-        }
-    )
-    blocks += significance_blocks(ctx)
-    return blocks
+    return {"kind": "details", "summary": summary, "blocks": [ctx.table(long_table)]}
 
 
 #: The metric families that score each kind of output a task asks for.

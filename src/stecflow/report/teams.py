@@ -103,11 +103,10 @@ class ItemScores(Mapping[Key, dict[str, dict[str, "float | None"]]]):
     def __getitem__(self, key: Key) -> dict[str, dict[str, float | None]]:
         items: dict[str, dict[str, float | None]] = {}
         rows = iter_tsv_columns(
-            self._paths[key], ("item", "metric", "reference", "value")
+            self._paths[key], ("item", "metric", "value"), where=("reference", "*")
         )
-        for item, metric, reference, value in rows:
-            if reference == "*":
-                items.setdefault(item, {})[metric] = parse_float(value)
+        for item, metric, value in rows:
+            items.setdefault(item, {})[metric] = parse_float(value)
         return items
 
     def __iter__(self) -> Iterator[Key]:
@@ -336,6 +335,26 @@ def _item_metrics(ctx: Context, primary: str, scores: Mapping[str, Any]) -> list
     ]
 
 
+#: (item ID, fields) -> what :func:`_reference_texts` made of the item
+ReferenceTexts = dict[tuple[str, tuple[tuple[str, str], ...]], list[tuple[str, str]]]
+
+
+def _reference_texts(
+    item: Item, fields: tuple[tuple[str, str], ...], made: ReferenceTexts
+) -> list[tuple[str, str]]:
+    """``(reference ID, "ID: what it says")`` of each of the item's references,
+    made once (kept in *made*) for all the submissions that list the item."""
+    key = (item.id, fields)
+    if key in made:
+        return made[key]
+    out = made[key] = []
+    for n, ref in enumerate(item.references, start=1):
+        ref_id = ref.id or f"ref-{n}"
+        shown = [t for name, _ in fields if (t := _field_text(ref, name))]
+        out.append((ref_id, f"{ref_id}: {' '.join(shown) if shown else DASH}"))
+    return out
+
+
 def item_limit(n_submissions: int) -> int:
     """Items listed per submission: :data:`MAX_ITEMS`, fewer when many share
     :data:`ITEM_ROWS`, never fewer than :data:`SHOWN_ITEMS`.
@@ -355,11 +374,13 @@ def _item_blocks(
     scores: Mapping[str, Mapping[str, float | None]],
     outputs: Sequence[Output] | None,
     limit: int | None = None,
+    references: ReferenceTexts | None = None,
 ) -> list[Block]:
     primary = _primary_metric(ctx, scores)
     info = ctx.metric(primary) if primary is not None else None
     metrics = _item_metrics(ctx, primary, scores) if primary is not None else []
-    fields = _fields(ctx, record)
+    fields = tuple(_fields(ctx, record))
+    references = {} if references is None else references
     by_id = {o.item_id: o for o in outputs or ()}
     exclude = entry.system if entry.reference else None
 
@@ -370,23 +391,26 @@ def _item_blocks(
         return (0, value if info.higher_is_better else -value, item.id)
 
     scored = sorted(items, key=badness) if info is not None else list(items)
-    rows = []
-    left_out = False  # a human reference set's own reference, left out
-    for item in scored:
+    limit = MAX_ITEMS if limit is None else limit
+    # a human reference set's own reference is left out of its items' references
+    left_out = exclude is not None and any(
+        ref_id == exclude
+        for item in scored
+        for ref_id, _ in _reference_texts(item, fields, references)
+    )
+    rows = []  # the rows listed: the worst items, up to the limit
+    for item in scored[: max(limit, SHOWN_ITEMS)]:
         row = [_cell(item.id)]
         output = by_id.get(item.id)
         if outputs is not None:
             for name, _ in fields:
                 text = _field_text(output, name) if output is not None else None
                 row.append(_cell(DASH if text is None else text, classes="t"))
-        refs = []
-        for n, ref in enumerate(item.references, start=1):
-            ref_id = ref.id or f"ref-{n}"
-            if ref_id == exclude:
-                left_out = True
-                continue
-            shown = [t for name, _ in fields if (t := _field_text(ref, name))]
-            refs.append(f"{ref_id}: {' '.join(shown) if shown else DASH}")
+        refs = [
+            text
+            for ref_id, text in _reference_texts(item, fields, references)
+            if ref_id != exclude
+        ]
         row.append(_cell("\n".join(refs) or DASH, classes="t refs"))
         for metric in metrics:
             shown = ctx.metric(metric).show(scores.get(item.id, {}).get(metric))
@@ -428,33 +452,33 @@ def _item_blocks(
                 "info",
             )
         )
-    shown, rest = rows[:SHOWN_ITEMS], rows[SHOWN_ITEMS:]
+    shown, kept = rows[:SHOWN_ITEMS], rows[SHOWN_ITEMS:]
+    n_rest = len(scored) - len(shown)  # items after the first shown
     name = f"{entry.team}/{entry.system}"
     caption = (
         f"The {len(shown)} worst item{'s' * (len(shown) != 1)} of {name}."
-        if rest
+        if n_rest
         else f"All {len(shown)} items of {name}, worst first."
     )
     blocks.append(grid(columns, shown, caption))
-    if rest:
-        limit = MAX_ITEMS if limit is None else limit
-        kept = rest[: max(limit - len(shown), 0)]
-        inner = [
-            grid(
-                columns,
-                kept,
-                (
-                    f"Items {len(shown) + 1}–{len(shown) + len(kept)} of {name}."
-                    if len(kept) > 1
-                    else f"Item {len(shown) + 1} of {name}."
-                ),
+    if n_rest:
+        inner = []
+        if kept:
+            first, last = len(shown) + 1, len(shown) + len(kept)
+            inner.append(
+                grid(
+                    columns,
+                    kept,
+                    f"Items {first}–{last} of {name}."
+                    if last > first
+                    else f"Item {first} of {name}.",
+                )
             )
-        ]
-        if len(kept) < len(rest):  # the page stays small in large campaigns
+        if len(kept) < n_rest:  # the page stays small in large campaigns
             inner.append(
                 paragraph(
-                    f"Not listed here: the {len(rest) - len(kept)} best"
-                    f" item{'s' * (len(rest) - len(kept) != 1)}; every item's scores"
+                    f"Not listed here: the {n_rest - len(kept)} best"
+                    f" item{'s' * (n_rest - len(kept) != 1)}; every item's scores"
                     " are in ",
                     {
                         "code": f"scores/items/{entry.team}/{entry.system}.tsv",
@@ -466,7 +490,7 @@ def _item_blocks(
         blocks.append(
             {
                 "kind": "details",
-                "summary": f"The other {len(rest)} items of {name}",
+                "summary": f"The other {n_rest} items of {name}",
                 "blocks": inner,
             }
         )
@@ -511,6 +535,7 @@ def teams_section(
         )
     ]
     ranked: dict[tuple[str, str, str], dict[Key, int]] = {}
+    references: ReferenceTexts = {}
     ids = metric_ids(ctx)
     for key in keys:
         entry = entries.get(key)
@@ -530,5 +555,6 @@ def teams_section(
             item_scores.get(key, {}),
             (outputs or {}).get(key),
             item_limit(len(keys)),
+            references,
         )
     return blocks
