@@ -137,6 +137,32 @@ def test_collect_copies_each_cell_as_written(tmp_path):
     ] == [("=t", "s\tys", "=1+1", "a\\b\nc"), ("=t", "s\tys", "'q", "a\\b\nc")]
 
 
+def test_item_frames_read_once_and_again_when_the_file_changes(campaign, monkeypatch):
+    import pandas as pd
+
+    from stecflow.analysis import analyses
+
+    reads = []
+    read_csv = pd.read_csv
+    monkeypatch.setattr(
+        pd, "read_csv", lambda *a, **k: reads.append(a) or read_csv(*a, **k)
+    )
+    folder, summaries, items = campaign
+    path = folder / "items.tsv"
+    collect_item_scores(summaries, items, path)
+    frames = analyses.item_frames(path, ["se", "bleu3"])
+    assert len(frames["se"]) == 20 and frames["bleu3"].empty
+    assert "stats" not in frames["se"] and frames["se"]["value"].sum() == 88.0
+    frames["se"]["value"] = 0.0  # each call gets its own copy
+    assert analyses._item_frame(path, "se")["value"].sum() == 88.0
+    assert len(reads) == 1
+    collect_item_scores(summaries, items, path, include_late=True)  # rewritten
+    specs = [{"test": "anova", "measure": "se"}, {"test": "tukey", "measure": "nist5"}]
+    analyses.prefetch_item_frames(path, specs)
+    assert len(analyses._item_frame(path, "se")) == 25
+    assert analyses._item_frame(path, "nist5").empty and len(reads) == 2
+
+
 def test_tukey_reproduces_reference_example_a(campaign):
     folder, summaries, items = campaign
     collect_item_scores(summaries, items, folder / "items.tsv", folder / "systems.tsv")

@@ -2,7 +2,7 @@
 
 import logging
 
-from stecflow.analysis.analyses import run_analysis
+from stecflow.analysis.analyses import prefetch_item_frames, run_analysis
 from stecflow.core.logs import job_log
 
 
@@ -14,6 +14,11 @@ def main(smk) -> None:
     naming every analysis that failed.
     """
     with job_log(smk.log[0]):
+        specs = [smk.params.specs[analysis] for analysis in smk.params.analyses]
+        try:  # the item scores of every analysis of the group, in one read
+            prefetch_item_frames(smk.input.item_scores, specs)
+        except Exception:  # each analysis reads them itself and says what is wrong
+            logging.getLogger("stecflow.analysis").debug("prefetch failed", exc_info=1)
         failed = []
         for analysis, table, record in zip(
             smk.params.analyses, smk.output.tables, smk.output.records, strict=True

@@ -1004,16 +1004,60 @@ def _score_frame(items_path: str | Path, measures: Sequence[str]) -> Any:
 
 
 def _item_frame(items_path: str | Path, measure: str) -> Any:
+    return item_frames(items_path, [measure])[measure]
+
+
+#: (items.tsv, its state) -> metric -> its rows, as :func:`item_frames` read them
+_ITEM_FRAMES: dict[tuple[str, int, int, int], dict[str, Any]] = {}
+
+
+def item_frames(items_path: str | Path, measures: Sequence[str]) -> dict[str, Any]:
+    """The rows of ``scores/items.tsv`` of each metric in *measures*, one frame each.
+
+    The file is read once for all the metrics not read before (it holds every
+    metric of every system analysed: 1.9 million rows for 1,000 systems × 112
+    items × 17 metrics), in chunks, keeping their rows only, and without the
+    ``stats`` column, which no analysis reads. Within one job the frames are
+    kept, for the file as it is (path, identity, size, time), so the analyses of
+    a group that share a metric read it once (:func:`prefetch_item_frames`);
+    each call gets its own copies. A metric without rows gets an empty frame.
+    """
     import pandas as pd
 
-    # In chunks, keeping one metric's rows: items.tsv holds every metric of every
-    # system analysed (1.9 million rows for 1,000 systems x 112 items x 17 metrics).
-    chunks = pd.read_csv(
-        items_path, sep="\t", dtype=str, keep_default_na=False, chunksize=200_000
-    )
-    frame = pd.concat([chunk[chunk["metric"] == measure] for chunk in chunks])
-    frame["value"] = pd.to_numeric(frame["value"].replace("", "nan"))
-    return frame
+    stat = Path(items_path).stat()
+    key = (str(items_path), stat.st_ino, stat.st_size, stat.st_mtime_ns)
+    kept = _ITEM_FRAMES.setdefault(key, {})
+    missing = [m for m in dict.fromkeys(measures) if m not in kept]
+    if missing:
+        chunks = pd.read_csv(
+            items_path,
+            sep="\t",
+            dtype=str,
+            keep_default_na=False,
+            chunksize=200_000,
+            usecols=lambda column: column != "stats",
+        )
+        rows = pd.concat([chunk[chunk["metric"].isin(missing)] for chunk in chunks])
+        for measure in missing:
+            frame = rows[rows["metric"] == measure].copy()
+            frame["value"] = pd.to_numeric(frame["value"].replace("", "nan"))
+            kept[measure] = frame
+    return {m: kept[m].copy() for m in measures}
+
+
+def prefetch_item_frames(
+    items_path: str | Path, specs: Iterable[Mapping[str, Any]]
+) -> None:
+    """Read, in one pass, the item scores that the analyses *specs* will ask for."""
+    measures = []
+    for spec in specs:
+        if spec.get("source", "scores") == "scores" or (
+            spec.get("test") in MULTI_MEASURE_TESTS
+        ):
+            measures += [spec.get("measure"), *(spec.get("measures") or ())]
+    wanted = [m for m in dict.fromkeys(measures) if isinstance(m, str)]
+    if wanted:
+        item_frames(items_path, wanted)
 
 
 def _judgment_frame(
