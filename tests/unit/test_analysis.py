@@ -163,6 +163,30 @@ def test_item_frames_read_once_and_again_when_the_file_changes(campaign, monkeyp
     assert analyses._item_frame(path, "nist5").empty and len(reads) == 2
 
 
+def test_prefetch_reads_only_the_metrics_item_analyses_use(monkeypatch):
+    """Correlations read system-level scores, study analyses their trials: a
+    group of those never reads items.tsv."""
+    from stecflow.analysis import analyses
+
+    asked = []
+    monkeypatch.setattr(analyses, "item_frames", lambda _, m: asked.append(m))
+    study = [
+        {"test": "correlations", "measures": ["se", "adequacy"]},
+        {"test": "anova", "source": "rating", "measure": "adequacy"},
+        {"test": "preference", "source": "pairs"},
+    ]
+    analyses.prefetch_item_frames("items.tsv", study)
+    assert asked == []
+    manova = {
+        "test": "manova",
+        "source": "identification",
+        "measures": ["dice", "identification_time"],
+    }
+    tukey = {"test": "tukey", "measure": "se"}
+    analyses.prefetch_item_frames("items.tsv", [*study, manova, tukey, tukey])
+    assert asked == [["dice", "se"]]
+
+
 def test_tukey_reproduces_reference_example_a(campaign):
     folder, summaries, items = campaign
     collect_item_scores(summaries, items, folder / "items.tsv", folder / "systems.tsv")

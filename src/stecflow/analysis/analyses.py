@@ -1051,10 +1051,14 @@ def prefetch_item_frames(
     """Read, in one pass, the item scores that the analyses *specs* will ask for."""
     measures = []
     for spec in specs:
-        if spec.get("source", "scores") == "scores" or (
-            spec.get("test") in MULTI_MEASURE_TESTS
-        ):
-            measures += [spec.get("measure"), *(spec.get("measures") or ())]
+        test = spec.get("test")
+        if test in ("correlations", "preference", *SITUATED_KEYS):
+            continue  # system-level scores, or a study's trials only
+        if test in MULTI_MEASURE_TESTS:  # its metrics, whatever its source
+            study = {*JUDGMENT_MEASURES, *(spec.get("criteria") or ())}
+            measures += [m for m in spec.get("measures") or () if m not in study]
+        elif spec.get("source", "scores") == "scores":
+            measures.append(spec.get("measure"))
     wanted = [m for m in dict.fromkeys(measures) if isinstance(m, str)]
     if wanted:
         item_frames(items_path, wanted)
