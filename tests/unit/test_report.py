@@ -677,6 +677,11 @@ def test_adapter_calls_the_library(tiny_inputs, tmp_path):
         "main"
     ]
     out = tmp_path / "index.html"
+    from stecflow.data.compact import write_compact
+    from stecflow.tasks.registry import read_testset
+
+    compact = tmp_path / "testset.compact.json"
+    write_compact(read_testset(tiny_inputs["testset"]), compact)
     main(
         SimpleNamespace(
             input=SimpleNamespace(
@@ -686,6 +691,8 @@ def test_adapter_calls_the_library(tiny_inputs, tmp_path):
                 stats=[str(p) for p in tiny_inputs["stats_records"]],
                 stats_tables=[str(p) for p in tiny_inputs["stats_tables"]],
                 testset=str(tiny_inputs["testset"]),
+                # the items as the rule gives them: the compact form
+                testset_items=str(compact),
                 source_testset=str(tiny_inputs["source_testset"]),
                 judgment_measures=[str(p) for p in tiny_inputs["judgment_measures"]],
                 judgment_summaries=[str(p) for p in tiny_inputs["judgment_summaries"]],
@@ -701,6 +708,11 @@ def test_adapter_calls_the_library(tiny_inputs, tmp_path):
     )
     assert "Snakemake 9.9.9" in out.read_text()
     assert "report: 7 sections" in (tmp_path / "render.log").read_text()
+    # the same page as from the XML test set: the checksum is still the XML's
+    same = render_report(
+        **tiny_inputs, out_html=tmp_path / "xml.html", snakemake_version="9.9.9"
+    )
+    assert out.read_text() == same
 
 
 # ---------------------------------------------------------------------------

@@ -13,6 +13,8 @@ rule render_report:
         stats=expand(f"{RESULTS}/stats/{{analysis}}.json", analysis=ANALYSES),
         stats_tables=expand(f"{RESULTS}/stats/{{analysis}}.tsv", analysis=ANALYSES),
         testset=TESTSET,
+        # the same items in their compact form (read fast, in little memory)
+        testset_items=JOB_TESTSET,
         source_testset=config["data"]["testset"],
         judgment_measures=expand(
             f"{RESULTS}/judgments/measures/{{study}}.tsv", study=STUDIES

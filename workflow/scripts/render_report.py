@@ -19,6 +19,7 @@ def main(smk) -> None:
             stats_records=list(smk.input.stats),
             stats_tables=list(smk.input.stats_tables),
             source_testset=smk.input.source_testset,
+            testset_items=smk.input.testset_items,
             judgment_measures=list(smk.input.judgment_measures),
             judgment_summaries=list(smk.input.judgment_summaries),
             judgment_quality=list(smk.input.judgment_quality),
@@ -34,7 +35,7 @@ def main(smk) -> None:
             outputs=released_outputs(
                 list(smk.input.records),
                 smk.params.submissions_root,
-                smk.input.testset,
+                smk.input.testset_items,
                 smk.params.config["campaign"].get("tasks") or (),
             )
             if getattr(smk.params, "submissions_root", None)

@@ -43,8 +43,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import itertools
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -88,6 +89,11 @@ def render_html(document: Mapping[str, Any], template: PathLike) -> str:
     str
         The HTML page.
     """
+    return "".join(_html_pieces(document, template))
+
+
+def _html_pieces(document: Mapping[str, Any], template: PathLike) -> Iterator[str]:
+    """The page of :func:`render_html` as the template makes it, piece by piece."""
     import jinja2
 
     folder = Path(template).parent
@@ -110,13 +116,12 @@ def render_html(document: Mapping[str, Any], template: PathLike) -> str:
     )
     from markupsafe import Markup
 
-    page = env.get_template(Path(template).name).render(
+    return env.get_template(Path(template).name).generate(
         doc=document,
         css=css,
         script=Markup(script),  # our own file, as the stylesheet
         csp=Markup(policy),  # our own constant text
     )
-    return page
 
 
 def render_report(
@@ -131,6 +136,7 @@ def render_report(
     stats_records: Sequence[PathLike] = (),
     stats_tables: Sequence[PathLike] = (),
     source_testset: PathLike | None = None,
+    testset_items: PathLike | None = None,
     judgment_measures: Sequence[PathLike] = (),
     judgment_summaries: Sequence[PathLike] = (),
     judgment_quality: Sequence[PathLike] = (),
@@ -166,6 +172,11 @@ def render_report(
         by file stem).
     source_testset
         The configured test set (file or folder), for its checksum.
+    testset_items
+        Where the items are read from: the test set's compact form
+        (``results/data/testset.compact.json``, the same items, read in a
+        fraction of the time and memory); default: *testset*. The report's
+        checksum is still that of *testset*.
     judgment_measures, judgment_summaries, judgment_quality
         The judgments stage's ``results/judgments/measures/<study>.tsv``,
         ``summary/<study>.json`` and ``quality/<study>.tsv`` (any may be empty:
@@ -216,6 +227,7 @@ def render_report(
         stats_tables=stats_tables,
         testset=testset,
         source_testset=source_testset,
+        testset_items=testset_items,
         judgment_measures=judgment_measures,
         judgment_summaries=judgment_summaries,
         judgment_quality=judgment_quality,
@@ -228,15 +240,20 @@ def render_report(
         item_scores=item_scores,
         outputs=outputs,
     )
-    page = render_html(document, template)
     out = Path(out_html)
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(page.encode("utf-8"))
+    # written as the template makes it: the page (75 MB at 1,000 submissions)
+    # never sits in memory beside the million pieces it is joined from
+    with open(out, "w", encoding="utf-8", newline="") as handle:
+        pieces = _html_pieces(document, template)
+        while batch := list(itertools.islice(pieces, 4096)):
+            handle.write("".join(batch))
     log.info(
         "report: %d sections, %d tables, %d figures, %d bytes",
         len(document["sections"]),
         document["counts"]["tables"],
         document["counts"]["figures"],
-        len(page.encode("utf-8")),
+        out.stat().st_size,
     )
-    return page
+    with open(out, encoding="utf-8", newline="") as handle:
+        return handle.read()

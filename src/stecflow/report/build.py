@@ -25,7 +25,7 @@ from stecflow.report.inputs import (
     read_records,
     read_significance,
     read_system_scores,
-    read_testset,
+    testset_info,
 )
 from stecflow.report.methods import methods_section, provenance_section
 from stecflow.report.overview import overview_section
@@ -60,6 +60,7 @@ def build_report(
     stats_tables: Sequence[PathLike] = (),
     testset: PathLike,
     source_testset: PathLike | None = None,
+    testset_items: PathLike | None = None,
     judgment_measures: Sequence[PathLike] = (),
     judgment_summaries: Sequence[PathLike] = (),
     judgment_quality: Sequence[PathLike] = (),
@@ -95,6 +96,7 @@ def build_report(
         stats_records=stats_records,
     )
     prefix = f"{campaign.get('id', 'report')}-"
+    items = read_items(testset_items or testset)  # read once, for every section
     studies = [
         str(s.get("id")) for s in config.get("studies") or [] if isinstance(s, Mapping)
     ]
@@ -104,7 +106,7 @@ def build_report(
         entries=read_system_scores(systems),
         records=read_records(validation_records),
         summary=read_tsv(validation_summary),
-        testset=read_testset(testset),
+        testset=testset_info(items),
         analyses=read_analyses(stats_records, stats_tables),
         judgments=read_judgments(
             judgment_measures, judgment_summaries, judgment_quality, studies
@@ -208,7 +210,7 @@ def build_report(
                     "Submissions",
                     teams_section(
                         ctx,
-                        read_items(testset),
+                        items,
                         read_item_scores(item_scores),
                         outputs,
                     ),

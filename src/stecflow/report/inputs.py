@@ -13,10 +13,13 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from stecflow.core.io import read_json, read_tsv
 from stecflow.report.formatting import parse_float
+
+if TYPE_CHECKING:
+    from stecflow.data.model import Item
 
 __all__ = [
     "JudgmentStudy",
@@ -32,6 +35,7 @@ __all__ = [
     "read_significance",
     "read_system_scores",
     "read_testset",
+    "testset_info",
     "system_labels",
 ]
 
@@ -310,7 +314,11 @@ def read_testset(path: PathLike) -> TestsetInfo:
     """Count items, subsets and references of the (normalised) test set."""
     from stecflow.tasks.registry import read_testset
 
-    items = read_testset(path)
+    return testset_info(read_testset(path))
+
+
+def testset_info(items: Sequence[Item]) -> TestsetInfo:
+    """Count items, subsets and references of the test set's *items*."""
     cells = Counter((i.subdomain, i.condition or "") for i in items)
     return TestsetInfo(
         n_items=len(items),

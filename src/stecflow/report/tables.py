@@ -14,6 +14,7 @@ import csv
 import io
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 from urllib.parse import quote
 
 from stecflow.core.io import FREE_TEXT_COLUMNS, neutralise_formula
@@ -221,12 +222,13 @@ class Cell:
     value: float | None = None
     group: str = ""
 
-    @property
+    # cached: the page, the best values, the CSV and the LaTeX all ask
+    @cached_property
     def number(self) -> float | None:
         """The cell's number: :attr:`value`, else what its text shows."""
         return self.value if self.value is not None else number(self.text)
 
-    @property
+    @cached_property
     def sort_value(self) -> str:
         """The ``data-value`` attribute of the cell (empty: not a number)."""
         value = self.number
@@ -336,6 +338,26 @@ class Table:
         if self._best is None:
             self._best = self.best_cells()
         return (row, column) in self._best
+
+    def html_cells(self, row: int) -> list[tuple[Cell, str, bool]]:
+        """``(cell, its class attribute, best)`` of each cell of row *row*,
+        for the page (the column's alignment, ``rank``, the cell's classes)."""
+        if self._best is None:
+            self._best = self.best_cells()
+        out = []
+        for n, (cell, column) in enumerate(
+            zip(self.rows[row].cells, self.columns, strict=False)
+        ):
+            best = (row, n) in self._best
+            classes = f"a-{column.align}"
+            if column.key == "rank":
+                classes += " rank"
+            if cell.classes:
+                classes += f" {cell.classes}"
+            if best:
+                classes += " best"
+            out.append((cell, classes, best))
+        return out
 
     @property
     def marks_best(self) -> bool:
