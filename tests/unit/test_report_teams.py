@@ -190,6 +190,26 @@ def test_every_score_table_gives_way_to_its_file_in_large_campaigns(
     )
 
 
+def test_released_outputs_of_the_listed_items_only(campaign, monkeypatch):
+    """The report reads each submission's outputs of the items it lists, the
+    same outputs as a whole read gives; asking whether a submission has
+    outputs reads nothing."""
+    from stecflow.submissions import outputs as module
+
+    outputs = campaign["outputs"]
+    whole = {o.item_id: o for o in outputs[("alpha", "sys1")]}
+    assert sorted(whole) == ["t1", "t2", "t3", "t4"]
+    reads = []
+    read = module.read_outputs
+    monkeypatch.setattr(
+        module, "read_outputs", lambda *a, **k: reads.append(a[2]) or read(*a, **k)
+    )
+    assert ("alpha", "sys1") in outputs and ("gamma", "broken") not in outputs
+    assert reads == []
+    assert outputs.read(("alpha", "sys1"), {"t3", "t1"}) == [whole["t1"], whole["t3"]]
+    assert [item.id for item in reads[0]] == ["t1", "t3"]
+
+
 def test_scores_with_intervals_and_ranks(html, campaign):
     alpha = part(html, "alpha", "sys1")
     row = next(

@@ -20,7 +20,7 @@ import hmac
 import json
 import re
 import zipfile
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -1075,6 +1075,14 @@ class ReleasedOutputs(Mapping[tuple[str, str], list[Any]]):
         self._items: list[Any] | None = None
 
     def __getitem__(self, key: tuple[str, str]) -> list[Any]:
+        return self.read(key)
+
+    def read(
+        self, key: tuple[str, str], item_ids: Collection[str] | None = None
+    ) -> list[Any]:
+        """The outputs of one submission; with *item_ids*, of those items only
+        (the others' TRIALs are skipped, not read: a report lists a few items
+        of each submission)."""
         from stecflow.submissions.outputs import read_outputs
         from stecflow.tasks.base import Limits
         from stecflow.tasks.registry import read_testset
@@ -1082,15 +1090,21 @@ class ReleasedOutputs(Mapping[tuple[str, str], list[Any]]):
         folder, name, record = self._sources[key]
         if self._items is None:
             self._items = read_testset(self._testset)
+        items = self._items
+        if item_ids is not None:
+            items = [item for item in items if item.id in item_ids]
         outputs, _ = read_outputs(
             read_submission_file(folder, name),
             f"{record['team']}/{record['system']}/{name}",
-            self._items,
+            items,
             record.get("tasks") or (),
             Limits.from_config(record.get("limits")),
             campaign_tasks=self._tasks,
         )
         return outputs
+
+    def __contains__(self, key: object) -> bool:  # without reading the outputs
+        return key in self._sources
 
     def __iter__(self) -> Iterator[tuple[str, str]]:
         return iter(self._sources)

@@ -27,7 +27,8 @@ the same outputs: the report inside it can be built again from it.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -372,16 +373,17 @@ def _item_blocks(
     record: Mapping[str, Any] | None,
     items: Sequence[Item],
     scores: Mapping[str, Mapping[str, float | None]],
-    outputs: Sequence[Output] | None,
+    outputs: Callable[[Collection[str]], Sequence[Output]] | None,
     limit: int | None = None,
     references: ReferenceTexts | None = None,
 ) -> list[Block]:
+    """Its items, worst first; *outputs* gives the outputs of the items listed
+    (None: the outputs are not shown)."""
     primary = _primary_metric(ctx, scores)
     info = ctx.metric(primary) if primary is not None else None
     metrics = _item_metrics(ctx, primary, scores) if primary is not None else []
     fields = tuple(_fields(ctx, record))
     references = {} if references is None else references
-    by_id = {o.item_id: o for o in outputs or ()}
     exclude = entry.system if entry.reference else None
 
     def badness(item: Item) -> tuple[int, float, str]:
@@ -398,8 +400,11 @@ def _item_blocks(
         for item in scored
         for ref_id, _ in _reference_texts(item, fields, references)
     )
-    rows = []  # the rows listed: the worst items, up to the limit
-    for item in scored[: max(limit, SHOWN_ITEMS)]:
+    listed = scored[: max(limit, SHOWN_ITEMS)]  # the worst items, up to the limit
+    found = outputs([item.id for item in listed]) if outputs is not None else ()
+    by_id = {o.item_id: o for o in found}
+    rows = []
+    for item in listed:
         row = [_cell(item.id)]
         output = by_id.get(item.id)
         if outputs is not None:
@@ -497,6 +502,19 @@ def _item_blocks(
     return blocks
 
 
+def _outputs_of(
+    outputs: Mapping[Key, Sequence[Output]] | None, key: Key
+) -> Callable[[Collection[str]], Sequence[Output]] | None:
+    """How to get a submission's outputs of some items (None: not shown); from
+    :class:`stecflow.release.archive.ReleasedOutputs`, only those items are read."""
+    if outputs is None or key not in outputs:
+        return None
+    read = getattr(outputs, "read", None)
+    if read is not None:
+        return partial(read, key)
+    return lambda _ids: outputs[key]
+
+
 def teams_section(
     ctx: Context,
     items: Sequence[Item],
@@ -553,7 +571,7 @@ def teams_section(
             record,
             items,
             item_scores.get(key, {}),
-            (outputs or {}).get(key),
+            _outputs_of(outputs, key),
             item_limit(len(keys)),
             references,
         )
