@@ -3,6 +3,7 @@ from __future__ import annotations
 import hashlib
 import json
 import zipfile
+import zlib
 
 import pytest
 import yaml
@@ -94,6 +95,39 @@ def test_archive_is_byte_identical_when_rebuilt(inputs, tmp_path):
     build(inputs, tmp_path / "a.zip")
     build(inputs, tmp_path / "b.zip")
     assert (tmp_path / "a.zip").read_bytes() == (tmp_path / "b.zip").read_bytes()
+
+
+def test_archive_entries_equal_the_files_and_a_failure_leaves_nothing(
+    inputs, tmp_path, monkeypatch
+):
+    """Files are streamed into the archive: each entry is its file's bytes,
+    deflated at zlib's default level; a write that fails leaves no archive and
+    no partial file."""
+    from stecflow.release import archive as module
+
+    testset = inputs[2] / "testset.xml"
+    build(inputs, tmp_path / "a.zip")
+    with zipfile.ZipFile(tmp_path / "a.zip") as archive:
+        assert archive.read("data/testset.xml") == testset.read_bytes()
+        assert archive.testzip() is None
+    entries = {"b.txt": b"x" * 100_000, "a.txt": testset}
+    module._write_zip(entries, tmp_path / "small.zip")
+    with zipfile.ZipFile(tmp_path / "small.zip") as archive:
+        assert archive.namelist() == ["a.txt", "b.txt"]
+        assert archive.read("a.txt") == testset.read_bytes()
+        deflated = zlib.compressobj(6, zlib.DEFLATED, -15)
+        assert archive.getinfo("b.txt").compress_size == len(
+            deflated.compress(b"x" * 100_000) + deflated.flush()
+        )
+
+    def broken(entry):
+        yield b"start"
+        raise OSError("disk full")
+
+    monkeypatch.setattr(module, "_chunks", broken)
+    with pytest.raises(OSError):
+        module._write_zip(entries, tmp_path / "failed.zip")
+    assert sorted(p.name for p in tmp_path.glob("failed*")) == []
 
 
 def test_entries_sorted_fixed_time_and_permissions(inputs, tmp_path):

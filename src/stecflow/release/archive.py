@@ -298,21 +298,24 @@ def _chunks(entry: Entry) -> Iterator[bytes]:
 def _write_zip(files: Mapping[str, Entry], path: Path) -> None:
     """Write *files* as a deterministic zip (fixed dates and permissions, sorted)."""
     partial = path.with_name(path.name + ".partial")
-    # each entry is deflated at zlib's default level (a ZipInfo carries none)
-    with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
-        for name in sorted(files):
-            entry = files[name]
-            info = zipfile.ZipInfo(name, date_time=ZIP_EPOCH)
-            info.external_attr = 0o100644 << 16
-            info.create_system = 3  # Unix, so the permissions above are read
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.file_size = (
-                len(entry) if isinstance(entry, bytes) else entry.stat().st_size
-            )
-            with archive.open(info, "w") as out:
-                for chunk in _chunks(entry):
-                    out.write(chunk)
-    partial.replace(path)
+    try:
+        # each entry is deflated at zlib's default level (a ZipInfo carries none)
+        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+            for name in sorted(files):
+                entry = files[name]
+                info = zipfile.ZipInfo(name, date_time=ZIP_EPOCH)
+                info.external_attr = 0o100644 << 16
+                info.create_system = 3  # Unix, so the permissions above are read
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.file_size = (
+                    len(entry) if isinstance(entry, bytes) else entry.stat().st_size
+                )
+                with archive.open(info, "w") as out:
+                    for chunk in _chunks(entry):
+                        out.write(chunk)
+        partial.replace(path)
+    finally:
+        partial.unlink(missing_ok=True)  # nothing half-written is left behind
 
 
 def _manifest(files: Mapping[str, Entry]) -> bytes:
