@@ -8,6 +8,7 @@ names and is what every stage uses.
 
 from __future__ import annotations
 
+import datetime
 import os
 import posixpath
 from collections.abc import Mapping, Sequence
@@ -181,7 +182,8 @@ def late_submissions(
 
 
 def _metadata_at_build(root: str | Path, team: str, system: str) -> dict[str, Any]:
-    """A submission's ``system.yaml`` as read at DAG build ({} if unreadable)."""
+    """The keys :data:`BUILD_KEYS` of a submission's ``system.yaml`` as read at
+    DAG build ({} if unreadable)."""
     from stecflow.core.errors import StecflowError
     from stecflow.data.yamlsafe import MAX_BYTES as MAX_YAML_BYTES
     from stecflow.data.yamlsafe import load_yaml
@@ -193,18 +195,100 @@ def _metadata_at_build(root: str | Path, team: str, system: str) -> dict[str, An
         stat = path.stat()
         if stat.st_size > MAX_YAML_BYTES:
             return {}
-        # read once per build (lateness and supersession both ask), again if changed
-        key = (str(path), stat.st_ino, stat.st_size, stat.st_mtime_ns)
+        # read once per file state (lateness and supersession both ask, and a
+        # build of the workflow reads what an earlier one stored)
+        key = "\0".join(
+            map(
+                str,
+                (path, stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns),
+            )
+        )
         if key not in _READ_AT_BUILD:
             metadata = load_yaml(read_inside(path, root), str(path))
-            _READ_AT_BUILD[key] = metadata if isinstance(metadata, dict) else {}
+            if not isinstance(metadata, dict):
+                metadata = {}
+            _READ_AT_BUILD[key] = {k: metadata[k] for k in BUILD_KEYS if k in metadata}
     except (OSError, StecflowError):
         return {}
+    _USED_AT_BUILD.add(key)
     return _READ_AT_BUILD[key]
 
 
-#: What :func:`_metadata_at_build` read, by file and its state (identity, size, time)
-_READ_AT_BUILD: dict[tuple[str, int, int, int], dict[str, Any]] = {}
+#: The keys of ``system.yaml`` the DAG build reads: lateness and supersession.
+BUILD_KEYS = ("late", "submitted", "supersedes")
+#: What :func:`_metadata_at_build` read, by file and its state (path, identity,
+#: size, modification and change times); the keys read since the last store.
+_READ_AT_BUILD: dict[str, dict[str, Any]] = {}
+_USED_AT_BUILD: set[str] = set()
+
+#: How the store keeps each YAML value's type: tag -> (type, to text, from text).
+_STORED_TYPES: dict[str, tuple[type, Any, Any]] = {
+    "str": (str, str, str),
+    "bool": (bool, int, bool),
+    "int": (int, int, int),
+    "float": (float, float, float),
+    "datetime": (
+        datetime.datetime,
+        datetime.datetime.isoformat,
+        datetime.datetime.fromisoformat,
+    ),
+    "date": (datetime.date, datetime.date.isoformat, datetime.date.fromisoformat),
+}
+
+
+def _stored(value: Any) -> list[Any] | None:
+    """*value* as the store writes it, ``[tag, value]`` (None: not storable)."""
+    if value is None:
+        return ["none", None]
+    for tag, (kind, encode, _) in _STORED_TYPES.items():
+        if type(value) is kind:
+            return [tag, encode(value)]
+    return None
+
+
+def _restored(stored: Any) -> Any:
+    tag, value = stored
+    return None if tag == "none" else _STORED_TYPES[tag][2](value)
+
+
+def load_build_store(path: str | Path) -> None:
+    """Take what an earlier DAG build read of the ``system.yaml`` files (see
+    :func:`save_build_store`); a missing or unreadable store is ignored."""
+    import json
+
+    try:
+        stored = json.loads(Path(path).read_text(encoding="utf-8"))
+        found = {
+            key: {name: _restored(value) for name, value in entry.items()}
+            for key, entry in stored["files"].items()
+        }
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return
+    for key, entry in found.items():
+        _READ_AT_BUILD.setdefault(key, entry)
+
+
+def save_build_store(path: str | Path) -> None:
+    """Store what this build read of the ``system.yaml`` files it used, by file
+    state, so that the next build (a re-run for a late submission, a dry run)
+    reads only the files added or changed since. Never fails the build."""
+    import json
+
+    files = {}
+    for key in sorted(_USED_AT_BUILD & _READ_AT_BUILD.keys()):
+        entry = {name: _stored(value) for name, value in _READ_AT_BUILD[key].items()}
+        if all(value is not None for value in entry.values()):
+            files[key] = entry
+    _USED_AT_BUILD.clear()
+    text = json.dumps({"files": files}, sort_keys=True, indent=0) + "\n"
+    target = Path(path)
+    partial = target.with_name(f"{target.name}.{os.getpid()}.partial")
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_text(text, encoding="utf-8")
+        partial.replace(target)
+    except OSError:
+        partial.unlink(missing_ok=True)
 
 
 def superseded_submissions(
@@ -249,12 +333,17 @@ def analysed_submissions(
     deadline: str | None,
     *,
     include_late: bool = False,
+    store: str | Path | None = None,
 ) -> tuple[tuple[str, str], ...]:
     """The submissions whose scores the statistics read, in the given order.
 
     Late submissions stay out unless *include_late*; superseded ones always do
     (:func:`superseded_submissions`). Worked out from ``system.yaml`` at DAG
-    build, so that adding a late submission does not re-run the analyses.
+    build, so that adding a late submission does not re-run the analyses. With
+    *store* (a JSON file), what earlier builds read of the files that have not
+    changed is taken from it, and what this one read is stored there
+    (:func:`save_build_store`): a 1,000-submission build otherwise spends a
+    quarter of its time reading them with the hardened YAML reader.
 
     >>> import tempfile, pathlib
     >>> root = pathlib.Path(tempfile.mkdtemp())
@@ -265,9 +354,13 @@ def analysed_submissions(
     >>> analysed_submissions(root, [("t", "a"), ("t", "b"), ("t", "c")], None)
     (('t', 'b'),)
     """
+    if store is not None:
+        load_build_store(store)
     left_out = set(superseded_submissions(root, submissions))
     if not include_late:
         left_out |= late_submissions(root, submissions, deadline)
+    if store is not None:
+        save_build_store(store)
     return tuple(pair for pair in submissions if pair not in left_out)
 
 

@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import json
 import os
+from pathlib import Path
 
 import pytest
 import yaml
@@ -69,6 +71,55 @@ def test_late_submissions_read_when_the_dag_is_built(tmp_path):
     # read once per build, but again when the file changes (a late re-run)
     (tmp_path / "a" / "on-time" / "system.yaml").write_text("late: true\n")
     assert ("a", "on-time") in late_submissions(tmp_path, list(metadata), deadline)
+
+
+def test_a_build_reads_what_an_earlier_one_stored(tmp_path, monkeypatch):
+    """What one DAG build read of the system.yaml files is stored by file state;
+    the next build takes it from the store (the same values and types), and
+    reads again only the files that changed."""
+    from stecflow import campaign
+    from stecflow.data import yamlsafe
+
+    deadline = "2026-06-01T23:59:59Z"
+    texts = {
+        ("a", "unquoted"): "submitted: 2026-06-02 00:00:00\n",  # a datetime
+        ("a", "offset"): "submitted: 2026-06-01T23:00:00-02:00\nlate: false\n",
+        ("b", "fixed"): "supersedes: broken\nsubmitted: '2026-05-01T00:00:00Z'\n",
+        ("b", "broken"): "submitted: 2026-05-01\n",  # a date
+        ("c", "odd"): "submitted: [2026]\nlate: 1\n",  # a list: not stored
+    }
+    for (team, system), text in texts.items():
+        (tmp_path / team / system).mkdir(parents=True)
+        (tmp_path / team / system / "system.yaml").write_text(text)
+    store = tmp_path / "store" / "at-build.json"
+    pairs = list(texts)
+    monkeypatch.setattr(campaign, "_READ_AT_BUILD", {})
+    monkeypatch.setattr(campaign, "_USED_AT_BUILD", set())
+    first = campaign.analysed_submissions(tmp_path, pairs, deadline, store=store)
+    # late: unquoted (after the deadline), odd (late: 1); offset says late: false
+    assert first == (("a", "offset"), ("b", "fixed"))
+    read = dict(campaign._READ_AT_BUILD)
+    stored = json.loads(store.read_text())["files"]
+    assert len(stored) == 4 and not any("odd" in key for key in stored)
+    # a new build: the stored files are not read again, and read as they were
+    monkeypatch.setattr(campaign, "_READ_AT_BUILD", {})
+    monkeypatch.setattr(campaign, "_USED_AT_BUILD", set())
+    loads = []
+    load_yaml = yamlsafe.load_yaml
+    monkeypatch.setattr(
+        yamlsafe, "load_yaml", lambda *a, **k: loads.append(a[1]) or load_yaml(*a, **k)
+    )
+    again = campaign.analysed_submissions(tmp_path, pairs, deadline, store=store)
+    assert again == first and read == campaign._READ_AT_BUILD
+    assert [Path(p).parent.name for p in loads] == ["odd"]
+    # a changed file is read again
+    (tmp_path / "a" / "unquoted" / "system.yaml").write_text("late: false\n")
+    monkeypatch.setattr(campaign, "_READ_AT_BUILD", {})
+    loads.clear()
+    late = campaign.late_submissions(tmp_path, pairs, deadline)
+    assert ("a", "unquoted") not in late and len(loads) == 5  # no store: all
+    store.write_text("not json")  # a broken store is ignored
+    assert campaign.analysed_submissions(tmp_path, pairs, deadline, store=store)
 
 
 def test_check_config_names_the_key():

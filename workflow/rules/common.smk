@@ -126,6 +126,8 @@ def analysed_submissions():
         SUBMISSIONS,
         config["campaign"]["deadline"],
         include_late=config["statistics"]["include_late"],
+        # what earlier builds read of the system.yaml files not changed since
+        store=".snakemake/stecflow/system-yaml-at-build.json",
     )
 
 
