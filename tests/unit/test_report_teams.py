@@ -102,13 +102,23 @@ def test_items_worst_first_with_outputs_references_and_scores(html):
     assert [r[5] for r in rows] == ["0.00", "0.00", "100.00", "100.00"]
 
 
+def alpha_part(campaign, out: Path, monkeypatch, **limits: int) -> str:
+    """alpha/sys1's part of a report rendered with the item limits *limits*."""
+    for name, value in limits.items():
+        monkeypatch.setattr(teams, name, value)
+    return part(render_report(**campaign, out_html=out), "alpha", "sys1")
+
+
+def collapsed(fragment: str) -> str:
+    """The collapsed block of a submission's part."""
+    return fragment[fragment.index("<details>") : fragment.index("</details>")]
+
+
 def test_items_after_the_first_are_collapsed(campaign, tmp_path, monkeypatch):
-    monkeypatch.setattr(teams, "SHOWN_ITEMS", 2)
-    page = render_report(**campaign, out_html=tmp_path / "index.html")
-    alpha = part(page, "alpha", "sys1")
+    alpha = alpha_part(campaign, tmp_path / "index.html", monkeypatch, SHOWN_ITEMS=2)
     shown = grid_rows(alpha, "The 2 worst items of alpha/sys1.")
     assert [r[0] for r in shown] == ["t3", "t4"]
-    details = alpha[alpha.index("<details>") : alpha.index("</details>")]
+    details = collapsed(alpha)
     assert "<summary>The other 2 items of alpha/sys1</summary>" in details
     assert [r[0] for r in grid_rows(details, "Items 3–4 of alpha/sys1.")] == [
         "t1",
@@ -150,13 +160,12 @@ def test_many_submissions_share_the_item_rows(campaign, tmp_path, monkeypatch):
 def test_a_limit_of_the_shown_items_lists_no_more(campaign, tmp_path, monkeypatch):
     """At the limit (thousands of submissions), the collapsed part only points to
     the item table: no empty table."""
-    monkeypatch.setattr(teams, "SHOWN_ITEMS", 2)
-    monkeypatch.setattr(teams, "MAX_ITEMS", 2)
-    page = render_report(**campaign, out_html=tmp_path / "index.html")
-    alpha = part(page, "alpha", "sys1")
+    alpha = alpha_part(
+        campaign, tmp_path / "index.html", monkeypatch, SHOWN_ITEMS=2, MAX_ITEMS=2
+    )
     shown = grid_rows(alpha, "The 2 worst items of alpha/sys1.")
     assert [r[0] for r in shown] == ["t3", "t4"]
-    details = alpha[alpha.index("<details>") : alpha.index("</details>")]
+    details = collapsed(alpha)
     assert "<summary>The other 2 items of alpha/sys1</summary>" in details
     assert "<table" not in details
     assert "Not listed here: the 2 best items" in details
