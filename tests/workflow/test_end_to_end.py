@@ -25,6 +25,9 @@ def test_tiny_campaign_end_to_end(tiny_campaign, tmp_path_factory):
             assert int(resources["mem_mb"]) > 300 and int(resources["runtime"]) >= 5
     check = [int(r["mem_mb"]) for rule, r in jobs if rule == "check_submission"]
     assert len(check) == 3 and min(check) > 300  # 300 MB + 16 per MB of input
+    # no job asks for more than one core (Snakemake prints "threads: N" if one
+    # did): the workflow caps the numerical libraries at one thread per job
+    assert "threads:" not in run.stdout + run.stderr
     results = tiny_campaign / "results"
     summary = read_tsv(results / "validation" / "summary.tsv")
     assert [(r["team"], r["system"], r["status"], r["late"]) for r in summary] == [

@@ -2,6 +2,7 @@
 # The config is checked against its closed schema, then the submissions folder is
 # scanned once, sorted; everything else is delegated to stecflow.
 import functools
+import os
 
 from snakemake.common.tbdstring import TBDString
 from snakemake.utils import validate
@@ -49,6 +50,10 @@ STUDIES = {spec["id"]: spec for spec in studies.study_specs(config)}
 ANALYSIS_GROUPS = analysis.analysis_groups(ANALYSES.values(), STUDIES)
 # Memory and time of every job, sized from its inputs (see stecflow.core.resources);
 # "to be determined" until the inputs exist.
+# Every job runs on one core (none of the rules declares threads), so its numerical
+# libraries get one thread too; the jobs inherit this environment, locally and on a
+# cluster.
+sizing.cap_numeric_threads(os.environ)
 mem_mb = functools.partial(sizing.mem_mb, pending=TBDString())
 runtime = functools.partial(sizing.runtime, pending=TBDString())
 RELEASE_ARCHIVE = (

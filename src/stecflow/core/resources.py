@@ -18,10 +18,24 @@ from __future__ import annotations
 
 import math
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, MutableMapping
 from typing import Any
 
-__all__ = ["input_mb", "mem_mb", "runtime"]
+__all__ = [
+    "NUMERIC_THREAD_VARIABLES",
+    "cap_numeric_threads",
+    "input_mb",
+    "mem_mb",
+    "runtime",
+]
+
+#: The variables through which the numerical libraries' thread pools are sized:
+#: OpenBLAS (NumPy's and SciPy's wheels), OpenMP builds of it, and MKL (conda).
+NUMERIC_THREAD_VARIABLES = (
+    "OPENBLAS_NUM_THREADS",
+    "OMP_NUM_THREADS",
+    "MKL_NUM_THREADS",
+)
 
 
 def input_mb(paths: Iterable[str]) -> float | None:
@@ -37,6 +51,31 @@ def input_mb(paths: Iterable[str]) -> float | None:
         except FileNotFoundError:
             return None
     return total / 1024 / 1024
+
+
+def cap_numeric_threads(
+    environ: MutableMapping[str, str], threads: int = 1
+) -> dict[str, str]:
+    """Give the numerical libraries of every job *threads* threads; return what was set.
+
+    No rule declares ``threads:``, so Snakemake runs each job on one core. Left
+    alone, OpenBLAS starts a thread per core in every job that imports NumPy, and
+    N jobs on N cores then contend for them: a scoring job at 112 items spent
+    17% more CPU (benchmarks/README.md). One thread also keeps floating-point
+    results independent of the machine's core count. A variable the user has set
+    is kept, so a campaign can still choose otherwise.
+
+    >>> env = {"OMP_NUM_THREADS": "4"}
+    >>> cap_numeric_threads(env)
+    {'OPENBLAS_NUM_THREADS': '1', 'MKL_NUM_THREADS': '1'}
+    >>> env["OMP_NUM_THREADS"], env["OPENBLAS_NUM_THREADS"]
+    ('4', '1')
+    """
+    added = {}
+    for variable in NUMERIC_THREAD_VARIABLES:
+        if variable not in environ:
+            environ[variable] = added[variable] = str(threads)
+    return added
 
 
 def mem_mb(
