@@ -96,17 +96,13 @@ def discover_submissions(root: str | Path) -> Discovery:
     problems: list[tuple[str, str]] = []
     if not root.is_dir():
         return Discovery((), ())
-    for team_dir in sorted(root.iterdir()):
-        if team_dir.name.startswith("."):
-            continue
+    for team_dir in _entries(root):
         team = _shown_name(team_dir.name)
         problem = _folder_problem(team_dir, root, "team")
         if problem:
             problems.append((team, problem))
             continue
-        for system_dir in sorted(team_dir.iterdir()):
-            if system_dir.name.startswith("."):
-                continue
+        for system_dir in _entries(Path(team_dir.path)):
             name = f"{team}/{_shown_name(system_dir.name)}"
             problem = _folder_problem(system_dir, root, "system")
             if problem:
@@ -134,8 +130,24 @@ def _shown_name(name: str) -> str:
     return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
-def _folder_problem(folder: Path, root: Path, kind: str) -> str | None:
-    """Why *folder* cannot be a team or system folder, or None if it can."""
+def _entries(folder: Path) -> list[os.DirEntry]:
+    """The entries of *folder* not hidden (no leading dot), sorted by name."""
+    with os.scandir(folder) as entries:
+        return sorted(
+            (entry for entry in entries if not entry.name.startswith(".")),
+            key=lambda entry: entry.name,
+        )
+
+
+def _folder_problem(entry: os.DirEntry, root: Path, kind: str) -> str | None:
+    """Why *entry* cannot be a team or system folder, or None if it can.
+
+    A folder that is not a link, in a folder already found inside *root*, is
+    inside it: only links (and what is not a folder) need resolving.
+    """
+    if entry.is_dir(follow_symlinks=False):
+        return None
+    folder = Path(entry.path)
     if leads_outside(folder, root):
         return (
             "a symbolic link that leads out of the submissions folder (stecflow"

@@ -487,3 +487,27 @@ def test_only_regular_files_are_read(linked):
     with pytest.raises(Exception, match="is not a regular file"):
         read_inside(root / "alpha", root)
     assert not is_submission_file(root / "alpha" / "sys1", "fifo.xml")
+
+
+def test_the_quick_file_check_agrees_with_the_full_resolution(linked, tmp_path):
+    """is_submission_file answers plain folders with lstat alone: on every entry of
+    the tree of links (files, links in and out, folders, fifos, missing names),
+    through the root and through a link to it, it says what resolving says."""
+    from stecflow.submissions.safepath import _resolves_to_file
+
+    root = linked["root"]
+    os.mkfifo(root / "alpha" / "sys1" / "fifo.xml")
+    (root / "alpha" / "sys1" / "folder.xml").mkdir()
+    alias = tmp_path / "subs"
+    alias.symlink_to(root)
+    checked = []
+    for base in (root, alias):
+        for team in os.listdir(base):
+            for system in os.listdir(base / team) if (base / team).is_dir() else []:
+                folder = base / team / system
+                names = os.listdir(folder) if folder.is_dir() else []
+                for name in [*names, "missing.xml", "../sys1/outputs.xml"]:
+                    quick = is_submission_file(folder, name)
+                    assert quick == _resolves_to_file(folder, name), (folder, name)
+                    checked.append(quick)
+    assert checked.count(True) >= 8 and checked.count(False) >= 8

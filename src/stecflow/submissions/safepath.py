@@ -154,7 +154,33 @@ def submission_files(
 
 
 def is_submission_file(submission_dir: str | Path, name: str) -> bool:
-    """True if *name* in the submission folder is a regular file inside the root."""
+    """True if *name* in the submission folder is a regular file inside the root.
+
+    Called for every file of every submission at each DAG build, so the usual
+    case is answered with three ``lstat`` calls: team folder, system folder and
+    file, none a link, are inside the root by construction. Anything else (a
+    link, a missing entry, a name with a folder in it) is resolved in full.
+    """
+    if os.sep not in name and (os.altsep is None or os.altsep not in name):
+        folder = os.path.abspath(submission_dir)  # as submission_root takes it
+        try:
+            modes = [
+                os.lstat(path).st_mode
+                for path in (
+                    os.path.dirname(folder),
+                    folder,
+                    os.path.join(folder, name),
+                )
+            ]
+        except OSError:
+            modes = []
+        if modes and not any(stat.S_ISLNK(mode) for mode in modes):
+            return stat.S_ISREG(modes[-1])
+    return _resolves_to_file(submission_dir, name)
+
+
+def _resolves_to_file(submission_dir: str | Path, name: str) -> bool:
+    """:func:`is_submission_file` in full: every link followed and checked."""
     try:
         path = resolve_inside(
             Path(submission_dir) / name, submission_root(submission_dir)
