@@ -14,7 +14,8 @@ May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`,
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+import functools
+from collections.abc import Callable, Mapping
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -92,6 +93,39 @@ def _submission_schema() -> dict:
     schema = yaml.safe_load(text)
     schema["properties"]["tasks"]["items"]["enum"] = list(names())
     return schema
+
+
+@functools.cache
+def _quick_check(task_names: tuple[str, ...]) -> Callable[[Any], Any]:
+    """The schema compiled to Python by fastjsonschema (one per set of task types:
+    *task_names*, the registered ones, is the cache's key)."""
+    import fastjsonschema
+
+    return fastjsonschema.compile(
+        _submission_schema(), use_default=False, use_formats=False
+    )
+
+
+def _conforms(metadata: Any) -> bool:
+    """True if *metadata* meets the schema, by the quick compiled check.
+
+    Most files do, and answering that takes fastjsonschema a few milliseconds
+    where importing jsonschema takes a tenth of a second, in every job. Only a
+    file this check refuses goes through jsonschema, which lists every problem
+    with its place. The quick check never accepts what jsonschema refuses (it
+    is stricter in one place: ``$`` in a pattern means the very end, not also
+    before a final newline), as ``tests/unit/test_metadata_quick_check.py``
+    checks on valid, broken and hostile files.
+    """
+    import fastjsonschema
+
+    from stecflow.tasks.registry import names
+
+    try:
+        _quick_check(tuple(names()))(metadata)
+    except fastjsonschema.JsonSchemaValueException:
+        return False
+    return True
 
 
 def _key_lines(text: str) -> dict[str, int]:
@@ -316,65 +350,12 @@ def check_properties(
     return accepted, problems
 
 
-def _read_metadata(
-    path: Path,
-    label: str,
-    team: str,
-    system: str,
-    max_bytes: int = 64 * 1024,
-    properties: Mapping[str, Any] | None = None,
-) -> tuple[dict[str, Any], list[Problem]]:
-    """Read ``system.yaml`` with the hardened reader and check it against its schema.
-
-    Never raises on bad content: every problem becomes a :class:`Problem` naming
-    the field and, where known, the line. Dates and timestamps come back as ISO
-    8601 text (a date alone means midnight UTC). *properties* are the campaign's
-    declared system properties (:func:`check_properties`); the metadata returned
-    keeps under ``properties`` only those that passed.
-    """
+def _schema_problems(
+    metadata: dict[str, Any], lines: dict[str, int], label: str
+) -> list[Problem]:
+    """Every way *metadata* breaks the schema, as problems with their lines."""
     import jsonschema
 
-    from stecflow.core.errors import YAMLError
-    from stecflow.data.yamlsafe import load_yaml
-
-    if not path.is_file():
-        return {}, [
-            Problem(
-                "missing_metadata",
-                f"no {METADATA_FILE}; add one with team, system, description, contact,"
-                " primary, submitted and tasks (see the README)",
-                label,
-            )
-        ]
-    size = path.stat().st_size
-    if size > max_bytes:
-        return {}, [
-            Problem(
-                "metadata_too_large",
-                f"the file is {size:,} bytes; the limit is {max_bytes:,} bytes"
-                " (a system.yaml is a few hundred bytes)",
-                label,
-            )
-        ]
-    try:
-        raw = _read_regular(path, max_bytes + 1)
-    except (OSError, StecflowError) as exc:
-        return {}, [_unreadable(exc, label)]
-    try:
-        metadata = load_yaml(raw, label, max_bytes=max_bytes)
-    except YAMLError as exc:
-        code = "undecodable" if "UTF-8" in exc.message else "bad_yaml"
-        return {}, [Problem(code, exc.message, label, exc.line)]
-    if not isinstance(metadata, dict):
-        return {}, [
-            Problem(
-                "bad_yaml",
-                f"expected a mapping of fields to values, got {_shown(metadata)}",
-                label,
-                1,
-            )
-        ]
-    lines = _key_lines(raw.decode("utf-8-sig"))
     problems = []
     validator = jsonschema.Draft202012Validator(_submission_schema())
     for error in sorted(validator.iter_errors(metadata), key=lambda e: list(e.path)):
@@ -417,6 +398,67 @@ def _read_metadata(
                     field,
                 )
             )
+    return problems
+
+
+def _read_metadata(
+    path: Path,
+    label: str,
+    team: str,
+    system: str,
+    max_bytes: int = 64 * 1024,
+    properties: Mapping[str, Any] | None = None,
+) -> tuple[dict[str, Any], list[Problem]]:
+    """Read ``system.yaml`` with the hardened reader and check it against its schema.
+
+    Never raises on bad content: every problem becomes a :class:`Problem` naming
+    the field and, where known, the line. Dates and timestamps come back as ISO
+    8601 text (a date alone means midnight UTC). *properties* are the campaign's
+    declared system properties (:func:`check_properties`); the metadata returned
+    keeps under ``properties`` only those that passed.
+    """
+    from stecflow.core.errors import YAMLError
+    from stecflow.data.yamlsafe import load_yaml
+
+    if not path.is_file():
+        return {}, [
+            Problem(
+                "missing_metadata",
+                f"no {METADATA_FILE}; add one with team, system, description, contact,"
+                " primary, submitted and tasks (see the README)",
+                label,
+            )
+        ]
+    size = path.stat().st_size
+    if size > max_bytes:
+        return {}, [
+            Problem(
+                "metadata_too_large",
+                f"the file is {size:,} bytes; the limit is {max_bytes:,} bytes"
+                " (a system.yaml is a few hundred bytes)",
+                label,
+            )
+        ]
+    try:
+        raw = _read_regular(path, max_bytes + 1)
+    except (OSError, StecflowError) as exc:
+        return {}, [_unreadable(exc, label)]
+    try:
+        metadata = load_yaml(raw, label, max_bytes=max_bytes)
+    except YAMLError as exc:
+        code = "undecodable" if "UTF-8" in exc.message else "bad_yaml"
+        return {}, [Problem(code, exc.message, label, exc.line)]
+    if not isinstance(metadata, dict):
+        return {}, [
+            Problem(
+                "bad_yaml",
+                f"expected a mapping of fields to values, got {_shown(metadata)}",
+                label,
+                1,
+            )
+        ]
+    lines = _key_lines(raw.decode("utf-8-sig"))
+    problems = [] if _conforms(metadata) else _schema_problems(metadata, lines, label)
     for key, expected in (("team", team), ("system", system)):
         value = metadata.get(key)
         if isinstance(value, str) and value != expected:
