@@ -51,6 +51,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from scoring import make_items, make_system  # noqa: E402
 
+from stecflow.core.resources import cap_numeric_threads  # noqa: E402
 from stecflow.data.corpus import write_items  # noqa: E402
 from stecflow.submissions.files import write_metadata  # noqa: E402
 from stecflow.tasks.reg.outputs import write_outputs  # noqa: E402
@@ -465,6 +466,8 @@ def main() -> None:
         if os.environ.pop("PYTHONDONTWRITEBYTECODE", None) is not None
         else ""
     )
+    # The jobs timed on their own get one thread for NumPy, as in the workflow.
+    cap_numeric_threads(os.environ)
     snakefile = ["-s", str(REPO / "Snakefile")]
     cores = str(args.cores)
     with tempfile.TemporaryDirectory() as scratch:
