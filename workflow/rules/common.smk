@@ -48,12 +48,12 @@ studies.check_studies(config, SUBMISSIONS)
 STUDIES = {spec["id"]: spec for spec in studies.study_specs(config)}
 # The analyses that read the same tables run in one job (rules run_analyses_<group>).
 ANALYSIS_GROUPS = analysis.analysis_groups(ANALYSES.values(), STUDIES)
-# Memory and time of every job, sized from its inputs (see stecflow.core.resources);
-# "to be determined" until the inputs exist.
 # Every job runs on one core (none of the rules declares threads), so its numerical
 # libraries get one thread too; the jobs inherit this environment, locally and on a
 # cluster.
 sizing.cap_numeric_threads(os.environ)
+# Memory and time of every job, sized from its inputs (see stecflow.core.resources);
+# "to be determined" until the inputs exist.
 mem_mb = functools.partial(sizing.mem_mb, pending=TBDString())
 runtime = functools.partial(sizing.runtime, pending=TBDString())
 RELEASE_ARCHIVE = (
