@@ -61,9 +61,9 @@ def cap_numeric_threads(
     No rule declares ``threads:``, so Snakemake runs each job on one core. Left
     alone, OpenBLAS starts a thread per core in every job that imports NumPy, and
     N jobs on N cores then contend for them: a scoring job at 112 items took
-    1.66 s of CPU instead of 1.38 s (benchmarks/README.md). One thread also keeps floating-point
-    results independent of the machine's core count. A variable the user has set
-    is kept, so a campaign can still choose otherwise.
+    1.66 s of CPU instead of 1.38 s (benchmarks/README.md). One thread also
+    keeps floating-point results independent of the machine's core count. A
+    variable the user has set is kept, so a campaign can still choose otherwise.
 
     >>> env = {"OMP_NUM_THREADS": "4"}
     >>> cap_numeric_threads(env)
