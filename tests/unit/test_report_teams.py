@@ -219,6 +219,45 @@ def test_released_outputs_of_the_listed_items_only(campaign, monkeypatch):
     assert [item.id for item in reads[0]] == ["t1", "t3"]
 
 
+def test_item_scores_of_some_metrics_only(campaign, monkeypatch):
+    """A submission's item scores can be read for a few metrics (the rows of the
+    others are skipped); asking whether it has any reads no table."""
+    from stecflow.report.teams import read_item_scores
+
+    scores = read_item_scores(campaign["item_scores"])
+    whole = scores[("alpha", "sys1")]
+    assert sorted(whole["t3"]) == sorted(whole["t1"]) and len(whole["t3"]) > 3
+    some = scores.read(("alpha", "sys1"), {"se", "nist5"})
+    assert some == {
+        item: {m: v for m, v in values.items() if m in {"se", "nist5"}}
+        for item, values in whole.items()
+    }
+    assert [some[i]["se"] for i in ("t1", "t2", "t3", "t4")] == [2.0, 0.5, 4.0, 3.0]
+    opened = []
+    monkeypatch.setattr(teams, "iter_tsv_columns", lambda *a, **k: opened.append(a))
+    assert ("alpha", "sys1") in scores and ("nobody", "none") not in scores
+    assert opened == []
+
+
+def test_items_ordered_by_another_metric_without_the_ranking_one(campaign, tmp_path):
+    """A submission without item scores of the ranking metric (SE) has its items
+    ordered by the first metric it has (Dice), which is not one of the few
+    metrics read otherwise."""
+    table = tmp_path / "items" / "alpha" / "sys1.tsv"
+    table.parent.mkdir(parents=True)
+    source = next(p for p in campaign["item_scores"] if p.parent.name == "alpha")
+    lines = source.read_text(encoding="utf-8").splitlines(keepends=True)
+    metric = lines[0].split("\t").index("metric")
+    kept = [x for x in lines[1:] if x.split("\t")[metric] != "se"]
+    assert len(lines) - 1 - len(kept) == 4 * 3  # SE of 4 items: all refs, each ref
+    table.write_text("".join([lines[0], *kept]), encoding="utf-8")
+    inputs = dict(campaign, item_scores=[table])
+    alpha = part(render_report(**inputs, out_html=tmp_path / "r.html"), "alpha", "sys1")
+    assert "Items worst first by Dice (Dice, higher is better: lowest first)" in alpha
+    rows = grid_rows(alpha, "All 4 items of alpha/sys1, worst first.")
+    assert [r[0] for r in rows] == ["t4", "t3", "t1", "t2"]
+
+
 def test_scores_with_intervals_and_ranks(html, campaign):
     alpha = part(html, "alpha", "sys1")
     row = next(

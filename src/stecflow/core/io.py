@@ -35,7 +35,7 @@ import json
 import math
 import operator
 import re
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -379,6 +379,7 @@ def iter_tsv_columns(
     columns: Sequence[str],
     where: tuple[str, str] | None = None,
     *,
+    among: tuple[str, Collection[str]] | None = None,
     raw: bool = False,
 ) -> Iterator[tuple[str | None, ...]]:
     """A few columns of each row of a TSV written by :func:`write_tsv`, as tuples.
@@ -388,7 +389,9 @@ def iter_tsv_columns(
     dict per row: for scanning large tables such as a submission's item scores.
     *where* ``(column, value)`` keeps only the rows whose cell in that column is
     *value* as written (a value :func:`write_tsv` writes unchanged, such as
-    ``*``); a table without the column has no such rows. *raw* gives the cells
+    ``*``); a table without the column has no such rows. *among* ``(column,
+    values)`` likewise keeps only the rows whose cell in that column is one of
+    *values* as written (e.g. the few metrics a reader needs). *raw* gives the cells
     as written, not decoded: to copy them into another table of the same
     columns (:func:`format_tsv` would write them back unchanged).
 
@@ -396,8 +399,12 @@ def iter_tsv_columns(
     >>> with tempfile.TemporaryDirectory() as folder:
     ...     path = Path(folder) / "t.tsv"
     ...     write_tsv([{"a": "x\\ty", "b": 1.5}, {"a": "=1"}], ["a", "b"], path)
-    ...     list(iter_tsv_columns(path, ["b", "a", "c"]))
+    ...     every = list(iter_tsv_columns(path, ["b", "a", "c"]))
+    ...     some = list(iter_tsv_columns(path, ["a"], among=("b", {"1.5", "2"})))
+    >>> every
     [('1.5', 'x\\ty', None), ('', '=1', None)]
+    >>> some
+    [('x\\ty',)]
     """
     # write_tsv escapes tabs and line breaks inside cells, so a line is a row and
     # its cells are the line split at tabs (csv.reader with QUOTE_NONE, faster)
@@ -412,7 +419,12 @@ def iter_tsv_columns(
         absent = [n for n, i in enumerate(at) if i is None]
         if where is not None and where[0] not in names:
             return
+        if among is not None and among[0] not in names:
+            return
         keep_at, keep_value = (names.index(where[0]), where[1]) if where else (0, "")
+        among_at, among_values = (
+            (names.index(among[0]), frozenset(among[1])) if among else (0, frozenset())
+        )
         # a row keeps only if its line holds the value between two tabs (a cheap
         # test that skips most others before they are split)
         inner = where is not None and 0 < keep_at < len(names) - 1
@@ -426,6 +438,10 @@ def iter_tsv_columns(
             row = line.split("\t")
             if where is not None and (
                 len(row) <= keep_at or row[keep_at] != keep_value
+            ):
+                continue
+            if among is not None and (
+                len(row) <= among_at or row[among_at] not in among_values
             ):
                 continue
             if len(row) < width or absent:

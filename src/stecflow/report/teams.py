@@ -102,13 +102,26 @@ class ItemScores(Mapping[Key, dict[str, dict[str, "float | None"]]]):
         )
 
     def __getitem__(self, key: Key) -> dict[str, dict[str, float | None]]:
+        return self.read(key)
+
+    def read(
+        self, key: Key, metrics: Collection[str] | None = None
+    ) -> dict[str, dict[str, float | None]]:
+        """The submission's item scores; with *metrics*, of those metrics only
+        (the other rows are skipped unread: a report shows a few metrics)."""
         items: dict[str, dict[str, float | None]] = {}
         rows = iter_tsv_columns(
-            self._paths[key], ("item", "metric", "value"), where=("reference", "*")
+            self._paths[key],
+            ("item", "metric", "value"),
+            where=("reference", "*"),
+            among=None if metrics is None else ("metric", metrics),
         )
         for item, metric, value in rows:
             items.setdefault(item, {})[metric] = parse_float(value)
         return items
+
+    def __contains__(self, key: object) -> bool:  # without reading the table
+        return key in self._paths
 
     def __iter__(self) -> Iterator[Key]:
         return iter(self._paths)
@@ -242,10 +255,12 @@ def _score_blocks(
     entry: SystemEntry,
     ranked: dict[tuple[str, str, str], dict[Key, int]],
     ids: Sequence[str],
+    n_ranked: int,
 ) -> list[Block]:
     """The score table of one submission; *ranked* holds the ranks of every
     metric and subset (:func:`competition_ranks`), filled on first use and
-    shared by all submissions; *ids* are the report's metrics in order."""
+    shared by all submissions; *ids* are the report's metrics in order;
+    *n_ranked* is the number of official systems."""
     subsets = _subsets(ctx, entry)
     present = {k[0] for k in entry.scores}
     metrics = [m for m in ids if m in present]
@@ -253,7 +268,6 @@ def _score_blocks(
         for kind, subset in subsets:
             if (m, kind, subset) not in ranked:
                 ranked[m, kind, subset] = competition_ranks(ctx, m, kind, subset)
-    n_ranked = sum(1 for e in ctx.scored if e.official and not e.reference)
     rows = []
     for metric in metrics:
         info = ctx.metric(metric)
@@ -515,6 +529,23 @@ def _outputs_of(
     return lambda _ids: outputs[key]
 
 
+def _scores_of(
+    ctx: Context,
+    item_scores: Mapping[Key, Mapping[str, Mapping[str, float | None]]],
+    key: Key,
+) -> Mapping[str, Mapping[str, float | None]]:
+    """The item scores :func:`_item_blocks` shows of one submission: from an
+    :class:`ItemScores`, only the ranking and headline metrics are read, unless
+    the submission lacks the ranking metric (then its items are ordered by
+    another, :func:`_primary_metric`, and every metric is read)."""
+    read = getattr(item_scores, "read", None)
+    if read is None or key not in item_scores:
+        return item_scores.get(key, {})
+    first = ranking_metric(ctx)
+    scores = read(key, {first, *headline_metrics(ctx)})
+    return scores if _primary_metric(ctx, scores) == first else read(key)
+
+
 def teams_section(
     ctx: Context,
     items: Sequence[Item],
@@ -555,6 +586,7 @@ def teams_section(
     ranked: dict[tuple[str, str, str], dict[Key, int]] = {}
     references: ReferenceTexts = {}
     ids = metric_ids(ctx)
+    n_ranked = sum(1 for e in ctx.scored if e.official and not e.reference)
     for key in keys:
         entry = entries.get(key)
         record = ctx.records.get(key)
@@ -564,13 +596,13 @@ def teams_section(
         blocks += _validation_blocks(record, entry)
         if entry is None or entry.status != "scored":
             continue
-        blocks += _score_blocks(ctx, entry, ranked, ids)
+        blocks += _score_blocks(ctx, entry, ranked, ids, n_ranked)
         blocks += _item_blocks(
             ctx,
             entry,
             record,
             items,
-            item_scores.get(key, {}),
+            _scores_of(ctx, item_scores, key),
             _outputs_of(outputs, key),
             item_limit(len(keys)),
             references,
