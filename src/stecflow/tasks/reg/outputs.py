@@ -172,12 +172,14 @@ def _unknown_xml_attributes(root: Any, label: str, shown: int = 5) -> list[Probl
     """One warning listing the first few XML attributes stecflow ignores."""
     found = []
     for element in root.iter(*KNOWN_XML_ATTRIBUTES):
+        names = element.keys()  # one list from lxml, faster than .attrib
         known = KNOWN_XML_ATTRIBUTES[element.tag]
-        found += [
-            (element.sourceline, element.tag, name)
-            for name in element.attrib
-            if name not in known
-        ]
+        if names and not known.issuperset(names):
+            found += [
+                (element.sourceline, element.tag, name)
+                for name in names
+                if name not in known
+            ]
     if not found:
         return []
     first = ", ".join(
