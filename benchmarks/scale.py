@@ -185,7 +185,7 @@ WIDE_RULES = {
     "aggregate_scores",
     "collect_item_scores",
     "render_report",
-    "build_release",
+    "pack_release",
 }
 PER_SUBMISSION_RULES = {"prepare_testset", "check_submission"}
 

@@ -130,12 +130,87 @@ def test_archive_entries_equal_the_files_and_a_failure_leaves_nothing(
     assert sorted(p.name for p in tmp_path.glob("failed*")) == []
 
 
+def build_with_report(inputs, out, report, **kwargs):
+    config, records, campaign, judgments, scores = inputs
+    return build_release(
+        config,
+        validation_records=records,
+        submissions_root=campaign / "submissions",
+        files={"scores/systems.tsv": scores, **report},
+        judgments=[judgments],
+        testset=campaign / "testset.xml",
+        out_zip=out,
+        **kwargs,
+    )
+
+
+def test_packed_while_the_report_renders_gives_the_same_bytes(inputs, tmp_path):
+    """The workflow packs everything but the report, then adds the report and
+    the manifest to a copy (finish_release): the same bytes as in one call."""
+    from stecflow.release.archive import finish_release
+
+    report = tmp_path / "index.html"
+    report.write_text("<!DOCTYPE html><title>r</title>" + "x" * 50_000)
+    build_with_report(
+        inputs,
+        tmp_path / "one.zip",
+        {"report/index.html": report},
+        out_manifest=tmp_path / "one.tsv",
+    )
+    packed = build_with_report(
+        inputs,
+        tmp_path / "packed.zip",
+        {},
+        out_manifest=tmp_path / "packed.tsv",
+        finish=False,
+    )
+    with zipfile.ZipFile(tmp_path / "packed.zip") as archive:
+        assert archive.namelist() == packed["entries"]
+        assert "MANIFEST.tsv" not in packed["entries"]
+    finish_release(
+        tmp_path / "packed.zip",
+        tmp_path / "packed.tsv",
+        {"report/index.html": report},
+        tmp_path / "two.zip",
+        tmp_path / "two.tsv",
+    )
+    one = (tmp_path / "one.zip").read_bytes()
+    assert one == (tmp_path / "two.zip").read_bytes()
+    assert (tmp_path / "one.tsv").read_bytes() == (tmp_path / "two.tsv").read_bytes()
+    with zipfile.ZipFile(tmp_path / "two.zip") as archive:
+        assert archive.testzip() is None
+        names = archive.namelist()
+        assert names == packed["entries"] + ["MANIFEST.tsv", "report/index.html"]
+        assert archive.read("report/index.html") == report.read_bytes()
+        listed = archive.read("MANIFEST.tsv").decode().splitlines()
+    assert [line.split("\t")[0] for line in listed[1:]] == sorted(
+        n for n in names if n != "MANIFEST.tsv"
+    )
+    with pytest.raises(ValueError, match="already holds report/index.html"):
+        finish_release(
+            tmp_path / "two.zip",
+            tmp_path / "two.tsv",
+            {"report/index.html": report},
+            tmp_path / "three.zip",
+        )
+    with pytest.raises(ValueError, match="packs the entries but report/index.html"):
+        build_with_report(
+            inputs,
+            tmp_path / "four.zip",
+            {"report/index.html": report},
+            out_manifest=tmp_path / "four.tsv",
+            finish=False,
+        )
+    assert not list(tmp_path.glob("three*")) and not list(tmp_path.glob("four*"))
+
+
 def test_entries_sorted_fixed_time_and_permissions(inputs, tmp_path):
     build(inputs, tmp_path / "a.zip")
     with zipfile.ZipFile(tmp_path / "a.zip") as archive:
         infos = archive.infolist()
         names = [i.filename for i in infos]
-        assert names == sorted(names)
+        # sorted, but for the manifest (and the report) written last
+        assert names == sorted(set(names) - {"MANIFEST.tsv"}) + ["MANIFEST.tsv"]
         assert {i.date_time for i in infos} == {(1980, 1, 1, 0, 0, 0)}
         assert {i.external_attr >> 16 for i in infos} == {0o100644}
         for required in (

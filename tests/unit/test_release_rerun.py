@@ -358,6 +358,13 @@ def test_environment_lock_is_pinned_sorted_and_stable():
     assert all(re.fullmatch(r"[a-z0-9][a-z0-9-]*==\S+", p) for p in pins)
     assert f"pyyaml=={importlib.metadata.version('PyYAML')}" in pins
     assert f"jinja2=={importlib.metadata.version('jinja2')}" in pins
+    # the names and versions importlib.metadata gives, first on the path
+    expected: dict[str, str] = {}
+    for dist in importlib.metadata.distributions():
+        if dist.metadata["Name"] and dist.version:
+            name = re.sub(r"[-_.]+", "-", dist.metadata["Name"]).lower()
+            expected.setdefault(name, dist.version)
+    assert pins == [f"{n}=={v}" for n, v in sorted(expected.items())]
     from packaging.requirements import Requirement  # pip's own parser
 
     assert str(Requirement(pins[0]).specifier).startswith("==")

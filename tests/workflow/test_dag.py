@@ -31,6 +31,7 @@ TINY_JOBS = {
     "run_analyses_scores": 1,
     "run_analyses_ratings": 1,
     "render_report": 1,
+    "pack_release": 1,
     "build_release": 1,
 }
 
@@ -100,7 +101,7 @@ def test_dialogue_campaign_dry_run():
     assert jobs["compare_systems"] == 1
     assert jobs["design_study"] == jobs["build_stimuli"] == 1
     assert jobs["simulate_responses"] == jobs["merge_judgments"] == 1
-    assert jobs["render_report"] == jobs["build_release"] == 1
+    assert jobs["render_report"] == jobs["pack_release"] == jobs["build_release"] == 1
 
 
 def test_bad_config_key_is_named(tiny_campaign):

@@ -89,6 +89,7 @@ AGGREGATES = {
     "run_analyses_scores",
     "run_analyses_ratings",
     "render_report",
+    "pack_release",
     "build_release",
 }
 
@@ -156,6 +157,7 @@ def test_late_submission_leaves_the_statistics_alone(tiny_campaign):
         "summarise_validation": 1,
         "aggregate_scores": 1,
         "render_report": 1,
+        "pack_release": 1,
         "build_release": 1,
     }
     snakemake(tiny_campaign)
@@ -186,6 +188,7 @@ def test_changing_a_metric_setting_reruns_scoring_only(tiny_campaign):
         "run_analyses_scores": 1,
         "run_analyses_ratings": 1,
         "render_report": 1,
+        "pack_release": 1,
         "build_release": 1,
     }
 
@@ -233,6 +236,7 @@ def test_collected_responses_rerun_only_the_merge_and_what_follows(tiny_campaign
         "compute_agreement",
         "run_analyses_ratings",  # not run_analyses_scores: its tables are the same
         "render_report",
+        "pack_release",
         "build_release",
     }
 

@@ -56,9 +56,8 @@ sizing.cap_numeric_threads(os.environ)
 # "to be determined" until the inputs exist.
 mem_mb = functools.partial(sizing.mem_mb, pending=TBDString())
 runtime = functools.partial(sizing.runtime, pending=TBDString())
-RELEASE_ARCHIVE = (
-    f"{RESULTS}/release/{config['campaign']['id']}-{config['campaign']['version']}.zip"
-)
+RELEASE_NAME = f"{config['campaign']['id']}-{config['campaign']['version']}"
+RELEASE_ARCHIVE = f"{RESULTS}/release/{RELEASE_NAME}.zip"
 
 
 # Per-submission files are <results>/<stage>/<team>/<system>.<ext>, written with one
@@ -280,8 +279,7 @@ def get_release_entries(wildcards):
         "scores/items.tsv",
         "scores/significance.tsv",
         "scores/clusters.tsv",
-        "report/index.html",
-    ]
+    ]  # the report: added by rule build_release
     # each submission's item scores: the report's section "Submissions"
     entries += [f"scores/items/{s}tsv" for s in SUBMISSION_WILDCARDS]
     for analysis in ANALYSES:

@@ -10,9 +10,10 @@ REPORT_TEMPLATES = sorted(
 )
 
 
-# code: stecflow.release.archive.build_release (via workflow/scripts/build_release.py)
-rule build_release:
-    """Pack the public-release archive (deterministic, consented outputs only)."""
+# code: stecflow.release.archive.build_release (via workflow/scripts/pack_release.py)
+rule pack_release:
+    """Pack the public-release archive but its report (deterministic, consented
+    outputs only), while the report renders."""
     input:
         records=get_validation_records,
         files=get_release_files,
@@ -33,12 +34,12 @@ rule build_release:
             for name in REPORT_TEMPLATES
         ],
     output:
-        archive=RELEASE_ARCHIVE,
-        manifest=f"{RESULTS}/release/MANIFEST.tsv",
+        packed=f"{RESULTS}/release-without-report/{RELEASE_NAME}.zip",
+        manifest=f"{RESULTS}/release-without-report/MANIFEST.tsv",
     log:
-        f"{RESULTS}/logs/build_release/build_release.log",
+        f"{RESULTS}/logs/pack_release/pack_release.log",
     benchmark:
-        f"{RESULTS}/benchmarks/build_release/build_release.tsv"
+        f"{RESULTS}/benchmarks/pack_release/pack_release.tsv"
     localrule: True
     resources:
         mem_mb=mem_mb(500, 5),
@@ -48,5 +49,28 @@ rule build_release:
         submissions_root=config["submissions"]["root"],
         # where each of input.files goes in the archive (same order)
         entries=get_release_entries,
+    script:
+        "../scripts/pack_release.py"
+
+
+# code: stecflow.release.archive.finish_release (via workflow/scripts/build_release.py)
+rule build_release:
+    """Add the report and the manifest to a copy of the packed archive: the
+    public-release archive."""
+    input:
+        packed=rules.pack_release.output.packed,
+        manifest=rules.pack_release.output.manifest,
+        report=f"{RESULTS}/report/index.html",
+    output:
+        archive=RELEASE_ARCHIVE,
+        manifest=f"{RESULTS}/release/MANIFEST.tsv",
+    log:
+        f"{RESULTS}/logs/build_release/build_release.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/build_release/build_release.tsv"
+    localrule: True
+    resources:
+        mem_mb=mem_mb(300, 1),
+        runtime=runtime(10),
     script:
         "../scripts/build_release.py"

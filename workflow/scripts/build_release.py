@@ -1,28 +1,18 @@
 """Adapter for rule `build_release` (workflow/rules/release.smk)."""
 
 from stecflow.core.logs import job_log
-from stecflow.release.archive import build_release
+from stecflow.release.archive import finish_release
 
 
 def main(smk) -> None:
     """Run one job; `smk` is the object Snakemake injects as `snakemake`."""
     with job_log(smk.log[0]):
-        build_release(
-            smk.params.config,
-            validation_records=list(smk.input.records),
-            submissions_root=smk.params.submissions_root,
-            files={
-                **dict(zip(smk.params.entries, smk.input.files, strict=True)),
-                "scores/analysed.tsv": smk.input.analysed,
-            },
-            judgments=list(smk.input.judgments),
-            study_settings=list(smk.input.study_settings),
-            testset=smk.input.testset,
+        finish_release(
+            smk.input.packed,
+            smk.input.manifest,
+            {"report/index.html": smk.input.report},
             out_zip=smk.output.archive,
             out_manifest=smk.output.manifest,
-            study_dirs=list(smk.input.study_dirs),
-            source_testset=smk.input.source_testset,
-            report_templates=list(smk.input.templates),
         )
 
 

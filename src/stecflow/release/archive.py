@@ -8,9 +8,16 @@ report, the config, a datasheet answering the Human Evaluation Datasheet questio
 from the config and the data, ``CITATION.cff`` and the licence notes, and a
 ``MANIFEST.tsv`` with the size and sha256 of every entry.
 
-Rebuilding from the same inputs gives identical bytes: entries are sorted, every
-timestamp is 1980-01-01 00:00:00, permissions are 0644, and nothing records the
-machine, the user or the time.
+Rebuilding from the same inputs gives identical bytes: entries are sorted (the
+report and ``MANIFEST.tsv`` come last), every timestamp is 1980-01-01
+00:00:00, permissions are 0644, and nothing records the machine, the user or the
+time.
+
+The archive is written in two steps, so that a workflow can pack everything else
+while the report renders: :func:`build_release` with ``finish=False`` packs all
+but the entries of :data:`LAST_ENTRIES`, then :func:`finish_release` adds them
+and the manifest to a copy. In one call (``finish=True``) the same two steps
+give the same bytes.
 """
 
 from __future__ import annotations
@@ -19,6 +26,8 @@ import hashlib
 import hmac
 import json
 import re
+import shutil
+import tempfile
 import zipfile
 from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -30,7 +39,9 @@ from stecflow.submissions.safepath import read_submission_file
 
 __all__ = [
     "PERSONAL_COLUMNS",
+    "LAST_ENTRIES",
     "build_release",
+    "finish_release",
     "outputs_released",
     "ReleasedOutputs",
     "released_outputs",
@@ -47,6 +58,11 @@ __all__ = [
 
 #: The fixed timestamp of every archive entry (the earliest a zip can store).
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+#: Entries added by :func:`finish_release`, after all the others: the report is
+#: the last result of a campaign, so the rest is packed while it renders.
+LAST_ENTRIES = ("report/index.html",)
+#: Where the archive lists the size and sha256 of its other entries.
+MANIFEST = "MANIFEST.tsv"
 
 #: Judgment columns that identify a person or a session; replaced by pseudonyms
 #: (``external_session``: the crowdsourcing platform's session ID, e.g.
@@ -194,13 +210,19 @@ def environment_files() -> dict[str, bytes]:
     import importlib.metadata
     import platform
     import sys
+    from email.parser import HeaderParser
 
     pins: dict[str, str] = {}
+    headers = HeaderParser()
     for dist in importlib.metadata.distributions():
-        name = dist.metadata["Name"]
-        if not name or not dist.version:
+        # the name and version of dist.metadata, without parsing the long
+        # description after the headers (6x faster for 180 distributions)
+        text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
+        found = headers.parsestr(text.split("\n\n", 1)[0])
+        name, version = found["Name"], found["Version"]
+        if not name or not version:
             continue
-        pins.setdefault(re.sub(r"[-_.]+", "-", name).lower(), dist.version)
+        pins.setdefault(re.sub(r"[-_.]+", "-", name).lower(), version)
     lock = [
         "# The Python packages of the environment that built this release"
         " (pip install -r requirements.lock).",
@@ -295,12 +317,18 @@ def _chunks(entry: Entry) -> Iterator[bytes]:
             yield chunk
 
 
-def _write_zip(files: Mapping[str, Entry], path: Path) -> None:
-    """Write *files* as a deterministic zip (fixed dates and permissions, sorted)."""
+def _write_zip(
+    files: Mapping[str, Entry], path: Path, *, base: Path | None = None
+) -> None:
+    """Write *files* as a deterministic zip (fixed dates and permissions, sorted);
+    with *base*, a copy of that zip with *files* after its own entries."""
     partial = path.with_name(path.name + ".partial")
     try:
+        if base is not None:
+            shutil.copyfile(base, partial)
         # each entry is deflated at zlib's default level (a ZipInfo carries none)
-        with zipfile.ZipFile(partial, "w", zipfile.ZIP_DEFLATED) as archive:
+        mode = "a" if base is not None else "w"
+        with zipfile.ZipFile(partial, mode, zipfile.ZIP_DEFLATED) as archive:
             for name in sorted(files):
                 entry = files[name]
                 info = zipfile.ZipInfo(name, date_time=ZIP_EPOCH)
@@ -318,15 +346,59 @@ def _write_zip(files: Mapping[str, Entry], path: Path) -> None:
         partial.unlink(missing_ok=True)  # nothing half-written is left behind
 
 
-def _manifest(files: Mapping[str, Entry]) -> bytes:
-    rows = []
-    for name, entry in sorted(files.items()):
+MANIFEST_COLUMNS = ["path", "bytes", "sha256"]
+
+
+def _manifest(
+    files: Mapping[str, Entry], rows: Sequence[Mapping[str, Any]] = ()
+) -> bytes:
+    """The manifest of *files*, with the rows of entries listed before (*rows*)."""
+    rows = list(rows)
+    for name, entry in files.items():
         digest, size = hashlib.sha256(), 0
         for chunk in _chunks(entry):
             digest.update(chunk)
             size += len(chunk)
         rows.append({"path": name, "bytes": size, "sha256": digest.hexdigest()})
-    return format_tsv(rows, ["path", "bytes", "sha256"]).encode()
+    rows.sort(key=lambda row: row["path"])
+    return format_tsv(rows, MANIFEST_COLUMNS).encode()
+
+
+def finish_release(
+    packed: str | Path,
+    packed_manifest: str | Path,
+    files: Mapping[str, str | Path | bytes],
+    out_zip: str | Path,
+    out_manifest: str | Path | None = None,
+) -> None:
+    """Write the release archive: a copy of *packed* with *files* and the manifest.
+
+    Parameters
+    ----------
+    packed, packed_manifest
+        The archive of every other entry and its manifest, from
+        :func:`build_release` with ``finish=False``.
+    files
+        Archive path -> file or bytes: the entries of :data:`LAST_ENTRIES`.
+    out_zip
+        The archive to write: *packed*'s entries, then *files* (sorted), then
+        ``MANIFEST.tsv`` listing them all.
+    out_manifest
+        Also write the manifest here (beside the archive).
+    """
+    entries = {
+        name: entry if isinstance(entry, bytes) else Path(entry)
+        for name, entry in files.items()
+    }
+    with zipfile.ZipFile(packed) as archive:
+        clash = sorted(set(entries) & set(archive.namelist()))
+    if clash:
+        raise ValueError(f"{packed} already holds {', '.join(clash)}")
+    manifest = _manifest(entries, read_tsv(packed_manifest))
+    Path(out_zip).parent.mkdir(parents=True, exist_ok=True)
+    _write_zip(entries | {MANIFEST: manifest}, Path(out_zip), base=Path(packed))
+    if out_manifest is not None:
+        Path(out_manifest).write_bytes(manifest)
 
 
 def _task_lines(tasks: Sequence[str], release: Mapping[str, Any]) -> list[str]:
@@ -728,6 +800,7 @@ def build_release(
     report_templates: Sequence[str | Path] = (),
     environment: Mapping[str, bytes] | None = None,
     project_root: str | Path | None = None,
+    finish: bool = True,
 ) -> dict[str, Any]:
     """Write the release archive; return what went in.
 
@@ -770,6 +843,10 @@ def build_release(
     project_root
         Absolute paths under it are released relative to it (default: the
         working directory); other absolute paths by their file name.
+    finish
+        False: write to *out_zip* every entry but those of :data:`LAST_ENTRIES`
+        (which *files* must then leave out) and no manifest, and their manifest
+        to *out_manifest*, for :func:`finish_release` to complete.
     """
     release = config.get("release") or {}
     campaign = config["campaign"]
@@ -872,12 +949,26 @@ def build_release(
         withheld,
         next((n for n in entries if n.startswith("data/testset.")), None),
     ).encode()
-    entries["MANIFEST.tsv"] = manifest = _manifest(entries)
-    Path(out_zip).parent.mkdir(parents=True, exist_ok=True)
-    _write_zip(entries, Path(out_zip))
-    if out_manifest is not None:
-        Path(out_manifest).write_bytes(manifest)
-    return {"entries": sorted(entries), "consented": consented, "withheld": withheld}
+    last = {name: entries.pop(name) for name in LAST_ENTRIES if name in entries}
+    out = Path(out_zip)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    done = {"consented": consented, "withheld": withheld}
+    if not finish:
+        if last or out_manifest is None:
+            raise ValueError(
+                "build_release(finish=False) packs the entries but "
+                f"{', '.join(LAST_ENTRIES)} and needs out_manifest"
+            )
+        _write_zip(entries, out)
+        Path(out_manifest).write_bytes(_manifest(entries))
+        return {"entries": sorted(entries)} | done
+    # the same two steps as a workflow takes, so that the bytes are the same
+    with tempfile.TemporaryDirectory(dir=out.parent) as folder:
+        packed, listed = Path(folder) / "packed.zip", Path(folder) / "packed.tsv"
+        _write_zip(entries, packed)
+        listed.write_bytes(_manifest(entries))
+        finish_release(packed, listed, last, out, out_manifest)
+    return {"entries": sorted([*entries, *last, MANIFEST])} | done
 
 
 def _released_table(
