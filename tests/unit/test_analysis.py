@@ -137,6 +137,37 @@ def test_collect_copies_each_cell_as_written(tmp_path):
     ] == [("=t", "s\tys", "=1+1", "a\\b\nc"), ("=t", "s\tys", "'q", "a\\b\nc")]
 
 
+@pytest.mark.parametrize(
+    "lines",
+    [
+        # as the scoring stage writes them: every line cut the fast way
+        ["t1\tA\t-LOC\tse\t*\t2\t2", "t1\tA\t-LOC\tse\tH-1\t1\t1"],
+        # other * cells before, in and after the reference
+        ["*\tA\t*\tse\t*\t*\t*", "t1\t*\t-LOC\t*\tH-1\t*\t*"],
+        # short, long, blank and CRLF lines, an empty reference
+        ["t1\tA\t-LOC\tse\t*", "t1\tA\t-LOC\tse\t*\t2\t2\textra", "", "x\r"],
+        ["t2\tA\t-LOC\tse\t*\t2\t2\r", "t3\tA\t-LOC\tse\t\t2\t2", "\t\t\t\t*"],
+        # escaped cells as write_tsv leaves them
+        ["'=1\tA\\tB\t-LOC\tse\t*\t1.5\ta\\nb"],
+    ],
+)
+def test_overall_rows_cut_as_the_column_reader_gives_them(tmp_path, lines):
+    """The fast cut of an item table's rows over all references gives the
+    lines that iter_tsv_columns gives, on tables of odd shapes too."""
+    from stecflow.analysis.analyses import _overall_lines
+    from stecflow.core.io import iter_tsv_columns
+
+    path = tmp_path / "items.tsv"
+    path.write_text("\t".join(ITEM_COLUMNS) + "\n" + "\n".join(lines) + "\n")
+    keep = ITEM_TABLE_COLUMNS[6:]
+    expected = [
+        "\t".join(c or "" for c in cells) + "\n"
+        for cells in iter_tsv_columns(path, keep, ("reference", "*"), raw=True)
+    ]
+    assert expected  # every case has a row over all references
+    assert list(_overall_lines(path, keep)) == expected
+
+
 def test_item_frames_read_once_and_again_when_the_file_changes(campaign, monkeypatch):
     import pandas as pd
 

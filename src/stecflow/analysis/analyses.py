@@ -58,7 +58,7 @@ in Exp 2). Which systems were left out, and why, is recorded in the JSON.
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -880,9 +880,8 @@ def collect_item_scores(
             # the system's cells, then each row's cells as its table has them
             # (the same columns, so written the same way)
             prefix = format_tsv([labelled], identity).split("\n")[1]
-            rows = iter_tsv_columns(item_path, keep, ("reference", "*"), raw=True)
-            for cells in rows:
-                yield "\t".join((prefix, *(c or "" for c in cells))) + "\n"
+            for line in _overall_lines(item_path, keep):
+                yield f"{prefix}\t{line}"
 
     Path(out_path).parent.mkdir(parents=True, exist_ok=True)
     with open(out_path, "w", encoding="utf-8", newline="") as handle:
@@ -900,6 +899,61 @@ def collect_item_scores(
         )
         write_tsv(overall, ANALYSED_COLUMNS, systems_out)
     return len(chosen)
+
+
+def _overall_lines(path: str | Path, keep: Sequence[str]) -> Iterator[str]:
+    """The rows of an item table scored over all references (``reference`` is
+    ``*``), as lines of the cells of *keep* as written, each with its newline.
+
+    A table whose columns are *keep* with ``reference`` inside them, as the
+    scoring stage writes it, has each line cut around its reference cell
+    without splitting it (2-3x faster); another table goes through
+    :func:`stecflow.core.io.iter_tsv_columns`, a line of another shape (a short
+    one, another ``*`` cell before the reference) through :func:`_cut_line`.
+
+    >>> import tempfile
+    >>> from stecflow.core.io import write_tsv
+    >>> path = Path(tempfile.mkdtemp()) / "items.tsv"
+    >>> write_tsv([{"item": "t1", "reference": "*", "value": 1},
+    ...            {"item": "t1", "reference": "H1", "value": 2},
+    ...            {"item": "*", "reference": "*", "value": "a\\tb"},
+    ...            {"item": "t2", "reference": "*"}],
+    ...           ["item", "reference", "value"], path)
+    >>> list(_overall_lines(path, ["item", "value"]))
+    ['t1\\t1\\n', '*\\ta\\\\tb\\n', 't2\\t\\n']
+    """
+    with open(path, encoding="utf-8", newline="") as handle:
+        names = handle.readline().rstrip("\r\n").split("\t")
+        at = names.index("reference") if "reference" in names else 0
+        if not 0 < at < len(names) - 1 or names[:at] + names[at + 1 :] != list(keep):
+            for cells in iter_tsv_columns(path, keep, ("reference", "*"), raw=True):
+                yield "\t".join(c or "" for c in cells) + "\n"
+            return
+        before, after = at - 1, len(names) - at - 2  # tabs around the reference
+        for line in handle:
+            head, found, tail = line.partition("\t*\t")
+            if not found:
+                continue
+            if (
+                head.count("\t") == before
+                and tail.count("\t") == after
+                and tail.endswith("\n")
+                and not tail.endswith("\r\n")
+            ):
+                yield f"{head}\t{tail}"
+            elif (cut := _cut_line(line, at, len(names))) is not None:
+                yield cut
+
+
+def _cut_line(line: str, at: int, width: int) -> str | None:
+    """*line* without its cell *at* if that cell is ``*`` (None otherwise), as
+    :func:`stecflow.core.io.iter_tsv_columns` gives it: *width* cells, a short
+    line padded with empty ones."""
+    cells = line.rstrip("\r\n").split("\t")
+    if len(cells) <= at or cells[at] != "*":
+        return None
+    cells = (cells + [""] * width)[:width]
+    return "\t".join(cells[:at] + cells[at + 1 :]) + "\n"
 
 
 def system_properties(systems_path: str | Path) -> dict[str, dict[str, Any]]:
