@@ -184,6 +184,7 @@ WIDE_RULES = {
     "summarise_validation",
     "aggregate_scores",
     "collect_item_scores",
+    "render_submissions",
     "render_report",
     "pack_release",
 }

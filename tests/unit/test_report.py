@@ -682,6 +682,8 @@ def test_adapter_calls_the_library(tiny_inputs, tmp_path):
 
     compact = tmp_path / "testset.compact.json"
     write_compact(read_testset(tiny_inputs["testset"]), compact)
+    no_submissions = tmp_path / "submissions.html"  # no item scores: no section
+    no_submissions.write_text("")
     main(
         SimpleNamespace(
             input=SimpleNamespace(
@@ -698,6 +700,7 @@ def test_adapter_calls_the_library(tiny_inputs, tmp_path):
                 judgment_summaries=[str(p) for p in tiny_inputs["judgment_summaries"]],
                 judgment_quality=[str(p) for p in tiny_inputs["judgment_quality"]],
                 template=str(TEMPLATE),
+                submissions=str(no_submissions),
             ),
             output=SimpleNamespace(html=str(out)),
             params=SimpleNamespace(

@@ -340,6 +340,46 @@ def test_same_bytes_twice(campaign, html, tmp_path):
     assert again == html
 
 
+def test_section_made_beforehand_gives_the_same_page(campaign, html, tmp_path):
+    """The workflow renders the section "Submissions" in a job of its own
+    (render_submissions) and the page takes it as it is: the same bytes as a
+    page that makes the section itself; without item scores the fragment is
+    empty and the page has no such section."""
+    from stecflow.report import render_submissions
+
+    section_inputs = {
+        k: campaign[k]
+        for k in (
+            "config",
+            "validation_summary",
+            "validation_records",
+            "systems",
+            "testset",
+            "template",
+            "item_scores",
+            "outputs",
+        )
+    }
+    fragment = tmp_path / "parts" / "submissions.html"
+    render_submissions(**section_inputs, out_html=fragment)
+    text = fragment.read_text(encoding="utf-8")
+    assert text.startswith("<p>Each submission&#39;s validation, its scores and ranks")
+    assert text.count("<h4 id=") == 3  # alpha/sys1, beta/sys2, gamma/broken
+    assert text in html
+    rest = {k: v for k, v in campaign.items() if k not in ("item_scores", "outputs")}
+    page = render_report(**rest, submissions=fragment, out_html=tmp_path / "a.html")
+    assert page == html
+    render_submissions(
+        **(section_inputs | {"item_scores": []}), out_html=tmp_path / "none.html"
+    )
+    assert (tmp_path / "none.html").read_text(encoding="utf-8") == ""
+    bare = render_report(
+        **rest, submissions=tmp_path / "none.html", out_html=tmp_path / "b.html"
+    )
+    assert 'id="submissions"' in html and 'id="submissions"' not in bare
+    assert bare == render_report(**rest, out_html=tmp_path / "c.html")
+
+
 def entry(system: str, value: float | None, **flags: bool) -> SystemEntry:
     e = SystemEntry(
         "t",

@@ -30,6 +30,7 @@ TINY_JOBS = {
     # scores; the 4 of the rating study and the correlations, which read it too
     "run_analyses_scores": 1,
     "run_analyses_ratings": 1,
+    "render_submissions": 1,
     "render_report": 1,
     "pack_release": 1,
     "build_release": 1,

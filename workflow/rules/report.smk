@@ -1,11 +1,47 @@
+# code: stecflow.report.render_submissions (via workflow/scripts/render_submissions.py)
+rule render_submissions:
+    """Write the report's section "Submissions": one part per submission, from
+    the scores and the validation records alone (so, while the statistics run)."""
+    input:
+        summary=f"{RESULTS}/validation/summary.tsv",
+        records=get_validation_records,
+        # one per submission: its items' scores
+        item_scores=per_submission(f"{RESULTS}/scores/items/{{submission}}tsv"),
+        systems=f"{RESULTS}/scores/systems.tsv",
+        testset=TESTSET,
+        # the same items in their compact form (read fast, in little memory)
+        testset_items=JOB_TESTSET,
+        template=workflow.source_path("../templates/report/index.html.j2"),
+        section=workflow.source_path("../templates/report/_submissions.html.j2"),
+        macros=workflow.source_path("../templates/report/_macros.html.j2"),
+    output:
+        html=f"{RESULTS}/report-parts/submissions.html",
+    log:
+        f"{RESULTS}/logs/render_submissions/render_submissions.log",
+    benchmark:
+        f"{RESULTS}/benchmarks/render_submissions/render_submissions.tsv"
+    localrule: True
+    resources:
+        mem_mb=mem_mb(1000, 10),
+        runtime=runtime(10),
+    params:
+        # the parts of the config the section reads: a change to the studies or
+        # the statistics does not make it again
+        config={k: config[k] for k in ("campaign", "scoring") if k in config},
+        # consented submissions' outputs (tracked through their item scores)
+        submissions_root=config["submissions"]["root"],
+    script:
+        "../scripts/render_submissions.py"
+
+
 # code: stecflow.report.render_report (via workflow/scripts/render_report.py)
 rule render_report:
     """Write the campaign report: one self-contained, deterministic HTML file."""
     input:
         summary=f"{RESULTS}/validation/summary.tsv",
         records=get_validation_records,
-        # one per submission: its items' scores (the section "Submissions")
-        item_scores=per_submission(f"{RESULTS}/scores/items/{{submission}}tsv"),
+        # the section "Submissions", made while the statistics run
+        submissions=rules.render_submissions.output.html,
         systems=f"{RESULTS}/scores/systems.tsv",
         significance=f"{RESULTS}/scores/significance.tsv",
         clusters=f"{RESULTS}/scores/clusters.tsv",
@@ -52,7 +88,5 @@ rule render_report:
     params:
         config=config,
         snakemake_version=snakemake.__version__,
-        # consented submissions' outputs (tracked through their item scores)
-        submissions_root=config["submissions"]["root"],
     script:
         "../scripts/render_report.py"

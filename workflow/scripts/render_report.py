@@ -1,7 +1,6 @@
 """Adapter for rule `render_report` (workflow/rules/report.smk)."""
 
 from stecflow.core.logs import job_log
-from stecflow.release.archive import released_outputs
 from stecflow.report import render_report
 
 
@@ -31,15 +30,7 @@ def main(smk) -> None:
             clusters=getattr(smk.input, "clusters", None),
             agreement=list(getattr(smk.input, "agreement", [])),
             power=list(getattr(smk.input, "power", [])),
-            item_scores=list(getattr(smk.input, "item_scores", [])),
-            outputs=released_outputs(
-                list(smk.input.records),
-                smk.params.submissions_root,
-                smk.input.testset_items,
-                smk.params.config["campaign"].get("tasks") or (),
-            )
-            if getattr(smk.params, "submissions_root", None)
-            else None,
+            submissions=smk.input.submissions,
         )
 
 

@@ -20,6 +20,9 @@ statistics, and later human judgments) and writes ``results/report/index.html``:
    Then, given the item scores, one part per submission
    (:mod:`stecflow.report.teams`): its validation, its scores and ranks per
    metric and subset, and its items worst first with output and references.
+   :func:`render_submissions` writes this section on its own, from the scores
+   and the validation records alone, so that a workflow renders it while the
+   statistics run; the page takes it as it is.
 6. Methods, generated from the config; 7. provenance: versions, config hash,
    seeds, signatures, sha256 of every input.
 
@@ -49,7 +52,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from stecflow.report.build import build_report
+from stecflow.report.build import build_report, submissions_blocks
 from stecflow.report.inputs import PathLike
 
 __all__ = [
@@ -58,6 +61,7 @@ __all__ = [
     "build_report",
     "render_html",
     "render_report",
+    "render_submissions",
 ]
 
 log = logging.getLogger(__name__)
@@ -66,6 +70,9 @@ log = logging.getLogger(__name__)
 STYLESHEET = "report.css"
 #: File name of the table-sorting script, next to the main template.
 SCRIPT = "sort.js"
+#: The template of the section "Submissions" (:func:`render_submissions`),
+#: next to the main template.
+SUBMISSIONS_TEMPLATE = "_submissions.html.j2"
 
 
 def _csp_hash(text: str) -> str:
@@ -94,17 +101,8 @@ def render_html(document: Mapping[str, Any], template: PathLike) -> str:
 
 def _html_pieces(document: Mapping[str, Any], template: PathLike) -> Iterator[str]:
     """The page of :func:`render_html` as the template makes it, piece by piece."""
-    import jinja2
-
     folder = Path(template).parent
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(folder)),
-        autoescape=True,
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
+    env = _environment(folder)
     css = (folder / STYLESHEET).read_text(encoding="utf-8")
     # the sorting script is allowed by its hash alone: nothing else may run
     script = (folder / SCRIPT).read_text(encoding="utf-8")
@@ -122,6 +120,76 @@ def _html_pieces(document: Mapping[str, Any], template: PathLike) -> Iterator[st
         script=Markup(script),  # our own file, as the stylesheet
         csp=Markup(policy),  # our own constant text
     )
+
+
+def _environment(folder: Path) -> Any:
+    """The Jinja2 environment of the report's templates in *folder*."""
+    import jinja2
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(folder)),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+
+
+def _write_pieces(pieces: Iterator[str], out: Path) -> None:
+    """Write the pieces a template makes, a batch at a time: a page of tens of
+    megabytes never sits in memory beside the million pieces it is joined from."""
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with open(out, "w", encoding="utf-8", newline="") as handle:
+        while batch := list(itertools.islice(pieces, 4096)):
+            handle.write("".join(batch))
+
+
+def render_submissions(
+    *,
+    config: Mapping[str, Any],
+    validation_summary: PathLike,
+    validation_records: Sequence[PathLike],
+    systems: PathLike,
+    testset: PathLike,
+    template: PathLike,
+    item_scores: Sequence[PathLike],
+    out_html: PathLike,
+    testset_items: PathLike | None = None,
+    outputs: Mapping[tuple[str, str], Sequence[Any]] | None = None,
+) -> None:
+    """Write the report's section "Submissions" as an HTML fragment.
+
+    One part per submission (:mod:`stecflow.report.teams`), from the inputs of
+    that name of :func:`render_report`; *template* is the main template, whose
+    folder holds :data:`SUBMISSIONS_TEMPLATE`. No item scores: an empty file
+    (the report then has no such section). :func:`render_report` puts the
+    fragment in the page as it is (``submissions``), or makes it itself from
+    *item_scores*: the page is the same either way.
+    """
+    _write_pieces(
+        _submissions_pieces(
+            template,
+            config=config,
+            validation_summary=validation_summary,
+            validation_records=validation_records,
+            systems=systems,
+            testset=testset,
+            testset_items=testset_items,
+            item_scores=item_scores,
+            outputs=outputs,
+        ),
+        Path(out_html),
+    )
+
+
+def _submissions_pieces(template: PathLike, **inputs: Any) -> Iterator[str]:
+    """The fragment of :func:`render_submissions`, piece by piece."""
+    if not inputs["item_scores"]:
+        return iter(())
+    env = _environment(Path(template).parent)
+    blocks = submissions_blocks(**inputs)
+    return env.get_template(SUBMISSIONS_TEMPLATE).generate(blocks=blocks)
 
 
 def render_report(
@@ -148,6 +216,7 @@ def render_report(
     power: Sequence[PathLike] = (),
     item_scores: Sequence[PathLike] = (),
     outputs: Mapping[tuple[str, str], Sequence[Any]] | None = None,
+    submissions: PathLike | None = None,
 ) -> str:
     """Write the campaign report, one self-contained HTML file.
 
@@ -205,6 +274,10 @@ def render_report(
         (:class:`~stecflow.data.model.Output`), for the submissions whose outputs
         the report shows: those the release publishes
         (:func:`stecflow.release.archive.released_outputs`).
+    submissions
+        The section "Submissions" made beforehand by :func:`render_submissions`
+        (``results/report-parts/submissions.html``), used instead of making it
+        from *item_scores* and *outputs*.
 
     Returns
     -------
@@ -218,6 +291,24 @@ def render_report(
     StecflowError
         If *previous_release* is missing or not a readable release archive.
     """
+    from markupsafe import Markup
+
+    if submissions is not None:
+        fragment = Path(submissions).read_text(encoding="utf-8")
+    else:  # the same pieces as rule render_submissions writes
+        fragment = "".join(
+            _submissions_pieces(
+                template,
+                config=config,
+                validation_summary=validation_summary,
+                validation_records=validation_records,
+                systems=systems,
+                testset=testset,
+                testset_items=testset_items,
+                item_scores=item_scores,
+                outputs=outputs,
+            )
+        )
     document = build_report(
         config=config,
         validation_summary=validation_summary,
@@ -237,17 +328,11 @@ def render_report(
         clusters=clusters,
         agreement=agreement,
         power=power,
-        item_scores=item_scores,
-        outputs=outputs,
+        # made by the report's own templates, every value escaped
+        submissions=Markup(fragment),
     )
     out = Path(out_html)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    # written as the template makes it: the page (75 MB at 1,000 submissions)
-    # never sits in memory beside the million pieces it is joined from
-    with open(out, "w", encoding="utf-8", newline="") as handle:
-        pieces = _html_pieces(document, template)
-        while batch := list(itertools.islice(pieces, 4096)):
-            handle.write("".join(batch))
+    _write_pieces(_html_pieces(document, template), out)
     log.info(
         "report: %d sections, %d tables, %d figures, %d bytes",
         len(document["sections"]),

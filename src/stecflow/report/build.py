@@ -8,7 +8,7 @@ from typing import Any
 
 from stecflow import __version__
 from stecflow.core.io import read_tsv
-from stecflow.data.model import Output
+from stecflow.data.model import Item, Output
 from stecflow.report.agreement import agreement_blocks
 from stecflow.report.changes import changes_since
 from stecflow.report.context import Context, display_path, heading, path_tail
@@ -37,7 +37,55 @@ from stecflow.report.statistics import statistics_section
 from stecflow.report.teams import read_item_scores, read_items, teams_section
 from stecflow.report.versions import changes_blocks
 
-__all__ = ["build_report"]
+__all__ = ["build_report", "report_context", "submissions_blocks"]
+
+
+def report_context(
+    config: Mapping[str, Any],
+    validation_summary: PathLike,
+    validation_records: Sequence[PathLike],
+    systems: PathLike,
+    items: Sequence[Item],
+    **more: Any,
+) -> Context:
+    """The context every section builder reads: the config, the scores, the
+    validation records and the test set; *more* fills the other fields of
+    :class:`~stecflow.report.context.Context` (default: empty)."""
+    campaign = config.get("campaign") or {}
+    ctx = Context(
+        config=config,
+        metrics=metric_infos(config),
+        entries=read_system_scores(systems),
+        records=read_records(validation_records),
+        summary=read_tsv(validation_summary),
+        testset=testset_info(items),
+        analyses=more.pop("analyses", []),
+        judgments=more.pop("judgments", []),
+        prefix=f"{campaign.get('id', 'report')}-",
+        **more,
+    )
+    superseded = {(r["team"], r["system"]): r.get("superseded_by") for r in ctx.summary}
+    for entry in ctx.entries:  # a corrected version replaces it: not ranked
+        entry.superseded_by = superseded.get(entry.key) or ""
+    return ctx
+
+
+def submissions_blocks(
+    *,
+    config: Mapping[str, Any],
+    validation_summary: PathLike,
+    validation_records: Sequence[PathLike],
+    systems: PathLike,
+    testset: PathLike,
+    item_scores: Sequence[PathLike],
+    testset_items: PathLike | None = None,
+    outputs: Mapping[tuple[str, str], Sequence[Output]] | None = None,
+) -> list[Any]:
+    """The blocks of the section "Submissions" (:mod:`stecflow.report.teams`),
+    from what that section reads alone: no statistics, no judgments."""
+    items = read_items(testset_items or testset)
+    ctx = report_context(config, validation_summary, validation_records, systems, items)
+    return teams_section(ctx, items, read_item_scores(item_scores), outputs)
 
 
 def _has_other_studies(
@@ -70,15 +118,15 @@ def build_report(
     clusters: PathLike | None = None,
     agreement: Sequence[PathLike] = (),
     power: Sequence[PathLike] = (),
-    item_scores: Sequence[PathLike] = (),
-    outputs: Mapping[tuple[str, str], Sequence[Output]] | None = None,
+    submissions: str | None = None,
 ) -> dict[str, Any]:
     """Read every input and return the report's document model.
 
     Parameters are those of :func:`stecflow.report.render_report` (without the
-    template and output). With *item_scores*, a section "Submissions" shows each
-    submission's validation, scores, ranks and items
-    (:mod:`stecflow.report.teams`).
+    template and output). *submissions* is the section "Submissions" as HTML
+    (:func:`stecflow.report.render_submissions`: each submission's validation,
+    scores, ranks and items), put in the page as it is; None or empty: no such
+    section.
 
     Returns
     -------
@@ -95,31 +143,24 @@ def build_report(
         systems=systems,
         stats_records=stats_records,
     )
-    prefix = f"{campaign.get('id', 'report')}-"
-    items = read_items(testset_items or testset)  # read once, for every section
     studies = [
         str(s.get("id")) for s in config.get("studies") or [] if isinstance(s, Mapping)
     ]
-    ctx = Context(
-        config=config,
-        metrics=metric_infos(config),
-        entries=read_system_scores(systems),
-        records=read_records(validation_records),
-        summary=read_tsv(validation_summary),
-        testset=testset_info(items),
+    ctx = report_context(
+        config,
+        validation_summary,
+        validation_records,
+        systems,
+        read_items(testset_items or testset),
         analyses=read_analyses(stats_records, stats_tables),
         judgments=read_judgments(
             judgment_measures, judgment_summaries, judgment_quality, studies
         ),
-        prefix=prefix,
         significance=read_significance(significance),
     )
     ranked = read_clusters(clusters)
     ctx.clusters = ranked.pop("all", {})
     ctx.task_clusters = ranked
-    superseded = {(r["team"], r["system"]): r.get("superseded_by") for r in ctx.summary}
-    for entry in ctx.entries:  # a corrected version replaces it: not ranked
-        entry.superseded_by = superseded.get(entry.key) or ""
     inputs: list[tuple[str, str, str]] = []
     data = config.get("data") or {}
     if source_testset is not None and Path(source_testset).exists():
@@ -204,19 +245,8 @@ def build_report(
         ),
         ("quality", "Data quality", quality_section(ctx)),
         *(
-            [
-                (
-                    "submissions",
-                    "Submissions",
-                    teams_section(
-                        ctx,
-                        items,
-                        read_item_scores(item_scores),
-                        outputs,
-                    ),
-                )
-            ]
-            if item_scores
+            [("submissions", "Submissions", [{"kind": "html", "html": submissions}])]
+            if submissions
             else []
         ),
         ("methods", "Methods", methods_section(ctx)),
