@@ -145,16 +145,20 @@ def build_with_report(inputs, out, report, **kwargs):
 
 
 def test_packed_while_the_report_renders_gives_the_same_bytes(inputs, tmp_path):
-    """The workflow packs everything but the report, then adds the report and
-    the manifest to a copy (finish_release): the same bytes as in one call."""
+    """The workflow packs everything but the statistics and the report, then
+    adds them and the manifest to a copy (finish_release): the same bytes as in
+    one call."""
     from stecflow.release.archive import finish_release
 
     report = tmp_path / "index.html"
     report.write_text("<!DOCTYPE html><title>r</title>" + "x" * 50_000)
+    anova = tmp_path / "se-anova.tsv"
+    anova.write_text("term\tF\nsystem\t4.2\n")
+    last = {"report/index.html": report, "stats/se-anova.tsv": anova}
     build_with_report(
         inputs,
         tmp_path / "one.zip",
-        {"report/index.html": report},
+        last,
         out_manifest=tmp_path / "one.tsv",
     )
     packed = build_with_report(
@@ -170,7 +174,7 @@ def test_packed_while_the_report_renders_gives_the_same_bytes(inputs, tmp_path):
     finish_release(
         tmp_path / "packed.zip",
         tmp_path / "packed.tsv",
-        {"report/index.html": report},
+        last,
         tmp_path / "two.zip",
         tmp_path / "two.tsv",
     )
@@ -180,7 +184,7 @@ def test_packed_while_the_report_renders_gives_the_same_bytes(inputs, tmp_path):
     with zipfile.ZipFile(tmp_path / "two.zip") as archive:
         assert archive.testzip() is None
         names = archive.namelist()
-        assert names == packed["entries"] + ["MANIFEST.tsv", "report/index.html"]
+        assert names == [*packed["entries"], "MANIFEST.tsv", *last]
         assert archive.read("report/index.html") == report.read_bytes()
         listed = archive.read("MANIFEST.tsv").decode().splitlines()
     assert [line.split("\t")[0] for line in listed[1:]] == sorted(
@@ -193,11 +197,13 @@ def test_packed_while_the_report_renders_gives_the_same_bytes(inputs, tmp_path):
             {"report/index.html": report},
             tmp_path / "three.zip",
         )
-    with pytest.raises(ValueError, match="packs the entries but report/index.html"):
+    with pytest.raises(
+        ValueError, match="packs the entries but those under report/, stats/"
+    ):
         build_with_report(
             inputs,
             tmp_path / "four.zip",
-            {"report/index.html": report},
+            {"stats/se-anova.tsv": anova},
             out_manifest=tmp_path / "four.tsv",
             finish=False,
         )

@@ -282,8 +282,7 @@ def get_release_entries(wildcards):
     ]  # the report: added by rule build_release
     # each submission's item scores: the report's section "Submissions"
     entries += [f"scores/items/{s}tsv" for s in SUBMISSION_WILDCARDS]
-    for analysis in ANALYSES:
-        entries += [f"stats/{analysis}.tsv", f"stats/{analysis}.json"]
+    # the statistics: added by rule build_release, with the report
     for study in STUDIES:
         entries += [
             f"studies/{study}/design.tsv",

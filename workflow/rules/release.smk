@@ -12,8 +12,8 @@ REPORT_TEMPLATES = sorted(
 
 # code: stecflow.release.archive.build_release (via workflow/scripts/pack_release.py)
 rule pack_release:
-    """Pack the public-release archive but its report (deterministic, consented
-    outputs only), while the report renders."""
+    """Pack the public-release archive but its statistics and report
+    (deterministic, consented outputs only), while they are made."""
     input:
         records=get_validation_records,
         files=get_release_files,
@@ -34,12 +34,14 @@ rule pack_release:
             for name in REPORT_TEMPLATES
         ],
     output:
-        packed=f"{RESULTS}/release-without-report/{RELEASE_NAME}.zip",
-        manifest=f"{RESULTS}/release-without-report/MANIFEST.tsv",
+        packed=f"{RESULTS}/release-packed/{RELEASE_NAME}.zip",
+        manifest=f"{RESULTS}/release-packed/MANIFEST.tsv",
     log:
         f"{RESULTS}/logs/pack_release/pack_release.log",
     benchmark:
         f"{RESULTS}/benchmarks/pack_release/pack_release.tsv"
+    # a long job on the way to the report or the archive: started first
+    priority: 1
     localrule: True
     resources:
         mem_mb=mem_mb(500, 5),
@@ -55,12 +57,17 @@ rule pack_release:
 
 # code: stecflow.release.archive.finish_release (via workflow/scripts/build_release.py)
 rule build_release:
-    """Add the report and the manifest to a copy of the packed archive: the
-    public-release archive."""
+    """Add the statistics, the report and the manifest to a copy of the packed
+    archive: the public-release archive."""
     input:
         packed=rules.pack_release.output.packed,
         manifest=rules.pack_release.output.manifest,
         report=f"{RESULTS}/report/index.html",
+        stats=expand(
+            f"{RESULTS}/stats/{{analysis}}.{{ext}}",
+            analysis=ANALYSES,
+            ext=["tsv", "json"],
+        ),
     output:
         archive=RELEASE_ARCHIVE,
         manifest=f"{RESULTS}/release/MANIFEST.tsv",

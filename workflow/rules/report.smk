@@ -20,6 +20,8 @@ rule render_submissions:
         f"{RESULTS}/logs/render_submissions/render_submissions.log",
     benchmark:
         f"{RESULTS}/benchmarks/render_submissions/render_submissions.tsv"
+    # a long job on the way to the report or the archive: started first
+    priority: 1
     localrule: True
     resources:
         mem_mb=mem_mb(1000, 10),

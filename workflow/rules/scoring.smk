@@ -13,6 +13,8 @@ rule aggregate_scores:
         f"{RESULTS}/logs/aggregate_scores/aggregate_scores.log",
     benchmark:
         f"{RESULTS}/benchmarks/aggregate_scores/aggregate_scores.tsv"
+    # a long job on the way to the report or the archive: started first
+    priority: 1
     localrule: True
     resources:
         mem_mb=mem_mb(300, 5),

@@ -12,6 +12,8 @@ rule collect_item_scores:
         f"{RESULTS}/logs/collect_item_scores/collect_item_scores.log",
     benchmark:
         f"{RESULTS}/benchmarks/collect_item_scores/collect_item_scores.tsv"
+    # a long job on the way to the report or the archive: started first
+    priority: 1
     localrule: True
     resources:
         mem_mb=mem_mb(300, 1),

@@ -1,5 +1,7 @@
 """Adapter for rule `build_release` (workflow/rules/release.smk)."""
 
+from pathlib import Path
+
 from stecflow.core.logs import job_log
 from stecflow.release.archive import finish_release
 
@@ -10,7 +12,10 @@ def main(smk) -> None:
         finish_release(
             smk.input.packed,
             smk.input.manifest,
-            {"report/index.html": smk.input.report},
+            {
+                "report/index.html": smk.input.report,
+                **{f"stats/{Path(p).name}": p for p in smk.input.stats},
+            },
             out_zip=smk.output.archive,
             out_manifest=smk.output.manifest,
         )

@@ -23,7 +23,7 @@ def main(smk) -> None:
             study_dirs=list(smk.input.study_dirs),
             source_testset=smk.input.source_testset,
             report_templates=list(smk.input.templates),
-            finish=False,  # rule build_release adds the report
+            finish=False,  # rule build_release adds the statistics and the report
         )
 
 

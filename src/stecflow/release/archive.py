@@ -9,15 +9,15 @@ from the config and the data, ``CITATION.cff`` and the licence notes, and a
 ``MANIFEST.tsv`` with the size and sha256 of every entry.
 
 Rebuilding from the same inputs gives identical bytes: entries are sorted (the
-report and ``MANIFEST.tsv`` come last), every timestamp is 1980-01-01
+statistics, the report and ``MANIFEST.tsv`` come last), every timestamp is 1980-01-01
 00:00:00, permissions are 0644, and nothing records the machine, the user or the
 time.
 
 The archive is written in two steps, so that a workflow can pack everything else
-while the report renders: :func:`build_release` with ``finish=False`` packs all
-but the entries of :data:`LAST_ENTRIES`, then :func:`finish_release` adds them
-and the manifest to a copy. In one call (``finish=True``) the same two steps
-give the same bytes.
+while the statistics run and the report renders: :func:`build_release` with
+``finish=False`` packs all but the entries under :data:`LAST_ENTRIES`, then
+:func:`finish_release` adds them and the manifest to a copy. In one call
+(``finish=True``) the same two steps give the same bytes.
 """
 
 from __future__ import annotations
@@ -58,9 +58,10 @@ __all__ = [
 
 #: The fixed timestamp of every archive entry (the earliest a zip can store).
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
-#: Entries added by :func:`finish_release`, after all the others: the report is
-#: the last result of a campaign, so the rest is packed while it renders.
-LAST_ENTRIES = ("report/index.html",)
+#: Where the entries added by :func:`finish_release`, after all the others, start:
+#: the statistics and the report are a campaign's last results, so the rest (the
+#: bulk: scores, outputs, judgments) is packed while they are made.
+LAST_ENTRIES = ("report/", "stats/")
 #: Where the archive lists the size and sha256 of its other entries.
 MANIFEST = "MANIFEST.tsv"
 
@@ -379,7 +380,7 @@ def finish_release(
         The archive of every other entry and its manifest, from
         :func:`build_release` with ``finish=False``.
     files
-        Archive path -> file or bytes: the entries of :data:`LAST_ENTRIES`.
+        Archive path -> file or bytes: the entries under :data:`LAST_ENTRIES`.
     out_zip
         The archive to write: *packed*'s entries, then *files* (sorted), then
         ``MANIFEST.tsv`` listing them all.
@@ -844,7 +845,7 @@ def build_release(
         Absolute paths under it are released relative to it (default: the
         working directory); other absolute paths by their file name.
     finish
-        False: write to *out_zip* every entry but those of :data:`LAST_ENTRIES`
+        False: write to *out_zip* every entry but those under :data:`LAST_ENTRIES`
         (which *files* must then leave out) and no manifest, and their manifest
         to *out_manifest*, for :func:`finish_release` to complete.
     """
@@ -949,7 +950,7 @@ def build_release(
         withheld,
         next((n for n in entries if n.startswith("data/testset.")), None),
     ).encode()
-    last = {name: entries.pop(name) for name in LAST_ENTRIES if name in entries}
+    last = {n: entries.pop(n) for n in list(entries) if n.startswith(LAST_ENTRIES)}
     out = Path(out_zip)
     out.parent.mkdir(parents=True, exist_ok=True)
     done = {"consented": consented, "withheld": withheld}
@@ -957,7 +958,7 @@ def build_release(
         if last or out_manifest is None:
             raise ValueError(
                 "build_release(finish=False) packs the entries but "
-                f"{', '.join(LAST_ENTRIES)} and needs out_manifest"
+                f"those under {', '.join(LAST_ENTRIES)} and needs out_manifest"
             )
         _write_zip(entries, out)
         Path(out_manifest).write_bytes(_manifest(entries))
