@@ -62,6 +62,10 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
         ["--cases", "100", "--seed", "13"],
     ),
     "server_load": (["--participants", "200"], ["--participants", "20"]),
+    "aggregates": (
+        ["--submissions", "1000", "--rounds", "3"],
+        ["--submissions", "6", "--rounds", "1"],
+    ),
     "growth": (
         ["--submissions", "10", "100", "1000", "--items", "112", "1000", "10000"],
         ["--submissions", "4", "8", "--items", "20", "40"],
