@@ -11,8 +11,8 @@ rule render_submissions:
         testset=TESTSET,
         # the same items in their compact form (read fast, in little memory)
         testset_items=JOB_TESTSET,
-        template=workflow.source_path("../templates/report/index.html.j2"),
-        section=workflow.source_path("../templates/report/_submissions.html.j2"),
+        # the section's template (not the page's: editing that leaves it alone)
+        template=workflow.source_path("../templates/report/_submissions.html.j2"),
         macros=workflow.source_path("../templates/report/_macros.html.j2"),
     output:
         html=f"{RESULTS}/report-parts/submissions.html",

@@ -161,11 +161,12 @@ def render_submissions(
     """Write the report's section "Submissions" as an HTML fragment.
 
     One part per submission (:mod:`stecflow.report.teams`), from the inputs of
-    that name of :func:`render_report`; *template* is the main template, whose
-    folder holds :data:`SUBMISSIONS_TEMPLATE`. No item scores: an empty file
-    (the report then has no such section). :func:`render_report` puts the
-    fragment in the page as it is (``submissions``), or makes it itself from
-    *item_scores*: the page is the same either way.
+    that name of :func:`render_report`; *template* is a template of the
+    report's folder (the main one, or :data:`SUBMISSIONS_TEMPLATE` itself). No
+    item scores: an empty file (the report then has no such section).
+    :func:`render_report` puts the fragment in the page as it is
+    (``submissions``), or makes it itself from *item_scores*: the page is the
+    same either way.
     """
     _write_pieces(
         _submissions_pieces(

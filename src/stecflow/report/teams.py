@@ -533,17 +533,18 @@ def _scores_of(
     ctx: Context,
     item_scores: Mapping[Key, Mapping[str, Mapping[str, float | None]]],
     key: Key,
+    shown: Collection[str],
 ) -> Mapping[str, Mapping[str, float | None]]:
     """The item scores :func:`_item_blocks` shows of one submission: from an
-    :class:`ItemScores`, only the ranking and headline metrics are read, unless
-    the submission lacks the ranking metric (then its items are ordered by
-    another, :func:`_primary_metric`, and every metric is read)."""
+    :class:`ItemScores`, only the *shown* metrics (the ranking and headline
+    ones) are read, unless the submission lacks the ranking metric (then its
+    items are ordered by another, :func:`_primary_metric`, and every metric is
+    read)."""
     read = getattr(item_scores, "read", None)
     if read is None or key not in item_scores:
         return item_scores.get(key, {})
-    first = ranking_metric(ctx)
-    scores = read(key, {first, *headline_metrics(ctx)})
-    return scores if _primary_metric(ctx, scores) == first else read(key)
+    scores = read(key, shown)
+    return scores if _primary_metric(ctx, scores) == ranking_metric(ctx) else read(key)
 
 
 def teams_section(
@@ -587,6 +588,7 @@ def teams_section(
     references: ReferenceTexts = {}
     ids = metric_ids(ctx)
     n_ranked = sum(1 for e in ctx.scored if e.official and not e.reference)
+    shown = {ranking_metric(ctx), *headline_metrics(ctx)}
     for key in keys:
         entry = entries.get(key)
         record = ctx.records.get(key)
@@ -602,7 +604,7 @@ def teams_section(
             entry,
             record,
             items,
-            _scores_of(ctx, item_scores, key),
+            _scores_of(ctx, item_scores, key, shown),
             _outputs_of(outputs, key),
             item_limit(len(keys)),
             references,
