@@ -243,3 +243,45 @@ def test_disconnected_design_leaves_no_df_for_adjusted_terms() -> None:
                 f"no degrees of freedom for {term}"
             )
         assert res.at["Residual", "computable"] and res.at["Residual", "df"] == 4
+
+
+@pytest.mark.parametrize(
+    ("f", "df1", "df2"),
+    [
+        (3.2, 4, 100),
+        (0.0, 2, 5),
+        (-1e-12, 2, 3),
+        (1e-9, 3, 3),
+        (50.0, 1, 1000),
+        (1.7, 999, 111_000),
+        (float("inf"), 2, 3),
+        (float("nan"), 2, 2),
+    ],
+)
+def test_f_tail_is_scipy_stats_f_sf(f: float, df1: int, df2: int) -> None:
+    """The ANOVA's p values come from scipy.special.fdtrc, the function
+    scipy.stats.f.sf calls, without importing scipy.stats: the same numbers, and
+    1 below the support."""
+    from scipy.stats import f as f_dist
+
+    from stecflow.stats.anova import _f_sf
+
+    np.testing.assert_equal(_f_sf(f, df1, df2), f_dist.sf(f, df1, df2))
+
+
+def test_one_way_anova_and_tukey_leave_scipy_stats_unloaded() -> None:
+    """Loading scipy.stats takes about 1.1 s in a job that has pandas already;
+    the scores' ANOVA and Tukey need none of it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, pandas as pd\n"
+        "from stecflow.stats.anova import anova\n"
+        "from stecflow.stats.posthoc import pairwise_tukey\n"
+        "d = pd.DataFrame({'y': [1., 2., 3., 2., 5., 6., 4., 8., 9.],"
+        " 'g': list('aaabbbccc')})\n"
+        "anova(d, 'y', ['g']); pairwise_tukey(d, 'y', 'g')\n"
+        "assert 'scipy.stats' not in sys.modules, 'scipy.stats was loaded'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

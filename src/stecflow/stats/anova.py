@@ -430,9 +430,17 @@ def anova(
 
 
 def _f_sf(f: float, df1: int, df2: int) -> float:
-    from scipy.stats import f as f_dist
+    """P(F > f): ``scipy.stats.f.sf``, from the function it calls, ``fdtrc``.
 
-    return float(f_dist.sf(f, df1, df2))
+    ``scipy.special`` loads in a fifth of the time ``scipy.stats`` takes (about
+    1.1 s less in a job that needs nothing else of it); below the support (a sum
+    of squares rounded under 0) the answer is ``f.sf``'s, 1.
+    """
+    from scipy.special import fdtrc
+
+    if f <= 0:
+        return 1.0
+    return float(fdtrc(df1, df2, f))
 
 
 def _one_way_ss(fit: _Fit) -> dict[str, tuple[float, int, str]]:
