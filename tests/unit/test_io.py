@@ -184,3 +184,48 @@ def test_iter_tsv_columns_gives_the_cells_iter_tsv_gives(tmp_path):
     ]
     assert list(iter_tsv_columns(path, ["team"], where=("value", ""))) == [("'quoted",)]
     assert list(iter_tsv_columns(path, ["team"], where=("absent", "x"))) == []
+
+
+def _dictreader_rows(text: str) -> list[dict]:
+    """What read_tsv gave before: csv.DictReader (tab, no quoting), then decoded."""
+    import csv
+    import io
+
+    from stecflow.core.io import FREE_TEXT_COLUMNS, decode_cell
+
+    rows = []
+    for row in csv.DictReader(
+        io.StringIO(text, newline=""), delimiter="\t", quoting=csv.QUOTE_NONE
+    ):
+        for key, value in row.items():
+            if not isinstance(key, str) or not isinstance(value, str):
+                continue
+            if "\\" in value or (value[:1] == "'" and key in FREE_TEXT_COLUMNS):
+                row[key] = decode_cell(value, key)
+        rows.append(row)
+    return rows
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "a\tb\n",
+        "a\tb\n1\t2\n",
+        "a\tb\r\n1\t2\r\n\r\n3\t4",
+        "a\tb\tc\n1\n\n1\t2\t3\t4\t5\n",
+        "\na\tb\n1\t2\n",
+        "a\ta\n1\t2\n",
+        "team\tdetail\tvalue\nx\t'=1\\u2028y\t\\t2\nx\t\t\n",
+        "a\tb\n \t \n'q\t\\\\\n",
+        "a\tb\r1\t2\r",
+    ],
+)
+def test_read_tsv_gives_what_csv_dictreader_gave(text, tmp_path):
+    """read_tsv splits lines itself, twice as fast as csv.DictReader, and gives
+    the same rows: short lines padded with None, long lines' extra cells under
+    None, blank lines skipped, escaped cells decoded."""
+    path = tmp_path / "t.tsv"
+    path.write_bytes(text.encode())
+    assert read_tsv(path) == _dictreader_rows(text)
+    assert parse_tsv(text) == _dictreader_rows(text)

@@ -472,24 +472,36 @@ def parse_tsv(text: str) -> list[dict[str, str]]:
 
 
 def _decoded_rows(lines: Iterable[str]) -> Iterator[dict[str, str]]:
-    marked = [False]  # whether the line just read has anything to decode
+    """The rows of TSV *lines* as ``csv.DictReader`` gives them (tab-separated,
+    no quoting), decoded; twice as fast as the reader itself.
 
-    def tap() -> Iterator[str]:
-        for line in lines:
-            marked[0] = "\\" in line or "'" in line
-            yield line
-
-    # Without quoting, the reader takes exactly one line per row.
-    reader = csv.DictReader(tap(), delimiter="\t", quoting=csv.QUOTE_NONE)
-    for row in reader:
-        if not marked[0]:
-            yield row
+    write_tsv escapes tabs and line breaks inside cells, so without quoting a
+    line is a row and its cells are the line split at tabs. As DictReader: the
+    first line names the columns, blank lines are skipped, a short line's missing
+    cells are None and a long line's extra cells are a list under the key None.
+    """
+    names: list[str] | None = None
+    width = 0
+    for line in lines:
+        line = line.rstrip("\r\n")
+        if names is None:
+            names = line.split("\t") if line else []
+            width = len(names)
             continue
-        for key, value in row.items():
-            if not isinstance(key, str) or not isinstance(value, str):
-                continue  # a short or long line: csv's restkey and restval
-            if "\\" in value or (value[:1] == "'" and key in FREE_TEXT_COLUMNS):
-                row[key] = decode_cell(value, key)
+        if not line:
+            continue
+        cells = line.split("\t")
+        row: dict[Any, Any] = dict(zip(names, cells, strict=False))  # see below
+        if len(cells) < width:
+            row.update(dict.fromkeys(names[len(cells) :]))
+        elif len(cells) > width:
+            row[None] = cells[width:]
+        if "\\" in line or "'" in line:
+            for key, value in row.items():
+                if not isinstance(key, str) or not isinstance(value, str):
+                    continue  # a short or long line's None cells and extra list
+                if "\\" in value or (value[:1] == "'" and key in FREE_TEXT_COLUMNS):
+                    row[key] = decode_cell(value, key)
         yield row
 
 
