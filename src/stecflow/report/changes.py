@@ -85,14 +85,17 @@ def _float(value: str | None) -> float | None:
     return number if number is None or math.isfinite(number) else None
 
 
+def _version(config: Mapping[str, Any]) -> str:
+    return str((config.get("campaign") or {}).get("version", "1"))
+
+
 def _results(
     config: Mapping[str, Any],
     summary: Sequence[Mapping[str, str]],
     systems: Sequence[Mapping[str, str]],
     stats: Mapping[str, Any],
 ) -> Results:
-    campaign = config.get("campaign") or {}
-    out = Results(version=str(campaign.get("version", "1")))
+    out = Results(version=_version(config))
     for row in summary:
         name = f"{row.get('team', '')}/{row.get('system', '')}"
         out.submissions[name] = (str(row.get("status", "")), str(row.get("late", "")))
@@ -308,15 +311,15 @@ def changes_since(
     Returns ``previous_version`` (None for the first version), ``version``,
     ``changes`` (:class:`Change` records) and ``notes`` (``report.changes``).
     """
-    current = read_current(config, validation_summary, systems, stats_records)
     notes = [str(n) for n in (config.get("report") or {}).get("changes") or []]
-    if previous_release is None:
+    if previous_release is None:  # nothing to compare: the results are not read
         return {
             "previous_version": None,
-            "version": current.version,
+            "version": _version(config),
             "changes": [],
             "notes": notes,
         }
+    current = read_current(config, validation_summary, systems, stats_records)
     previous = read_release(previous_release)
     return {
         "previous_version": previous.version,
