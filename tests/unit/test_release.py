@@ -102,7 +102,7 @@ def test_archive_entries_equal_the_files_and_a_failure_leaves_nothing(
     inputs, tmp_path, monkeypatch
 ):
     """Files are streamed into the archive: each entry is its file's bytes,
-    deflated by zlib-ng at level 6; a write that fails leaves no archive and
+    deflated by zlib-ng at DEFLATE_LEVEL; a write that fails leaves no archive and
     no partial file."""
     from stecflow.release import archive as module
 
@@ -116,7 +116,7 @@ def test_archive_entries_equal_the_files_and_a_failure_leaves_nothing(
     with zipfile.ZipFile(tmp_path / "small.zip") as archive:
         assert archive.namelist() == ["a.txt", "b.txt"]
         assert archive.read("a.txt") == testset.read_bytes()
-        deflated = zlib_ng.compressobj(6, zlib_ng.DEFLATED, -15)
+        deflated = zlib_ng.compressobj(module.DEFLATE_LEVEL, zlib_ng.DEFLATED, -15)
         data = testset.read_bytes()
         packed = deflated.compress(data) + deflated.flush()
         assert archive.getinfo("a.txt").compress_size == len(packed)

@@ -62,6 +62,8 @@ ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 #: the statistics and the report are a campaign's last results, so the rest (the
 #: bulk: scores, outputs, judgments) is packed while they are made.
 LAST_ENTRIES = ("report/", "stats/")
+#: zlib-ng's deflate level for every entry (:func:`_deflate_with_zlib_ng`).
+DEFLATE_LEVEL = 5
 #: Where the archive lists the size and sha256 of its other entries.
 MANIFEST = "MANIFEST.tsv"
 
@@ -319,15 +321,16 @@ def _chunks(entry: Entry) -> Iterator[bytes]:
 
 
 def _deflate_with_zlib_ng(member: Any) -> None:
-    """Have zipfile's writer of one entry deflate it with zlib-ng, level 6.
+    """Have zipfile's writer of one entry deflate it with zlib-ng.
 
-    zlib-ng's deflate is 1.6-2.3x as fast as zlib's at the same level on the
-    archive's tables, and its output 2-4% smaller (``benchmarks/README.md``); a
-    zip reader cannot tell them apart. zipfile has no public way to choose its
-    compressor, so the writer's is swapped before the first byte is written; a
-    Python whose writer lacks that attribute stops here rather than write other
-    bytes. The archive is then byte-identical for the same inputs on the same
-    zlib-ng release and processor family; what each entry holds (its sha256 in
+    At :data:`DEFLATE_LEVEL` zlib-ng deflates a campaign's tables 2.4x as fast
+    as zlib's default level, and a little smaller (1,000 submissions: 469 MB
+    into 53.2 MB in 3.8 s, against 54.0 MB in 9.3 s; ``benchmarks/README.md``);
+    a zip reader cannot tell them apart. zipfile has no public way to choose
+    its compressor, so the writer's is swapped before the first byte is written;
+    a Python whose writer lacks that attribute stops here rather than write other
+    bytes. The archive is byte-identical for the same inputs on the same zlib-ng
+    release and processor family; what each entry holds (its sha256 in
     ``MANIFEST.tsv``) is the same everywhere.
     """
     from zlib_ng import zlib_ng
@@ -337,7 +340,7 @@ def _deflate_with_zlib_ng(member: Any) -> None:
             "this Python's zipfile no longer has the compressor stecflow replaces;"
             " the release archive cannot be written with zlib-ng"
         )
-    member._compressor = zlib_ng.compressobj(6, zlib_ng.DEFLATED, -15)
+    member._compressor = zlib_ng.compressobj(DEFLATE_LEVEL, zlib_ng.DEFLATED, -15)
 
 
 def _write_zip(
