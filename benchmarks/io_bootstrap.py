@@ -20,6 +20,10 @@ Times, in one run on the same data (medians of ``--repeat`` runs each):
   rows) against ``csv.writer`` writing the same rows (each picked with
   ``map(row.get, columns)``, as item rows may lack a column); read back, the
   cells must be equal (floats to the 10 significant digits stecflow writes).
+* **deflating the item TSV into a zip**: the release archive's writer
+  (:func:`stecflow.release.archive._write_zip`, zlib-ng at ``DEFLATE_LEVEL``)
+  against ``zipfile.ZipFile.write`` with zlib at its default level, as the
+  archive was written before; read back, both entries must be the file's bytes.
 
 Peak memory: each measured call once more in a forked child, the growth of its
 resident set (``VmHWM`` minus ``VmRSS`` before the call, from /proc, the
@@ -63,7 +67,7 @@ from stecflow.scoring.bootstrap import (  # noqa: E402
     bootstrap_intervals,
 )
 
-AIMS = {"bootstrap": 2.0, "read": 1.5, "tsv": 1.2}
+AIMS = {"bootstrap": 2.0, "read": 1.5, "tsv": 1.2, "deflate": 1.0}
 RESAMPLES, SEED, CONFIDENCE = 1000, 2009, 0.95
 
 
@@ -371,6 +375,40 @@ def tsv_result(item_rows, folder: Path, repeat: int) -> tuple:
     )
 
 
+def deflate_result(folder: Path, repeat: int) -> tuple:
+    import zipfile
+
+    from stecflow.release.archive import _write_zip
+
+    source = folder / "ours.tsv"
+    ours_zip, floor_zip = folder / "ours.zip", folder / "floor.zip"
+
+    def ours() -> None:
+        _write_zip({"items.tsv": source}, ours_zip)
+
+    def floor() -> None:
+        with zipfile.ZipFile(floor_zip, "w", zipfile.ZIP_DEFLATED) as archive:
+            archive.write(source, "items.tsv")
+
+    ours()
+    floor()
+    sizes = []
+    equal = True
+    for path in (ours_zip, floor_zip):
+        with zipfile.ZipFile(path) as archive:
+            equal &= archive.read("items.tsv") == source.read_bytes()
+            sizes.append(archive.getinfo("items.tsv").compress_size / 1e6)
+    return timed_result(
+        f"deflating the item TSV ({source.stat().st_size / 1e6:.0f} MB) into a zip",
+        "deflate",
+        ours,
+        floor,
+        repeat,
+        equal,
+        f"same bytes read back; {sizes[0]:.1f} MB (zlib-ng) / {sizes[1]:.1f} MB (zlib)",
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--items", type=int, default=20000)
@@ -381,7 +419,7 @@ def main() -> int:
         nargs="+",
         choices=sorted(AIMS),
         default=sorted(AIMS),
-        help="what to time (default: all three)",
+        help="what to time (default: all four)",
     )
     args = parser.parse_args()
     repeat = max(args.repeat, 1)
@@ -393,20 +431,27 @@ def main() -> int:
     results = []
     if "bootstrap" in args.parts:
         results.append(bootstrap_result(pending, repeat))
-    if "read" in args.parts or "tsv" in args.parts:
+    if {"read", "tsv", "deflate"} & set(args.parts):
         with tempfile.TemporaryDirectory() as folder:
             if "read" in args.parts:
                 results.append(read_result(items, Path(folder), repeat))
             if "tsv" in args.parts:
                 results.append(tsv_result(item_rows, Path(folder), repeat))
+            if "deflate" in args.parts:  # the item TSV written above, or now
+                if "tsv" not in args.parts:
+                    write_tsv(
+                        item_rows, score_module.ITEM_COLUMNS, Path(folder) / "ours.tsv"
+                    )
+                results.append(deflate_result(Path(folder), repeat))
 
     today = datetime.date.today().isoformat()
+    parts = "" if set(args.parts) == set(AIMS) else f" --parts {' '.join(args.parts)}"
     lines = [
-        f"### {today}: bootstrap, test-set reading and TSV writing,"
+        f"### {today}: bootstrap, test-set reading, TSV writing and deflating,"
         f" {args.items:,} items",
         "",
         f"Command: `python benchmarks/io_bootstrap.py --items {args.items}"
-        f" --repeat {repeat}`  ",
+        f" --repeat {repeat}{parts}`  ",
         f"Machine: {platform.machine()}, {os.cpu_count()} cores, Python"
         f" {platform.python_version()}; commit {commit()}; medians of {repeat} runs",
         "",
