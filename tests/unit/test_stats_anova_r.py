@@ -256,12 +256,17 @@ def test_disconnected_design_leaves_no_df_for_adjusted_terms() -> None:
         (1.7, 999, 111_000),
         (float("inf"), 2, 3),
         (float("nan"), 2, 2),
+        (2.0, 0, 5),
+        (0.0, 0, 5),
+        (-1.0, 3, 0),
+        (0.0, float("nan"), 3),
+        (2.0, 2.5, 7.5),
     ],
 )
 def test_f_tail_is_scipy_stats_f_sf(f: float, df1: int, df2: int) -> None:
     """The ANOVA's p values come from scipy.special.fdtrc, the function
-    scipy.stats.f.sf calls, without importing scipy.stats: the same numbers, and
-    1 below the support."""
+    scipy.stats.f.sf calls, without importing scipy.stats: the same numbers, 1
+    below the support and NaN without degrees of freedom."""
     from scipy.stats import f as f_dist
 
     from stecflow.stats.anova import _f_sf
