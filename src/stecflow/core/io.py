@@ -491,17 +491,13 @@ def _decoded_rows(lines: Iterable[str]) -> Iterator[dict[str, str]]:
         if not line:
             continue
         cells = line.split("\t")
+        if "\\" in line or "'" in line:  # only such a line has a cell to decode
+            cells[:width] = map(_decoded, cells[:width], names)
         row: dict[Any, Any] = dict(zip(names, cells, strict=False))  # see below
         if len(cells) < width:
             row.update(dict.fromkeys(names[len(cells) :]))
         elif len(cells) > width:
-            row[None] = cells[width:]
-        if "\\" in line or "'" in line:
-            for key, value in row.items():
-                if not isinstance(key, str) or not isinstance(value, str):
-                    continue  # a short or long line's None cells and extra list
-                if "\\" in value or (value[:1] == "'" and key in FREE_TEXT_COLUMNS):
-                    row[key] = decode_cell(value, key)
+            row[None] = cells[width:]  # as written, as DictReader leaves them
         yield row
 
 
