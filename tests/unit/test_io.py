@@ -186,6 +186,69 @@ def test_iter_tsv_columns_gives_the_cells_iter_tsv_gives(tmp_path):
     assert list(iter_tsv_columns(path, ["team"], where=("absent", "x"))) == []
 
 
+def test_iter_tsv_columns_where_and_among_keep_exactly_the_rows_they_name(tmp_path):
+    """The rows kept by where= and among= are those a plain split of every line
+    keeps, whichever way the lines are found: tables of random cells (the value
+    in other columns too, short and long lines, blank ones), with \\n, \\r\\n and
+    \\r line ends, the among column before, after or away from the where one."""
+    import io
+    import random
+
+    from stecflow.core.io import iter_tsv_columns
+
+    rng = random.Random(20)
+    names = ["item", "metric", "reference", "value", "stats"]
+    cells = ["*", "dice", "masi", "se", "", "x", "di", "ce", "**", "H1"]
+
+    def expected(text, columns, where, among):
+        at = [names.index(c) if c in names else None for c in columns]
+        keep_at = names.index(where[0])
+        out = []
+        for line in io.StringIO(text, newline=""):
+            row = line.rstrip("\r\n").split("\t")
+            if row == [""] or len(row) <= keep_at or row[keep_at] != where[1]:
+                continue
+            if among is not None:
+                among_at = names.index(among[0])
+                if len(row) <= among_at or row[among_at] not in among[1]:
+                    continue
+            out.append(
+                tuple(row[i] if i is not None and i < len(row) else None for i in at)
+            )
+        return out
+
+    path = tmp_path / "t.tsv"
+    for n in range(300):
+        lines = ["\t".join(names)]
+        for _ in range(rng.randint(0, 30)):
+            width = rng.choice([1, 2, 3, 4, 5, 5, 5, 5, 6])
+            lines.append("\t".join(rng.choice(cells) for _ in range(width)))
+        end = "\n" if n % 5 else rng.choice(["\r\n", "\r"])
+        text = end.join(lines) + (end if rng.random() < 0.8 else "")
+        path.write_text(text, encoding="utf-8", newline="")
+        where = (rng.choice(names[1:]), rng.choice(["*", "", "dice"]))
+        among = None
+        if rng.random() < 0.7:
+            among = (
+                rng.choice(names),
+                set(rng.sample(["dice", "masi", "se", "*", "di"], 2)),
+            )
+        columns = rng.sample([*names, "absent"], rng.randint(1, 4))
+        got = list(iter_tsv_columns(path, columns, where, among=among, raw=True))
+        assert got == expected(text, columns, where, among), (text, where, among)
+    # the item table's shape: the metric just before the reference
+    path.write_text(
+        "item\tmetric\treference\tvalue\n"
+        "t1\tdice\t*\t0.5\nt1\tdice\tH1\t1\nt1\tse\t*\t2\n"
+        "t2\tdice\t*\t\\t\nt3\tdice\t*\n",
+        encoding="utf-8",
+    )
+    got = iter_tsv_columns(
+        path, ["item", "value"], ("reference", "*"), among=("metric", {"dice"})
+    )
+    assert list(got) == [("t1", "0.5"), ("t2", "\t"), ("t3", None)]
+
+
 def _dictreader_rows(text: str) -> list[dict]:
     """What read_tsv gave before: csv.DictReader (tab, no quoting), then decoded."""
     import csv

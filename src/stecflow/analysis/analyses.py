@@ -932,7 +932,11 @@ def _overall_lines(path: str | Path, keep: Sequence[str]) -> Iterator[str]:
         before, after = at - 1, len(names) - at - 2  # tabs around the reference
         for line in handle:
             head, found, tail = line.partition("\t*\t")
-            if not found:
+            if not found:  # a short line may end with the reference
+                if line.endswith(("\t*\n", "\t*", "\t*\r\n", "\t*\r")) and (
+                    cut := _cut_line(line, at, len(names))
+                ):
+                    yield cut
                 continue
             if (
                 head.count("\t") == before
