@@ -41,6 +41,40 @@ def test_tiny_campaign_dry_run(tiny_campaign):
     assert planned_jobs(tiny_campaign) == TINY_JOBS
 
 
+def test_jobs_start_by_the_work_that_waits_on_them(tiny_campaign):
+    """The campaign-wide jobs' priorities (PRIORITY in workflow/rules/common.smk):
+    each one above every job that reads its outputs, so the chain that ends the
+    run starts first; the per-submission jobs keep 0."""
+    run = snakemake(tiny_campaign, "--dry-run", "--forceall")
+    jobs = []
+    for block in re.split(r"^(?:local)?rule ", run.stdout + run.stderr, flags=re.M)[1:]:
+        fields = dict(re.findall(r"^\s+(input|output|priority): (.*)$", block, re.M))
+        files = {
+            name: {
+                f.removesuffix(" (cached)") for f in fields.get(name, "").split(", ")
+            }
+            for name in ("input", "output")
+        }
+        jobs.append((block.split(":", 1)[0], int(fields.get("priority", 0)), files))
+    per_submission = {"prepare_testset", "check_submission"}
+    assert {rule for rule, n, _ in jobs if n == 0} == per_submission | {"all"}
+    pairs = {
+        (producer, consumer)
+        for producer, _, made in jobs
+        for consumer, _, read in jobs
+        if producer not in per_submission
+        and consumer != "all"
+        and made["output"] & read["input"]
+    }
+    priority = {rule: n for rule, n, _ in jobs}
+    assert ("render_submissions", "render_report") in pairs
+    assert len(pairs) >= 20
+    bad = [(p, c) for p, c in sorted(pairs) if priority[p] <= priority[c]]
+    assert bad == [], bad
+    # the longest chain first: the scores, then the section "Submissions"
+    assert max(priority, key=priority.get) == "aggregate_scores"
+
+
 def test_slurm_profile_groups_the_per_submission_jobs(tiny_campaign):
     """profiles/slurm sends every submission's validation and scoring as one job.
 

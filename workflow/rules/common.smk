@@ -56,6 +56,33 @@ sizing.cap_numeric_threads(os.environ)
 # "to be determined" until the inputs exist.
 mem_mb = functools.partial(sizing.mem_mb, pending=TBDString())
 runtime = functools.partial(sizing.runtime, pending=TBDString())
+# The order in which ready jobs start (Snakemake's `priority`, higher first):
+# critical-path list scheduling. Each campaign-wide rule ranks by the longest
+# chain of work that waits on it (its own seconds and those of the longest path
+# of jobs after it, at 1,000 submissions: benchmarks/README.md, "the aggregates'
+# start order"), so it always ranks above the jobs that read its outputs (a test
+# checks this). The chain scores -> section "Submissions" -> report starts at
+# once, and the study jobs and analyses fill the other core. Per-submission jobs
+# keep 0.
+PRIORITY = {
+    "aggregate_scores": 14,
+    "summarise_validation": 13,
+    "render_submissions": 12,
+    "collect_item_scores": 11,
+    "design_study": 10,
+    "build_stimuli": 9,
+    "simulate_responses": 8,
+    # the analyses of the scores (every system) before a study's (its systems)
+    "run_analyses_scores": 7,
+    "merge_judgments": 6,
+    "compare_systems": 5,
+    "compute_agreement": 5,
+    "power": 5,
+    "pack_release": 4,
+    "run_analyses": 3,
+    "render_report": 2,
+    "build_release": 1,
+}
 RELEASE_NAME = f"{config['campaign']['id']}-{config['campaign']['version']}"
 RELEASE_ARCHIVE = f"{RESULTS}/release/{RELEASE_NAME}.zip"
 

@@ -13,6 +13,7 @@ rule simulate_responses:
         f"{RESULTS}/logs/simulate_responses/{{study}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/simulate_responses/{{study}}.tsv"
+    priority: PRIORITY["simulate_responses"]
     resources:
         mem_mb=mem_mb(500, 20),
         runtime=runtime(10),
@@ -48,6 +49,7 @@ rule merge_judgments:
         f"{RESULTS}/logs/merge_judgments/{{study}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/merge_judgments/{{study}}.tsv"
+    priority: PRIORITY["merge_judgments"]
     resources:
         mem_mb=mem_mb(1000, 20),
         runtime=runtime(10),
@@ -76,6 +78,7 @@ rule compute_agreement:
         f"{RESULTS}/logs/compute_agreement/{{study}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/compute_agreement/{{study}}.tsv"
+    priority: PRIORITY["compute_agreement"]
     resources:
         mem_mb=mem_mb(500, 20),
         runtime=runtime(10),

@@ -40,8 +40,7 @@ rule pack_release:
         f"{RESULTS}/logs/pack_release/pack_release.log",
     benchmark:
         f"{RESULTS}/benchmarks/pack_release/pack_release.tsv"
-    # a long job on the way to the report or the archive: started first
-    priority: 1
+    priority: PRIORITY["pack_release"]
     localrule: True
     resources:
         mem_mb=mem_mb(500, 5),
@@ -75,6 +74,7 @@ rule build_release:
         f"{RESULTS}/logs/build_release/build_release.log",
     benchmark:
         f"{RESULTS}/benchmarks/build_release/build_release.tsv"
+    priority: PRIORITY["build_release"]
     localrule: True
     resources:
         mem_mb=mem_mb(300, 1),

@@ -20,8 +20,7 @@ rule render_submissions:
         f"{RESULTS}/logs/render_submissions/render_submissions.log",
     benchmark:
         f"{RESULTS}/benchmarks/render_submissions/render_submissions.tsv"
-    # a long job on the way to the report or the archive: started first
-    priority: 1
+    priority: PRIORITY["render_submissions"]
     localrule: True
     resources:
         mem_mb=mem_mb(1000, 10),
@@ -83,6 +82,7 @@ rule render_report:
         f"{RESULTS}/logs/render_report/render_report.log",
     benchmark:
         f"{RESULTS}/benchmarks/render_report/render_report.tsv"
+    priority: PRIORITY["render_report"]
     localrule: True
     resources:
         mem_mb=mem_mb(1000, 10),

@@ -13,8 +13,7 @@ rule aggregate_scores:
         f"{RESULTS}/logs/aggregate_scores/aggregate_scores.log",
     benchmark:
         f"{RESULTS}/benchmarks/aggregate_scores/aggregate_scores.tsv"
-    # a long job on the way to the report or the archive: started first
-    priority: 1
+    priority: PRIORITY["aggregate_scores"]
     localrule: True
     resources:
         mem_mb=mem_mb(300, 5),
@@ -37,6 +36,7 @@ rule compare_systems:
         f"{RESULTS}/logs/compare_systems/compare_systems.log",
     benchmark:
         f"{RESULTS}/benchmarks/compare_systems/compare_systems.tsv"
+    priority: PRIORITY["compare_systems"]
     resources:
         mem_mb=mem_mb(500, 20),
         runtime=runtime(10, 5),

@@ -12,8 +12,7 @@ rule collect_item_scores:
         f"{RESULTS}/logs/collect_item_scores/collect_item_scores.log",
     benchmark:
         f"{RESULTS}/benchmarks/collect_item_scores/collect_item_scores.tsv"
-    # a long job on the way to the report or the archive: started first
-    priority: 1
+    priority: PRIORITY["collect_item_scores"]
     localrule: True
     resources:
         mem_mb=mem_mb(300, 1),
@@ -47,6 +46,7 @@ for _group, _ids in ANALYSIS_GROUPS.items():
             f"{RESULTS}/logs/run_analyses/{_group}.log",
         benchmark:
             f"{RESULTS}/benchmarks/run_analyses/{_group}.tsv"
+        priority: PRIORITY.get(f"run_analyses_{_group}", PRIORITY["run_analyses"])
         resources:
             mem_mb=mem_mb(1000, 2),
             runtime=runtime(10 * len(_ids)),

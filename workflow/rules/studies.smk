@@ -13,6 +13,7 @@ rule design_study:
         f"{RESULTS}/logs/design_study/{{study}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/design_study/{{study}}.tsv"
+    priority: PRIORITY["design_study"]
     resources:
         mem_mb=mem_mb(500, 20),
         runtime=runtime(5),
@@ -46,6 +47,7 @@ rule build_stimuli:
         f"{RESULTS}/logs/build_stimuli/{{study}}.log",
     benchmark:
         f"{RESULTS}/benchmarks/build_stimuli/{{study}}.tsv"
+    priority: PRIORITY["build_stimuli"]
     resources:
         mem_mb=mem_mb(1000, 20),
         runtime=runtime(10, 1),

@@ -72,6 +72,7 @@ rule summarise_validation:
         f"{RESULTS}/logs/summarise_validation/summarise_validation.log",
     benchmark:
         f"{RESULTS}/benchmarks/summarise_validation/summarise_validation.tsv"
+    priority: PRIORITY["summarise_validation"]
     localrule: True
     resources:
         mem_mb=mem_mb(300, 5),
