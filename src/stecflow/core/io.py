@@ -471,17 +471,12 @@ def _candidate_pattern(
     """What a line of a row kept by :func:`iter_tsv_columns` holds: *value* as a
     cell after the first; if *near* is -1 or 1, one of *among* as the cell just
     before or after it."""
-
-    def cell(alternatives: str) -> str:
-        return f"\\t(?:{alternatives})(?=[\\t\\n]|\\Z)"
-
-    if near not in (-1, 1) or not among:
-        return re.compile(cell(re.escape(value)))
-    alternatives = "|".join(map(re.escape, sorted(among)))
-    pair = (alternatives, re.escape(value))
-    if near > 0:
-        pair = pair[::-1]
-    return re.compile(f"\\t(?:{pair[0]})" + cell(pair[1]))
+    cell = re.escape(value)
+    if near in (-1, 1) and among:
+        either = "|".join(map(re.escape, sorted(among)))
+        first, second = (either, cell) if near < 0 else (cell, either)
+        return re.compile(f"\\t(?:{first})\\t(?:{second})(?=[\\t\\n]|\\Z)")
+    return re.compile(f"\\t(?:{cell})(?=[\\t\\n]|\\Z)")
 
 
 def _lines_matching(text: str, pattern: re.Pattern[str]) -> Iterator[str]:
