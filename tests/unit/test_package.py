@@ -81,7 +81,9 @@ def test_adapters_have_no_import_side_effects_and_call_the_library(tmp_path):
     summarise(
         SimpleNamespace(
             input=SimpleNamespace(records=[str(tmp_path / "v.json")]),
-            output=SimpleNamespace(summary=str(tmp_path / "s.tsv")),
+            output=SimpleNamespace(
+                summary=str(tmp_path / "s.tsv"), records=str(tmp_path / "r.jsonl")
+            ),
             params=SimpleNamespace(discovery_problems=[]),
             log=[str(tmp_path / "summary.log")],
         )
@@ -92,6 +94,7 @@ def test_adapters_have_no_import_side_effects_and_call_the_library(tmp_path):
         .splitlines()[1]
         .startswith("alpha\tsys1\taccepted")
     )
+    assert (tmp_path / "r.jsonl").read_text().count("\n") == 1
 
 
 def test_failing_job_writes_its_traceback_to_the_log(tmp_path):

@@ -27,7 +27,13 @@ from urllib.parse import unquote
 import pytest
 import yaml
 
-from stecflow.core.io import read_tsv, write_json, write_tsv
+from stecflow.core.io import (
+    read_json,
+    read_tsv,
+    write_json,
+    write_json_lines,
+    write_tsv,
+)
 from stecflow.report import render_report
 from stecflow.report.formatting import fixed, latex_escape
 from stecflow.report.svg import IntervalPoint, ScatterPoint, interval_plot, scatter_plot
@@ -684,11 +690,14 @@ def test_adapter_calls_the_library(tiny_inputs, tmp_path):
     write_compact(read_testset(tiny_inputs["testset"]), compact)
     no_submissions = tmp_path / "submissions.html"  # no item scores: no section
     no_submissions.write_text("")
+    # the records as the rule gives them: all in validation/records.jsonl
+    records = tmp_path / "records.jsonl"
+    write_json_lines(map(read_json, tiny_inputs["validation_records"]), records)
     main(
         SimpleNamespace(
             input=SimpleNamespace(
                 summary=str(tiny_inputs["validation_summary"]),
-                records=[str(p) for p in tiny_inputs["validation_records"]],
+                records=str(records),
                 systems=str(tiny_inputs["systems"]),
                 stats=[str(p) for p in tiny_inputs["stats_records"]],
                 stats_tables=[str(p) for p in tiny_inputs["stats_tables"]],
@@ -711,7 +720,8 @@ def test_adapter_calls_the_library(tiny_inputs, tmp_path):
     )
     assert "Snakemake 9.9.9" in out.read_text()
     assert "report: 7 sections" in (tmp_path / "render.log").read_text()
-    # the same page as from the XML test set: the checksum is still the XML's
+    # the same page as from the XML test set and each record's own file (as
+    # `stecflow rerun` gives them): the checksum is still the XML's
     same = render_report(
         **tiny_inputs, out_html=tmp_path / "xml.html", snakemake_version="9.9.9"
     )

@@ -1,10 +1,11 @@
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
 
-from stecflow.core.io import read_tsv
+from stecflow.core.io import iter_json_records, read_tsv
 from stecflow.data.corpus import read_items
 from stecflow.submissions.outputs import read_outputs
 from stecflow.submissions.report import format_report, write_validation
@@ -149,8 +150,20 @@ def test_reports_and_summary_are_deterministic(tiny_campaign, items, tmp_path):
         and "| gamma/broken/outputs.xml | 12 | TRIAL t9 |" in md
     )
     rows = summarise_validation(
-        paths, [["bad team/x", "folder names may use only"]], tmp_path / "s.tsv"
+        paths,
+        [["bad team/x", "folder names may use only"]],
+        tmp_path / "s.tsv",
+        tmp_path / "records.jsonl",
     )
+    # every record, one a line in the order given, read back as its own file
+    lines = (tmp_path / "records.jsonl").read_text().splitlines()
+    assert [json.loads(line) for line in lines] == [
+        json.loads(p.read_text()) for p in paths
+    ]
+    assert [r["team"] for r in iter_json_records([tmp_path / "records.jsonl"])] == [
+        "alpha",
+        "gamma",
+    ]
     table = read_tsv(tmp_path / "s.tsv")
     assert [(r["team"], r["status"]) for r in table] == [
         ("alpha", "accepted"),

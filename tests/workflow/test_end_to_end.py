@@ -36,6 +36,14 @@ def test_tiny_campaign_end_to_end(tiny_campaign, tmp_path_factory):
         ("gamma", "broken", "rejected", "false"),
     ]
     broken = json.loads((results / "validation" / "gamma" / "broken.json").read_text())
+    # validation/records.jsonl: every record, one a line, in discovery order
+    bundle = (results / "validation" / "records.jsonl").read_text().splitlines()
+    assert [json.loads(line) for line in bundle] == [
+        json.loads(
+            (results / "validation" / f"{r['team']}/{r['system']}.json").read_text()
+        )
+        for r in summary
+    ]
     assert broken["n_errors"] == 10
     assert [w["code"] for w in broken["warnings"]] == ["empty_string"]
     assert {e["code"] for e in broken["errors"]} >= {
@@ -118,7 +126,7 @@ def test_new_submission_reruns_only_its_jobs(tiny_campaign):
     assert set(jobs) <= PER_SUBMISSION | AGGREGATES
     assert jobs["check_submission"] == 1
     plan = snakemake(tiny_campaign, "--dry-run").stdout
-    outputs = re.findall(r"output: (\S+)", plan)
+    outputs = re.findall(r"output: ([^\s,]+)", plan)  # each job's first
     assert not [o for o in outputs if o.startswith("results/studies/")]
     assert not [o for o in outputs if o.startswith("results/judgments/")]
     per_submission = [

@@ -4,7 +4,7 @@ rule render_submissions:
     the scores and the validation records alone (so, while the statistics run)."""
     input:
         summary=f"{RESULTS}/validation/summary.tsv",
-        records=get_validation_records,
+        records=f"{RESULTS}/validation/records.jsonl",
         # one per submission: its items' scores
         item_scores=per_submission(f"{RESULTS}/scores/items/{{submission}}tsv"),
         systems=f"{RESULTS}/scores/systems.tsv",
@@ -40,7 +40,7 @@ rule render_report:
     """Write the campaign report: one self-contained, deterministic HTML file."""
     input:
         summary=f"{RESULTS}/validation/summary.tsv",
-        records=get_validation_records,
+        records=f"{RESULTS}/validation/records.jsonl",
         # the section "Submissions", made while the statistics run
         submissions=rules.render_submissions.output.html,
         systems=f"{RESULTS}/scores/systems.tsv",

@@ -63,11 +63,13 @@ rule check_submission:
 
 # code: stecflow.submissions.summary.summarise_validation (via workflow/scripts/summarise_validation.py)
 rule summarise_validation:
-    """Tabulate every submission's validation status."""
+    """Tabulate every submission's validation status, and gather the records."""
     input:
         records=get_validation_records,
     output:
         summary=f"{RESULTS}/validation/summary.tsv",
+        # every record, one a line: the report's one input for them all
+        records=f"{RESULTS}/validation/records.jsonl",
     log:
         f"{RESULTS}/logs/summarise_validation/summarise_validation.log",
     benchmark:

@@ -10,7 +10,7 @@ def main(smk) -> None:
         render_report(
             config=smk.params.config,
             validation_summary=smk.input.summary,
-            validation_records=list(smk.input.records),
+            validation_records=[smk.input.records],
             systems=smk.input.systems,
             testset=smk.input.testset,
             template=smk.input.template,

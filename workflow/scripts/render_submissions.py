@@ -11,14 +11,14 @@ def main(smk) -> None:
         render_submissions(
             config=smk.params.config,
             validation_summary=smk.input.summary,
-            validation_records=list(smk.input.records),
+            validation_records=[smk.input.records],
             systems=smk.input.systems,
             testset=smk.input.testset,
             testset_items=smk.input.testset_items,
             template=smk.input.template,
             item_scores=list(smk.input.item_scores),
             outputs=released_outputs(
-                list(smk.input.records),
+                [smk.input.records],
                 smk.params.submissions_root,
                 smk.input.testset_items,
                 smk.params.config["campaign"].get("tasks") or (),

@@ -8,7 +8,10 @@ def main(smk) -> None:
     """Run one job; `smk` is the object Snakemake injects as `snakemake`."""
     with job_log(smk.log[0]):
         summarise_validation(
-            list(smk.input.records), smk.params.discovery_problems, smk.output.summary
+            list(smk.input.records),
+            smk.params.discovery_problems,
+            smk.output.summary,
+            smk.output.records,
         )
 
 

@@ -47,6 +47,7 @@ __all__ = [
     "format_float",
     "format_tsv",
     "iter_tsv",
+    "iter_json_records",
     "iter_tsv_columns",
     "neutralise_formula",
     "parse_tsv",
@@ -55,6 +56,7 @@ __all__ = [
     "restore_formula",
     "unescape_cell",
     "write_json",
+    "write_json_lines",
     "write_tsv",
 ]
 
@@ -559,3 +561,37 @@ def write_json(data: Any, path: str | Path) -> None:
 def read_json(path: str | Path) -> Any:
     """Read a JSON file written by :func:`write_json`."""
     return json.loads(Path(path).read_text(encoding="utf-8"))
+
+
+def write_json_lines(values: Iterable[Any], path: str | Path) -> None:
+    """Write *values* as JSON Lines: one compact JSON value a line, sorted keys,
+    NaN as null (one file that stands for many :func:`write_json` files)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        for value in values:
+            text = json.dumps(
+                _clean(value), sort_keys=True, ensure_ascii=False, separators=(",", ":")
+            )
+            handle.write(text + "\n")
+
+
+def iter_json_records(paths: Iterable[str | Path]) -> Iterator[Any]:
+    """The JSON values of *paths*, in order: a ``.jsonl`` file (written by
+    :func:`write_json_lines`) gives one a line, any other file its one value.
+
+    >>> import tempfile
+    >>> folder = Path(tempfile.mkdtemp())
+    >>> write_json({"team": "a"}, folder / "a.json")
+    >>> write_json_lines([{"team": "b"}, {"team": "c"}], folder / "all.jsonl")
+    >>> paths = [folder / "a.json", folder / "all.jsonl"]
+    >>> [record["team"] for record in iter_json_records(paths)]
+    ['a', 'b', 'c']
+    """
+    for path in paths:
+        if Path(path).suffix != ".jsonl":
+            yield read_json(path)
+            continue
+        with open(path, encoding="utf-8") as handle:
+            for line in handle:
+                if line.strip():
+                    yield json.loads(line)

@@ -33,7 +33,7 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from stecflow.core.io import format_tsv, read_json, read_tsv
+from stecflow.core.io import format_tsv, iter_json_records, read_json, read_tsv
 from stecflow.submissions.outputs import outputs_file
 from stecflow.submissions.safepath import read_submission_file
 
@@ -1145,7 +1145,8 @@ def released_outputs(
     Parameters
     ----------
     validation_records
-        Every submission's validation record.
+        Every submission's validation record (or ``validation/records.jsonl``,
+        which holds them all).
     submissions_root
         The submissions folder (or a release archive's ``submissions/``, which
         holds exactly these submissions' outputs files).
@@ -1166,8 +1167,7 @@ def released_outputs(
     from stecflow.core.errors import StecflowError
 
     sources = {}
-    for path in validation_records:
-        record = read_json(path)
+    for record in iter_json_records(validation_records):
         if not outputs_released(record):
             continue
         folder = Path(submissions_root) / record["team"] / record["system"]

@@ -228,7 +228,8 @@ def render_report(
     validation_summary
         ``results/validation/summary.tsv``.
     validation_records
-        Every ``results/validation/<team>/<system>.json``.
+        Every ``results/validation/<team>/<system>.json``, or
+        ``results/validation/records.jsonl``, which holds them all.
     systems
         ``results/scores/systems.tsv``.
     testset

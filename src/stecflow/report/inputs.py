@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from stecflow.core.io import read_json, read_tsv
+from stecflow.core.io import iter_json_records, read_json, read_tsv
 from stecflow.report.formatting import parse_float
 
 if TYPE_CHECKING:
@@ -391,10 +391,10 @@ def config_sha256(config: Mapping[str, Any]) -> str:
 
 
 def read_records(paths: Sequence[PathLike]) -> dict[tuple[str, str], dict[str, Any]]:
-    """Validation records keyed by ``(team, system)``."""
+    """Validation records keyed by ``(team, system)``, from their files or from
+    ``validation/records.jsonl`` (all of them, one a line)."""
     records = {}
-    for path in paths:
-        record = read_json(path)
+    for record in iter_json_records(paths):
         records[(record["team"], record["system"])] = record
     return dict(sorted(records.items()))
 

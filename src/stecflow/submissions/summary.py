@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from stecflow.core.io import read_json, write_tsv
+from stecflow.core.io import read_json, write_json_lines, write_tsv
 from stecflow.tasks.base import Problem
 
 __all__ = ["summarise_validation", "superseding", "SUMMARY_COLUMNS"]
@@ -60,8 +60,14 @@ def summarise_validation(
     record_paths: Sequence[str | Path],
     discovery_problems: Sequence[Sequence[str]],
     tsv_path: str | Path,
+    records_path: str | Path | None = None,
 ) -> list[dict[str, Any]]:
     """Collect every validation record into one table, one row per submission.
+
+    With *records_path* (``validation/records.jsonl``), also write the records
+    themselves there, one a line in the order of *record_paths*: the stages that
+    read every record (the report) read that one file, so that Snakemake tracks
+    one input for them instead of one per submission.
 
     Folders that discovery could not take as submissions get a row with status
     ``unreadable`` and the reason, so nothing in ``submissions/`` goes unmentioned.
@@ -92,4 +98,6 @@ def summarise_validation(
         )
     rows.sort(key=lambda r: (r["team"], r["system"]))
     write_tsv(rows, SUMMARY_COLUMNS, tsv_path)
+    if records_path is not None:
+        write_json_lines(records, records_path)
     return rows
