@@ -225,6 +225,23 @@ class Context:
             ids.update(dict.fromkeys(mid for mid, _, _ in entry.scores))
         return tuple(ids)
 
+    @cached_property
+    def signatures(self) -> tuple[tuple[str, str], ...]:
+        """(metric header, signature) of each metric (:func:`signature_list`)."""
+        found_by_metric: dict[str, set[str]] = {}
+        for e in self.scored:
+            for (m, _, _), row in e.scores.items():
+                if row.get("signature"):
+                    found_by_metric.setdefault(m, set()).add(row["signature"])
+        out = []
+        for mid in metric_ids(self):
+            found = sorted(found_by_metric.get(mid, ()))
+            sigs = found or (
+                [self.metric(mid).signature] if self.metric(mid).signature else []
+            )
+            out += [(self.metric(mid).header, sig) for sig in sigs]
+        return tuple(out)
+
     def metric(self, metric_id: str) -> MetricInfo:
         """Display info of a metric (fallback for metrics not in the config)."""
         info = self.metrics.get(metric_id)
@@ -697,17 +714,4 @@ def score_notes(
 
 def signature_list(ctx: Context) -> list[tuple[str, str]]:
     """One signature per metric, as found in the scores (config's if none scored)."""
-    found_by_metric: dict[str, set[str]] = {}
-    for e in ctx.scored:
-        for (m, _, _), row in e.scores.items():
-            if row.get("signature"):
-                found_by_metric.setdefault(m, set()).add(row["signature"])
-    out = []
-    for mid in metric_ids(ctx):
-        found = sorted(found_by_metric.get(mid, ()))
-        sigs = found or (
-            [ctx.metric(mid).signature] if ctx.metric(mid).signature else []
-        )
-        for sig in sigs:
-            out.append((ctx.metric(mid).header, sig))
-    return out
+    return list(ctx.signatures)

@@ -53,8 +53,14 @@ def number(text: str) -> float | None:
     --------
     >>> number("6.41"), number("−0.37"), number("64.5 %"), number("—"), number("")
     (6.41, -0.37, 64.5, None, None)
+    >>> number("IS-fbs"), number("nan"), number("Infinity"), number("1e3")
+    (None, None, None, 1000.0)
     """
     cleaned = text.replace("\u2212", "-").replace("%", "").strip().rstrip("*†‡§ ")
+    # a word (a system's name) is no number: only "nan" and "inf" would parse,
+    # and they are refused below (a raised ValueError costs more than this test)
+    if cleaned[:1].isalpha() and cleaned[:1] not in "nNiI":
+        return None
     try:
         value = float(cleaned)
     except ValueError:
