@@ -249,6 +249,42 @@ def test_iter_tsv_columns_where_and_among_keep_exactly_the_rows_they_name(tmp_pa
     assert list(got) == [("t1", "0.5"), ("t2", "\t"), ("t3", None)]
 
 
+def test_iter_tsv_blocks_keep_every_line_with_one_of_the_cells(tmp_path):
+    """The blocks hold whole lines, the header first; with cells, every line
+    in which one of them is a cell after the first, in order, and no other:
+    random tables read in blocks smaller and larger than their lines."""
+    import io
+    import random
+
+    from stecflow.core.io import iter_tsv_blocks
+
+    rng = random.Random(21)
+    cells = ["se", "dice", "s", "e", "sed", "", "*", "se se"]
+    path = tmp_path / "t.tsv"
+    for n in range(200):
+        lines = ["a\tb\tc"]
+        for _ in range(rng.randint(0, 40)):
+            width = rng.choice([1, 2, 3, 3, 3])
+            lines.append("\t".join(rng.choice(cells) for _ in range(width)))
+        end = "\n" if n % 4 else "\r\n"
+        text = end.join(lines) + end
+        path.write_text(text, encoding="utf-8", newline="")
+        wanted = set(rng.sample(["se", "dice", "*"], rng.randint(1, 2)))
+        size = rng.choice([1, 5, 16, 100, 1 << 20])
+        header, *blocks = iter_tsv_blocks(path, wanted, size=size)
+        assert header == lines[0] + end
+        assert all(block.endswith("\n") for block in blocks)
+        expected = [
+            line
+            for line in io.StringIO(text, newline="")
+            if wanted & set(line.rstrip("\r\n").split("\t")[1:])
+        ]
+        assert "".join(blocks) == "".join(expected), (text, wanted, size)
+        # without cells: the whole table, cut at line ends
+        header, *blocks = iter_tsv_blocks(path, size=size)
+        assert header + "".join(blocks) == text
+
+
 def _dictreader_rows(text: str) -> list[dict]:
     """What read_tsv gave before: csv.DictReader (tab, no quoting), then decoded."""
     import csv

@@ -65,6 +65,7 @@ from typing import Any
 from stecflow.core.errors import ConfigError
 from stecflow.core.io import (
     format_tsv,
+    iter_tsv_blocks,
     iter_tsv_columns,
     read_json,
     read_tsv,
@@ -1076,12 +1077,16 @@ def item_frames(items_path: str | Path, measures: Sequence[str]) -> dict[str, An
 
     The file is read once for all the metrics not read before (it holds every
     metric of every system analysed: 1.9 million rows for 1,000 systems × 112
-    items × 17 metrics), in chunks, keeping their rows only, and without the
-    ``stats`` column, which no analysis reads. Within one job the frames are
+    items × 17 metrics), in blocks of lines, keeping their rows only, and
+    without the ``stats`` column, which no analysis reads: only the lines that
+    hold one of the metrics as a cell are parsed
+    (:func:`~stecflow.core.io.iter_tsv_blocks`). Within one job the frames are
     kept, for the file as it is (path, identity, size, time), so the analyses of
     a group that share a metric read it once (:func:`prefetch_item_frames`);
     each call gets its own copies. A metric without rows gets an empty frame.
     """
+    import io
+
     import pandas as pd
 
     stat = Path(items_path).stat()
@@ -1089,15 +1094,23 @@ def item_frames(items_path: str | Path, measures: Sequence[str]) -> dict[str, An
     kept = _ITEM_FRAMES.setdefault(key, {})
     missing = [m for m in dict.fromkeys(measures) if m not in kept]
     if missing:
-        chunks = pd.read_csv(
-            items_path,
-            sep="\t",
-            dtype=str,
-            keep_default_na=False,
-            chunksize=200_000,
-            usecols=lambda column: column != "stats",
-        )
-        rows = pd.concat([chunk[chunk["metric"].isin(missing)] for chunk in chunks])
+        # only the lines that can be such rows are parsed (one metric of 17:
+        # a tenth of the file), in blocks of a few MB; the header alone gives
+        # the columns when there are none
+        blocks = iter_tsv_blocks(items_path, missing)
+        header = next(blocks)
+
+        def parse(block: str) -> Any:
+            chunk = pd.read_csv(
+                io.StringIO(header + block),
+                sep="\t",
+                dtype=str,
+                keep_default_na=False,
+                usecols=lambda column: column != "stats",
+            )
+            return chunk[chunk["metric"].isin(missing)]
+
+        rows = pd.concat([parse(block) for block in blocks] or [parse("")])
         for measure in missing:
             frame = rows[rows["metric"] == measure].copy()
             frame["value"] = pd.to_numeric(frame["value"].replace("", "nan"))
