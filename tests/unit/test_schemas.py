@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import copy
+
 import jsonschema
 import pytest
 import yaml
@@ -91,16 +93,70 @@ def test_every_optional_key_has_a_default():
     assert list(missing(load(CONFIG_SCHEMA), "$")) == []
 
 
-def test_schema_defaults_complete_a_minimal_config():
-    """The campaign, its data and its submissions are all a config must name."""
+MINIMAL = {
+    "campaign": {"id": "mini", "title": "Mini", "tasks": ["attribute_selection"]},
+    "data": {"testset": "test.xml"},
+    "submissions": {"root": "submissions"},
+}
+
+
+@pytest.mark.parametrize(
+    "config",
+    [MINIMAL, *(load(path) for path in CAMPAIGNS)],
+    ids=["minimal", *(path.parent.parent.name + "/" + path.stem for path in CAMPAIGNS)],
+)
+def test_validate_config_fills_in_what_snakemake_s_validate_does(config):
+    """The workflow checks its config with campaign.validate_config: the same
+    defaults, in the same places, as Snakemake's validate()."""
     from snakemake.utils import validate
 
-    config = {
-        "campaign": {"id": "mini", "title": "Mini", "tasks": ["attribute_selection"]},
-        "data": {"testset": "test.xml"},
-        "submissions": {"root": "submissions"},
-    }
-    validate(config, str(CONFIG_SCHEMA))  # fills in the defaults
+    from stecflow.campaign import validate_config
+
+    ours, snakemake_s = copy.deepcopy(config), copy.deepcopy(config)
+    validate_config(ours, CONFIG_SCHEMA)
+    validate(snakemake_s, str(CONFIG_SCHEMA))
+    assert ours == snakemake_s and ours != config
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "message"),
+    [
+        (lambda c: c.update(bogus=1), "config", "'bogus' was unexpected"),
+        (
+            lambda c: c["campaign"].update(dealine="x"),
+            "config.campaign",
+            "'dealine' was unexpected",
+        ),
+        (
+            lambda c: c["campaign"].update(tasks="end_to_end"),
+            "config.campaign.tasks",
+            "'end_to_end' is not of type 'array'",
+        ),
+        (lambda c: c.update(data=[]), "config.data", "[] is not of type 'object'"),
+        (
+            lambda c: c["campaign"]["tasks"].append(3),
+            "config.campaign.tasks[1]",
+            "3 is not of type 'string'",
+        ),
+    ],
+)
+def test_validate_config_names_the_key_of_a_problem(change, field, message):
+    from stecflow.campaign import validate_config
+    from stecflow.core.errors import ConfigError
+
+    config = copy.deepcopy(MINIMAL)
+    change(config)
+    with pytest.raises(ConfigError) as caught:
+        validate_config(config, CONFIG_SCHEMA)
+    assert caught.value.field == field and message in caught.value.message
+
+
+def test_schema_defaults_complete_a_minimal_config():
+    """The campaign, its data and its submissions are all a config must name."""
+    from stecflow.campaign import validate_config
+
+    config = copy.deepcopy(MINIMAL)
+    validate_config(config, CONFIG_SCHEMA)  # fills in the defaults
     assert config["results"] == "results"
     assert config["campaign"] == {
         "id": "mini",

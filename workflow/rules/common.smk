@@ -5,7 +5,6 @@ import functools
 import os
 
 from snakemake.common.tbdstring import TBDString
-from snakemake.utils import validate
 
 from stecflow import campaign
 from stecflow.analysis import analyses as analysis
@@ -16,7 +15,9 @@ from stecflow.studies import setup as studies
 from stecflow.submissions import outputs as submission_outputs
 from stecflow.submissions import safepath, validation
 
-validate(config, schema="../schemas/config.schema.yaml")
+# (stecflow's validate_config, not Snakemake's validate: the same defaults filled
+# in, 0.25 s less at every start, and the key path of an error named)
+campaign.validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
 campaign.check_config(config)
 # Every output goes under RESULTS (config key `results`, default results/). The
 # folder names the campaign that owns it: another campaign pointed at it stops
