@@ -24,6 +24,7 @@
 #   results/validation/<team>/<system>.json       validation record (status, errors)
 #   results/validation/<team>/<system>.md         the same, readable, for the team
 #   results/validation/summary.tsv                one row per submission
+#   results/validation/records.jsonl              every record, one a line
 #   results/scores/items/<team>/<system>.tsv      item x reference x metric scores
 #   results/scores/systems/<team>/<system>.json   one system's scores per subset
 #   results/scores/systems.tsv                    system x metric x subset, with CIs

@@ -60,6 +60,23 @@ def test_tiny_campaign_end_to_end(tiny_campaign, tmp_path_factory):
 
     # nothing left to do on a second invocation
     assert planned_jobs(tiny_campaign) == {}
+    # each job's benchmark beside its log, in Snakemake's columns (written by
+    # the job itself: stecflow.core.logs.write_benchmark)
+    logs = sorted(
+        p.relative_to(results / "logs") for p in results.glob("logs/**/*.log")
+    )
+    benchmarks = sorted(
+        p.relative_to(results / "benchmarks")
+        for p in results.glob("benchmarks/**/*.tsv")
+    )
+    assert len(logs) > 15 and benchmarks == [p.with_suffix(".tsv") for p in logs]
+    header, row = (
+        (results / "benchmarks/check_submission/alpha/sys1.tsv")
+        .read_text()
+        .split("\n")[:2]
+    )
+    assert header.split("\t")[:3] == ["s", "h:m:s", "max_rss"]
+    assert float(row.split("\t")[2]) > 20  # MB: a Python process with lxml loaded
 
     # the human study: design, stimuli, simulated answers merged with the design
     judgments = read_tsv(results / "judgments" / "ratings.tsv")

@@ -11,8 +11,6 @@ rule simulate_responses:
         responses=f"{RESULTS}/judgments/simulated/{{study}}.tsv",
     log:
         f"{RESULTS}/logs/simulate_responses/{{study}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/simulate_responses/{{study}}.tsv"
     priority: PRIORITY["simulate_responses"]
     resources:
         mem_mb=mem_mb(500, 20),
@@ -47,8 +45,6 @@ rule merge_judgments:
         exclusions=f"{RESULTS}/judgments/exclusions/{{study}}.tsv",
     log:
         f"{RESULTS}/logs/merge_judgments/{{study}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/merge_judgments/{{study}}.tsv"
     priority: PRIORITY["merge_judgments"]
     resources:
         mem_mb=mem_mb(1000, 20),
@@ -76,8 +72,6 @@ rule compute_agreement:
         settings=f"{RESULTS}/judgments/agreement/{{study}}.json",
     log:
         f"{RESULTS}/logs/compute_agreement/{{study}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/compute_agreement/{{study}}.tsv"
     priority: PRIORITY["compute_agreement"]
     resources:
         mem_mb=mem_mb(500, 20),

@@ -12,8 +12,6 @@ rule power:
         plot=f"{RESULTS}/power/{{study}}.svg",
     log:
         f"{RESULTS}/logs/power/{{study}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/power/{{study}}.tsv"
     priority: PRIORITY["power"]
     resources:
         # Small frames, one at a time; 200 runs x 4 sizes take about 1-2 min.

@@ -38,8 +38,6 @@ rule pack_release:
         manifest=f"{RESULTS}/release-packed/MANIFEST.tsv",
     log:
         f"{RESULTS}/logs/pack_release/pack_release.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/pack_release/pack_release.tsv"
     priority: PRIORITY["pack_release"]
     localrule: True
     resources:
@@ -72,8 +70,6 @@ rule build_release:
         manifest=f"{RESULTS}/release/MANIFEST.tsv",
     log:
         f"{RESULTS}/logs/build_release/build_release.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/build_release/build_release.tsv"
     priority: PRIORITY["build_release"]
     localrule: True
     resources:

@@ -18,8 +18,6 @@ rule render_submissions:
         html=f"{RESULTS}/report-parts/submissions.html",
     log:
         f"{RESULTS}/logs/render_submissions/render_submissions.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/render_submissions/render_submissions.tsv"
     priority: PRIORITY["render_submissions"]
     localrule: True
     resources:
@@ -80,8 +78,6 @@ rule render_report:
         ),
     log:
         f"{RESULTS}/logs/render_report/render_report.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/render_report/render_report.tsv"
     priority: PRIORITY["render_report"]
     localrule: True
     resources:

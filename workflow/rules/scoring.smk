@@ -11,8 +11,6 @@ rule aggregate_scores:
         systems=f"{RESULTS}/scores/systems.tsv",
     log:
         f"{RESULTS}/logs/aggregate_scores/aggregate_scores.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/aggregate_scores/aggregate_scores.tsv"
     priority: PRIORITY["aggregate_scores"]
     localrule: True
     resources:
@@ -34,8 +32,6 @@ rule compare_systems:
         clusters=f"{RESULTS}/scores/clusters.tsv",
     log:
         f"{RESULTS}/logs/compare_systems/compare_systems.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/compare_systems/compare_systems.tsv"
     priority: PRIORITY["compare_systems"]
     resources:
         mem_mb=mem_mb(500, 20),

@@ -10,8 +10,6 @@ rule collect_item_scores:
         systems=f"{RESULTS}/scores/analysed.tsv",
     log:
         f"{RESULTS}/logs/collect_item_scores/collect_item_scores.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/collect_item_scores/collect_item_scores.tsv"
     priority: PRIORITY["collect_item_scores"]
     localrule: True
     resources:
@@ -44,8 +42,6 @@ for _group, _ids in ANALYSIS_GROUPS.items():
             records=expand(f"{RESULTS}/stats/{{analysis}}.json", analysis=_ids),
         log:
             f"{RESULTS}/logs/run_analyses/{_group}.log",
-        benchmark:
-            f"{RESULTS}/benchmarks/run_analyses/{_group}.tsv"
         priority: PRIORITY.get(f"run_analyses_{_group}", PRIORITY["run_analyses"])
         resources:
             mem_mb=mem_mb(1000, 2),

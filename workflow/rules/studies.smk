@@ -11,8 +11,6 @@ rule design_study:
         settings=f"{RESULTS}/studies/{{study}}/design.json",
     log:
         f"{RESULTS}/logs/design_study/{{study}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/design_study/{{study}}.tsv"
     priority: PRIORITY["design_study"]
     resources:
         mem_mb=mem_mb(500, 20),
@@ -45,8 +43,6 @@ rule build_stimuli:
         dmdx=directory(f"{RESULTS}/studies/{{study}}/dmdx"),
     log:
         f"{RESULTS}/logs/build_stimuli/{{study}}.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/build_stimuli/{{study}}.tsv"
     priority: PRIORITY["build_stimuli"]
     resources:
         mem_mb=mem_mb(1000, 20),

@@ -8,8 +8,6 @@ rule prepare_testset:
         **PREPARED_OUTPUTS,
     log:
         f"{RESULTS}/logs/prepare_testset/prepare_testset.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/prepare_testset/prepare_testset.tsv"
     resources:
         mem_mb=mem_mb(300, 40),
         runtime=runtime(5, 1),
@@ -38,8 +36,6 @@ rule check_submission:
         summary=f"{RESULTS}/scores/systems/{{submission}}json",
     log:
         f"{RESULTS}/logs/check_submission/{{submission}}log",
-    benchmark:
-        f"{RESULTS}/benchmarks/check_submission/{{submission}}tsv"
     resources:
         # measured (benchmarks/README.md, each job's log): 286 MB at 10,000
         # items, whose compact test set and outputs file are about 16 MB; 62 MB
@@ -72,8 +68,6 @@ rule summarise_validation:
         records=f"{RESULTS}/validation/records.jsonl",
     log:
         f"{RESULTS}/logs/summarise_validation/summarise_validation.log",
-    benchmark:
-        f"{RESULTS}/benchmarks/summarise_validation/summarise_validation.tsv"
     priority: PRIORITY["summarise_validation"]
     localrule: True
     resources:
