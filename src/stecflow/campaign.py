@@ -397,10 +397,10 @@ def validate_config(config: MutableMapping[str, Any], schema: str | Path) -> Non
 
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     with open(schema, encoding="utf-8") as handle:
-        spec = yaml.load(handle, Loader=loader)  # noqa: S506 (a safe loader)
+        spec = yaml.load(handle, Loader=loader)  # (a safe loader, C or Python)
     check_properties = jsonschema.Draft202012Validator.VALIDATORS["properties"]
 
-    def set_defaults(validator, properties, instance, subschema):  # noqa: ANN001
+    def set_defaults(validator: Any, properties: Any, instance: Any, subschema: Any):
         if isinstance(instance, dict):
             for name, property_schema in properties.items():
                 if "default" in property_schema:

@@ -89,14 +89,8 @@ def resource_line() -> str | None:
 
 
 def _high_water_kb() -> int | None:
-    try:
-        status = Path("/proc/self/status").read_text(encoding="ascii", errors="replace")
-    except OSError:
-        return None
-    for line in status.splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1])
-    return None
+    high_water = _proc_fields("status").get("VmHWM")
+    return None if high_water is None else int(high_water.split()[0])
 
 
 def benchmark_path(log: str | Path) -> Path | None:
@@ -145,7 +139,7 @@ def write_benchmark(path: str | Path) -> None:
         figures["cpu_time"] = cpu
     except ImportError:  # (Windows)
         pass
-    status = _proc_fields("status")
+    status = _proc_fields("status")  # (the peaks in kB)
     for column, field in (("max_rss", "VmHWM"), ("max_vms", "VmPeak")):
         if field in status:
             figures[column] = int(status[field].split()[0]) / 1024
