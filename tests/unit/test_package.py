@@ -61,9 +61,7 @@ def test_adapters_have_no_import_side_effects_and_call_the_library(tmp_path):
                 summary=str(tmp_path / "sys.json"),
             ),
             params=SimpleNamespace(
-                submission_dir=str(campaign / "submissions" / "alpha" / "sys1"),
-                team="alpha",
-                system="sys1",
+                submissions_root=str(campaign / "submissions"),
                 tasks=["end_to_end", "attribute_selection"],
                 deadline=None,
                 limits={},
@@ -135,12 +133,12 @@ import runpy, sys
 from types import SimpleNamespace as N
 scripts = {str(REPO / "workflow" / "scripts")!r}
 tmp = {str(tmp_path)!r}
-sub = {str(campaign / "submissions" / "alpha" / "sys1")!r}
+root = {str(campaign / "submissions")!r}
 runpy.run_path(scripts + "/check_submission.py")["main"](N(
     input=N(testset=tmp + "/t.compact.json"),
     output=N(record=tmp + "/v.json", report=tmp + "/v.md",
              item_scores=tmp + "/i.tsv", summary=tmp + "/s.json"),
-    params=N(submission_dir=sub, team="alpha", system="sys1",
+    params=N(submissions_root=root,
              tasks=["end_to_end", "attribute_selection"], deadline=None,
              limits={{}}, scoring={{"bootstrap": {{"resamples": 50}}}}, subsets=[]),
     wildcards=N(submission="alpha/sys1."), log=[tmp + "/s.log"]))

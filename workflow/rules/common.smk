@@ -98,16 +98,6 @@ wildcard_constraints:
     study=ids.ID_REGEX,
 
 
-def get_team(wildcards):
-    """The team of one submission."""
-    return ids.split_submission_wildcard(wildcards.submission)[0]
-
-
-def get_system(wildcards):
-    """The system of one submission."""
-    return ids.split_submission_wildcard(wildcards.submission)[1]
-
-
 def get_submission_dir(wildcards):
     """The folder of one submission."""
     team, system = ids.split_submission_wildcard(wildcards.submission)

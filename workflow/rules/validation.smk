@@ -42,10 +42,11 @@ rule check_submission:
         # for a tiny campaign
         mem_mb=mem_mb(300, 16),
         runtime=runtime(10, 5),
+    # no input functions here: Snakemake calls each one for each of the
+    # campaign's jobs as it builds the DAG (the adapter reads the team and the
+    # system from the wildcard)
     params:
-        submission_dir=get_submission_dir,
-        team=get_team,
-        system=get_system,
+        submissions_root=config["submissions"]["root"],
         tasks=TASKS,
         deadline=config["campaign"]["deadline"],
         limits=config["submissions"]["limits"],

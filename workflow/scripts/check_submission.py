@@ -1,17 +1,21 @@
 """Adapter for rule `check_submission` (workflow/rules/validation.smk)."""
 
+from pathlib import Path
+
+from stecflow.core.ids import split_submission_wildcard
 from stecflow.core.logs import job_log
 from stecflow.scoring.check import check_submission
 
 
 def main(smk) -> None:
     """Run one job; `smk` is the object Snakemake injects as `snakemake`."""
+    team, system = split_submission_wildcard(smk.wildcards.submission)
     with job_log(smk.log[0]):
         check_submission(
-            smk.params.submission_dir,
+            Path(smk.params.submissions_root, team, system),
             smk.input.testset,
-            team=smk.params.team,
-            system=smk.params.system,
+            team=team,
+            system=system,
             campaign_tasks=smk.params.tasks,
             deadline=smk.params.deadline,
             scoring=smk.params.scoring,
