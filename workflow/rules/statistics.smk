@@ -4,7 +4,8 @@ rule collect_item_scores:
     input:
         summaries=get_analysed_summaries,
         item_scores=get_analysed_item_scores,
-        validation=get_analysed_validation_records,
+        # every validation record in one file (their properties and task types)
+        validation=f"{RESULTS}/validation/records.jsonl",
     output:
         table=f"{RESULTS}/scores/items.tsv",
         systems=f"{RESULTS}/scores/analysed.tsv",
