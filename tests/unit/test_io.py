@@ -194,11 +194,11 @@ def test_iter_tsv_columns_where_and_among_keep_exactly_the_rows_they_name(tmp_pa
     import io
     import random
 
-    from stecflow.core.io import iter_tsv_columns
+    from stecflow.core.io import decode_cell, iter_tsv_columns
 
     rng = random.Random(20)
     names = ["item", "metric", "reference", "value", "stats"]
-    cells = ["*", "dice", "masi", "se", "", "x", "di", "ce", "**", "H1"]
+    cells = ["*", "dice", "masi", "se", "", "x", "di", "ce", "**", "H1", "a\\tb", "'q"]
 
     def expected(text, columns, where, among):
         at = [names.index(c) if c in names else None for c in columns]
@@ -235,7 +235,18 @@ def test_iter_tsv_columns_where_and_among_keep_exactly_the_rows_they_name(tmp_pa
             )
         columns = rng.sample([*names, "absent"], rng.randint(1, 4))
         got = list(iter_tsv_columns(path, columns, where, among=among, raw=True))
-        assert got == expected(text, columns, where, among), (text, where, among)
+        want = expected(text, columns, where, among)
+        assert got == want, (text, where, among)
+        # not raw: the same rows, each cell decoded as iter_tsv decodes it
+        got = list(iter_tsv_columns(path, columns, where, among=among))
+        decoded = [
+            tuple(
+                c if c is None else decode_cell(c, n)
+                for c, n in zip(r, columns, strict=True)
+            )
+            for r in want
+        ]
+        assert got == decoded, (text, where, among)
     # the item table's shape: the metric just before the reference
     path.write_text(
         "item\tmetric\treference\tvalue\n"
