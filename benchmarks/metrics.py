@@ -51,6 +51,7 @@ from pathlib import Path
 from typing import Any
 
 from stecflow.metrics import get_metric, normalise_attribute_set
+from stecflow.metrics.sets import NormalisedSets
 from stecflow.metrics.strings import token_table
 from stecflow.metrics.text import TextNormaliser, _tokens
 
@@ -328,11 +329,10 @@ def set_rows(data: TestSet, repeat: int) -> list[Row]:
     norm = normalise_attribute_set
     hyps = [norm(h) for h in data.hyp_sets]
     refs = [[norm(r) for r in rs] for rs in data.ref_sets]
+    # the distractors as the scoring stage holds them (stecflow.scoring.score:
+    # normalised once, in a NormalisedSets); the floor iterates the same objects
     contexts = [
-        {
-            "target": norm(c["target"]),
-            "distractors": [norm(d) for d in c["distractors"]],
-        }
+        {"target": norm(c["target"]), "distractors": NormalisedSets(c["distractors"])}
         for c in data.contexts
     ]
     raw = get_metric("dice")

@@ -20,6 +20,7 @@ from rapidfuzz.distance import Levenshtein
 from stecflow.metrics import get_metric
 from stecflow.metrics.sets import (
     NormalisedSet,
+    NormalisedSets,
     dice_scores,
     masi_scores,
     normalise_attribute_set,
@@ -309,6 +310,45 @@ def test_domain_batch_equals_item_by_item(name, options):
     ]
     stats = metric.corpus_stats([norm(h) for h in hyps], refs, norm_contexts)
     assert _same(stats, expected)
+    # distractors as the scoring stage holds them: not checked again, same numbers
+    held = [{**c, "distractors": NormalisedSets(c["distractors"])} for c in contexts]
+    assert _same(metric.corpus_stats(hyps, refs, held), expected)
+
+
+def test_normalised_sets_hold_only_normalised_sets():
+    """Whatever goes in is normalised on the way in, and a tuple stays so."""
+    sets = NormalisedSets([[("Colour", " Red ")], frozenset({("TYPE", "chair")})])
+    assert [type(s) for s in sets] == [NormalisedSet, NormalisedSet]
+    assert sets == (frozenset({("colour", "red")}), frozenset({("type", "chair")}))
+    assert NormalisedSets() == ()
+    with pytest.raises(AttributeError):
+        sets.append(frozenset())  # type: ignore[attr-defined]
+
+
+def test_scoring_contexts_hold_the_distractors_normalised_once():
+    from pathlib import Path
+
+    from stecflow.scoring.score import _item_contexts
+    from stecflow.tasks.registry import read_testset, task_types
+
+    fixtures = Path(__file__).resolve().parents[1] / "fixtures"
+    items = read_testset(fixtures / "tiny_campaign" / "testset.xml")
+    (task,) = task_types(["attribute_selection"])
+    contexts = _item_contexts(task, items, normalise=True)
+    assert all(type(c["distractors"]) is NormalisedSets for c in contexts)
+    assert contexts[0]["distractors"] == tuple(
+        normalise_attribute_set(d)
+        for d in task.scoring_context(items[0])["distractors"]
+    )
+
+
+def test_domain_batch_takes_the_item_path_for_other_context_keys():
+    """A context with a key besides target and distractors goes item by item,
+    which names the key, as before the two-key shortcut."""
+    m = get_metric("underspecification")
+    h = frozenset({("type", "chair")})
+    with pytest.raises(TypeError, match="unexpected context argument.s. extra"):
+        m.corpus_stats([h], [[]], [{"target": h, "distractors": [], "extra": 1}])
 
 
 def test_underspecification_equals_the_set_formula():

@@ -39,6 +39,7 @@ from stecflow.metrics.sets import (
     TYPE_ATTRIBUTE,
     AttributeSet,
     NormalisedSet,
+    NormalisedSets,
     domain_from_context,
     normalise_attribute_set,
     prepared_sets,
@@ -350,8 +351,11 @@ class DomainMetric(Metric):
 
         Metrics with a batch version (:meth:`batch_scores`) normalise each set
         once (sets that are already :class:`~stecflow.metrics.sets.NormalisedSet`
-        pass through) and compute the same numbers as :meth:`segment_stats`
-        (tested); malformed contexts go item by item, which names the problem.
+        pass through, and distractors given as
+        :class:`~stecflow.metrics.sets.NormalisedSets`, as the scoring stage
+        gives them, are not checked again) and compute the same numbers as
+        :meth:`segment_stats` (tested); malformed contexts go item by item, which
+        names the problem.
         """
         self._check_lengths(hyps, refs, contexts)
         has_batch = type(self).batch_scores is not DomainMetric.batch_scores
@@ -384,7 +388,7 @@ def _batch_domains(
     lookup = prepared_sets(True).__getitem__
     out = []
     append = out.append
-    normal = NormalisedSet
+    normal, normal_sets = NormalisedSet, NormalisedSets
     only_normal = {normal}  # (the checks made once, not per item)
     not_a_list = (frozenset, set)
     allowed = CONTEXT_KEYS.issuperset
@@ -395,13 +399,19 @@ def _batch_domains(
             if (
                 target is None
                 or distractors is None
-                or not allowed(context)
-                or isinstance(distractors, not_a_list)
+                # (two keys: exactly these two, both allowed)
+                or (len(context) != 2 and not allowed(context))
+                or (
+                    type(distractors) is not list
+                    and isinstance(distractors, not_a_list)
+                )
             ):
                 return None
             if type(target) is not normal:
                 target = lookup(target)
-            if {*map(type, distractors)} != only_normal:
+            if type(distractors) is not normal_sets and (
+                {*map(type, distractors)} != only_normal
+            ):
                 distractors = list(map(lookup, distractors))
             if type(hyp) is not normal:
                 hyp = lookup(hyp)

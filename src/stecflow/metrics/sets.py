@@ -43,6 +43,7 @@ __all__ = [
     "MASI",
     "AttributeSet",
     "NormalisedSet",
+    "NormalisedSets",
     "DenotationSimilarity",
     "Dice",
     "SetAccuracy",
@@ -139,6 +140,28 @@ class NormalisedSet(frozenset):
 
     def __repr__(self) -> str:
         return repr(frozenset(self))
+
+
+class NormalisedSets(tuple):
+    """Attribute sets, each normalised (a domain's distractors, made once).
+
+    Each set is normalised as it is put in (:func:`normalise_attribute_set`),
+    and a tuple cannot change afterwards, so the domain metrics' batch path
+    takes it as it is instead of checking every set's type again on each call.
+
+    Examples
+    --------
+    >>> d = NormalisedSets([{("Colour", "Red")}, frozenset({("type", "chair")})])
+    >>> [type(s).__name__ for s in d], d[0] == {("colour", "red")}
+    (['NormalisedSet', 'NormalisedSet'], True)
+    """
+
+    __slots__ = ()
+
+    def __new__(
+        cls, sets: Iterable[Iterable[tuple[object, object]]] = ()
+    ) -> NormalisedSets:
+        return super().__new__(cls, map(normalise_attribute_set, sets))
 
 
 @lru_cache(maxsize=1 << 16)

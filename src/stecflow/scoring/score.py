@@ -367,7 +367,11 @@ def _item_contexts(
     set metrics ignore the context (:data:`stecflow.metrics.base.CONTEXT_KEYS`),
     so every metric gets these.
     """
-    from stecflow.metrics.sets import normalise_attribute_set
+    from stecflow.metrics.sets import (
+        NormalisedSet,
+        NormalisedSets,
+        normalise_attribute_set,
+    )
 
     if not normalise:
         return [dict(task.scoring_context(i)) for i in items]
@@ -385,7 +389,10 @@ def _item_contexts(
         if "target" in context:
             context["target"] = one(context["target"])
         if isinstance(context.get("distractors"), list | tuple):
-            context["distractors"] = list(map(one, context["distractors"]))
+            distractors = list(map(one, context["distractors"]))
+            if all(type(d) is NormalisedSet for d in distractors):
+                distractors = NormalisedSets(distractors)  # not checked again
+            context["distractors"] = distractors
         contexts.append(context)
     return contexts
 
