@@ -25,13 +25,7 @@ from stecflow.analysis.analyses import (
     system_properties,
 )
 from stecflow.core.errors import ConfigError
-from stecflow.core.io import (
-    read_json,
-    read_tsv,
-    write_json,
-    write_json_lines,
-    write_tsv,
-)
+from stecflow.core.io import read_json, read_tsv, write_json, write_tsv
 from stecflow.judgments import JUDGMENT_COLUMNS
 from stecflow.scoring.score import ITEM_COLUMNS
 from tests.conftest import REPO
@@ -564,8 +558,6 @@ def test_config_errors_of_the_new_kinds():
 
 
 def test_collect_item_scores_carries_validated_properties(tmp_path):
-    """From the records bundle, each record matched to its summary by team and
-    system (the bundle's order is not the summaries')."""
     summaries, item_paths, records = [], [], []
     for system, props in (("A", {"incremental": True}), ("B", {})):
         summary = {
@@ -582,20 +574,17 @@ def test_collect_item_scores_carries_validated_properties(tmp_path):
         }
         write_json(summary, tmp_path / f"{system}.json")
         tasks = ["end_to_end", "attribute_selection"][: 1 + (system == "A")]
-        records.append(
-            {"team": "t", "system": system, "properties": props, "tasks": tasks}
-        )
+        write_json({"properties": props, "tasks": tasks}, tmp_path / f"v{system}.json")
         write_tsv([], ITEM_COLUMNS, tmp_path / f"{system}.tsv")
         summaries.append(tmp_path / f"{system}.json")
         item_paths.append(tmp_path / f"{system}.tsv")
-    records.append({"team": "u", "system": "A", "properties": {"other": 1}})
-    write_json_lines(records[::-1], tmp_path / "records.jsonl")
+        records.append(tmp_path / f"v{system}.json")
     collect_item_scores(
         summaries,
         item_paths,
         tmp_path / "items.tsv",
         tmp_path / "analysed.tsv",
-        validation_paths=[tmp_path / "records.jsonl"],
+        validation_paths=records,
     )
     assert system_properties(tmp_path / "analysed.tsv") == {
         "A": {"incremental": True},

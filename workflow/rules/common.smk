@@ -158,6 +158,11 @@ def get_analysed_summaries(wildcards):
     return [f"{RESULTS}/scores/systems/{t}/{s}.json" for t, s in analysed_submissions()]
 
 
+def get_analysed_validation_records(wildcards):
+    """The validation records (with their system properties) of those submissions."""
+    return [f"{RESULTS}/validation/{t}/{s}.json" for t, s in analysed_submissions()]
+
+
 def get_analysed_item_scores(wildcards):
     """The item-score tables of the submissions the statistics may read."""
     return [f"{RESULTS}/scores/items/{t}/{s}.tsv" for t, s in analysed_submissions()]

@@ -4,8 +4,9 @@ rule collect_item_scores:
     input:
         summaries=get_analysed_summaries,
         item_scores=get_analysed_item_scores,
-        # every validation record in one file (their properties and task types)
-        validation=f"{RESULTS}/validation/records.jsonl",
+        # not validation/records.jsonl: a late submission changes that, and
+        # must not re-run the statistics
+        validation=get_analysed_validation_records,
     output:
         table=f"{RESULTS}/scores/items.tsv",
         systems=f"{RESULTS}/scores/analysed.tsv",

@@ -65,7 +65,6 @@ from typing import Any
 from stecflow.core.errors import ConfigError
 from stecflow.core.io import (
     format_tsv,
-    iter_json_records,
     iter_tsv_blocks,
     iter_tsv_columns,
     read_json,
@@ -838,10 +837,8 @@ def collect_item_scores(
     include_late
         Include late submissions (default: they stay out of the official analyses).
     validation_paths
-        The submissions' validation records: ``validation/records.jsonl``, which
-        holds them all, or each one's ``validation/…json``; each is matched to
-        its summary by team and system. The ``properties`` that passed
-        validation go into
+        Each submission's validation record (``validation/…json``), in the same
+        order: the ``properties`` that passed validation go into
         ``scores/analysed.tsv`` (column ``properties``, JSON), where analyses by
         system property read them (:func:`system_properties`), and the task types
         the record lists (column ``tasks``), where the significance tests read them.
@@ -854,17 +851,24 @@ def collect_item_scores(
     import json
 
     chosen = []
-    for summary_path, item_path in zip(summary_paths, item_paths, strict=True):
+    properties: dict[tuple[str, str], str] = {}
+    tasks: dict[tuple[str, str], str] = {}
+    records = list(validation_paths) if validation_paths else [None] * len(item_paths)
+    for summary_path, item_path, record_path in zip(
+        summary_paths, item_paths, records, strict=True
+    ):
         summary = read_json(summary_path)
         if summary["status"] != "scored" or (summary["late"] and not include_late):
             continue
         chosen.append((summary, item_path))
-    properties: dict[tuple[str, str], str] = {}
-    tasks: dict[tuple[str, str], str] = {}
-    for record in iter_json_records(validation_paths or ()):
-        key = (record.get("team"), record.get("system"))
-        properties[key] = json.dumps(record.get("properties") or {}, sort_keys=True)
-        tasks[key] = " ".join(record.get("tasks") or [])
+        if record_path is not None:
+            record = read_json(record_path)
+            properties[(summary["team"], summary["system"])] = json.dumps(
+                record.get("properties") or {}, sort_keys=True
+            )
+            tasks[(summary["team"], summary["system"])] = " ".join(
+                record.get("tasks") or []
+            )
     labels = _labels([(s["team"], s["system"]) for s, _ in chosen])
     identity = ITEM_TABLE_COLUMNS[:6]  # then the columns of the item tables
     keep = ITEM_TABLE_COLUMNS[6:]
