@@ -326,13 +326,11 @@ def test_normalised_sets_hold_only_normalised_sets():
 
 
 def test_scoring_contexts_hold_the_distractors_normalised_once():
-    from pathlib import Path
-
     from stecflow.scoring.score import _item_contexts
     from stecflow.tasks.registry import read_testset, task_types
+    from tests.conftest import TINY
 
-    fixtures = Path(__file__).resolve().parents[1] / "fixtures"
-    items = read_testset(fixtures / "tiny_campaign" / "testset.xml")
+    items = read_testset(TINY / "testset.xml")
     (task,) = task_types(["attribute_selection"])
     contexts = _item_contexts(task, items, normalise=True)
     assert all(type(c["distractors"]) is NormalisedSets for c in contexts)
