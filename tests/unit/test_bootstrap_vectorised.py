@@ -9,6 +9,7 @@ from stecflow.metrics import get_metric
 from stecflow.scoring.bootstrap import (
     _bootstrap_ci,
     _bootstrap_counts,
+    _quantile,
     _resample_scores,
     _rng_seed,
     bootstrap_intervals,
@@ -119,3 +120,19 @@ def test_counts_drawn_in_blocks_are_those_of_one_draw(monkeypatch, block, n):
     counts = _bootstrap_counts(n, 300, 2009, "all:all")
     assert counts.dtype == np.float64
     assert (counts == expected).all()
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 7, 200, 1000, 1001])
+def test_quantile_is_numpys_bit_for_bit(n):
+    rng = np.random.default_rng(n)
+    for values in (
+        rng.normal(50, 20, n),
+        np.round(rng.uniform(0, 1, n), 1),  # ties
+        rng.integers(0, 4, n).astype(float) / 3,
+    ):
+        ordered = np.sort(values)
+        # the intervals' own, and enough others to reach NumPy's two branches
+        # of the interpolation (a single formula differs in the last bit)
+        qs = [(1 - 0.95) / 2, 1 - (1 - 0.95) / 2, (1 - 0.9) / 2, 1 - (1 - 0.99) / 2]
+        for q in [*qs, *np.linspace(0, 1, 401).tolist()]:
+            assert _quantile(ordered, q) == float(np.quantile(values, q)), (n, q)

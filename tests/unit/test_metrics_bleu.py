@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import itertools
 import random
+import subprocess
+import sys
 
 import pytest
 from sacrebleu.metrics import BLEU
 
 from stecflow.metrics import BLEU3
-from stecflow.metrics.bleu import SMOOTH_DEFAULTS, closest_ref_len
+from stecflow.metrics.bleu import SMOOTH_DEFAULTS, closest_ref_len, compute_bleu
 
 HYPS = ["the large red chair", "the man with a beard"]
 REFS = [
@@ -123,6 +126,51 @@ def test_closest_reference_length_ties_go_to_the_shorter():
     assert closest_ref_len(4, [3, 5]) == 3
     assert closest_ref_len(4, [5, 3]) == 3
     assert closest_ref_len(0, [2, 4]) == 2
+
+
+@pytest.mark.parametrize(
+    ("smooth", "value"),
+    [("exp", None), ("none", None), ("floor", None), ("floor", 0.5), ("add-k", None),
+     ("add-k", 2)],
+)  # fmt: skip
+@pytest.mark.parametrize("effective_order", [False, True])
+def test_compute_bleu_is_sacrebleus_bit_for_bit(smooth, value, effective_order):
+    """Every combination of up to 3 matches of up to 3 n-grams of each order,
+    and of lengths 0-3 (empty and short hypotheses and references), gives the
+    very float sacreBLEU's static method gives."""
+    orders = [(c, t) for t in range(4) for c in range(t + 1)]
+    checked = 0
+    for grams in itertools.product(orders, repeat=3):
+        correct = [c for c, _ in grams]
+        total = [t for _, t in grams]
+        for sys_len, ref_len in itertools.product(range(4), repeat=2):
+            options = dict(
+                sys_len=sys_len,
+                ref_len=ref_len,
+                smooth_method=smooth,
+                smooth_value=value,
+                effective_order=effective_order,
+                max_ngram_order=3,
+            )
+            theirs = BLEU.compute_bleu(list(correct), list(total), **options).score
+            assert compute_bleu(correct, total, **options) == theirs, (grams, options)
+            checked += 1
+    assert checked == 10**3 * 16
+
+
+def test_scoring_bleu_does_not_import_sacrebleu():
+    code = (
+        "import sys\n"
+        "from stecflow.metrics import BLEU3\n"
+        "m = BLEU3()\n"
+        "stats = m.corpus_stats(['the red chair'], [['the red chair']])\n"
+        "print(round(m.aggregate(stats), 9), round(m.item_scores(stats)[0], 9),"
+        " 'sacrebleu' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True
+    )
+    assert out.stdout.split() == ["100.0", "100.0", "False"]
 
 
 def test_smooth_defaults_agree_with_sacrebleu():

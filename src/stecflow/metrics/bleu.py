@@ -1,12 +1,16 @@
-"""Corpus-level BLEU-3 through sacreBLEU (REFERENCE.md §10).
+"""Corpus-level BLEU-3, sacreBLEU's (REFERENCE.md §10).
 
 The segment statistics are sacreBLEU's own layout, ``[hyp_len, ref_len,
 correct_1..N, total_1..N]``: clipped n-gram matches against the maximum count
 over the item's references, hypothesis n-gram totals, and the length of the
 reference closest to the hypothesis (ties to the shorter). They are summed over
-the corpus and turned into a score by sacreBLEU's public
-``sacrebleu.metrics.bleu.BLEU.compute_bleu``, so smoothing and the brevity
-penalty are exactly sacreBLEU's. The tokens are ours
+the corpus and turned into a score by :func:`compute_bleu`, sacreBLEU's
+``sacrebleu.metrics.bleu.BLEU.compute_bleu`` line for line, so smoothing and the
+brevity penalty are exactly sacreBLEU's: a unit test compares the two, bit for
+bit, on every small combination of statistics under every smoothing method.
+sacreBLEU itself is not imported to score: its import (its dataset table,
+``portalocker``, ``tabulate``) costs a per-submission job more than BLEU does
+(benchmarks/README.md). The tokens are ours
 (:class:`~stecflow.metrics.text.TextNormaliser`), so the equivalent direct call is
 ``BLEU(max_ngram_order=3, tokenize="none", force=True).corpus_score(...)`` on the
 space-joined tokens; a unit test checks that the two agree.
@@ -17,6 +21,7 @@ report).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
@@ -29,7 +34,7 @@ from stecflow.metrics.base import (
 )
 from stecflow.metrics.text import Punctuation, TextMetricMixin, ngram_counts
 
-__all__ = ["BLEU3", "SMOOTH_DEFAULTS", "closest_ref_len"]
+__all__ = ["BLEU3", "SMOOTH_DEFAULTS", "closest_ref_len", "compute_bleu"]
 
 #: sacreBLEU's smoothing methods and their default values (``BLEU.SMOOTH_DEFAULTS``,
 #: copied so that signatures can be built without importing sacreBLEU; a test
@@ -51,6 +56,59 @@ def closest_ref_len(hyp_len: int, ref_lens: Sequence[int]) -> int:
     3
     """
     return min(ref_lens, key=lambda r: (abs(hyp_len - r), r))
+
+
+def compute_bleu(
+    correct: Sequence[float],
+    total: Sequence[float],
+    sys_len: float,
+    ref_len: float,
+    smooth_method: str = "none",
+    smooth_value: float | None = None,
+    effective_order: bool = False,
+    max_ngram_order: int = 4,
+) -> float:
+    """BLEU (0-100) from summed statistics: sacreBLEU's ``BLEU.compute_bleu``.
+
+    The same operations in the same order as sacreBLEU 2's static method (so
+    the same bits; ``tests/unit/test_metrics_bleu.py`` checks it against the
+    installed sacreBLEU), returning its ``score``. A precision of 0 enters the
+    geometric mean as sacreBLEU's floored logarithm, -9999999999.
+
+    Examples
+    --------
+    >>> round(compute_bleu([7, 3, 1], [9, 7, 5], 9, 9, "exp", max_ngram_order=3), 3)
+    40.548
+    """
+    if smooth_value is None:
+        smooth_value = SMOOTH_DEFAULTS[smooth_method]
+    bp = 1.0
+    if sys_len < ref_len:
+        bp = math.exp(1 - ref_len / sys_len) if sys_len > 0 else 0.0
+    if not any(correct):
+        return 0.0
+    precisions = [0.0] * max_ngram_order
+    smooth_mteval = 1.0
+    eff_order = max_ngram_order
+    for n in range(1, max_ngram_order + 1):
+        matched, guessed = correct[n - 1], total[n - 1]
+        if smooth_method == "add-k" and n > 1:
+            matched += smooth_value
+            guessed += smooth_value
+        if guessed == 0:
+            break
+        if effective_order:
+            eff_order = n
+        if matched == 0:
+            if smooth_method == "exp":
+                smooth_mteval *= 2
+                precisions[n - 1] = 100.0 / (smooth_mteval * guessed)
+            elif smooth_method == "floor":
+                precisions[n - 1] = 100.0 * smooth_value / guessed
+        else:
+            precisions[n - 1] = 100.0 * matched / guessed
+    logs = [math.log(p) if p != 0.0 else -9999999999 for p in precisions[:eff_order]]
+    return bp * math.exp(sum(logs) / eff_order)
 
 
 class TextCorpusMetric(TextMetricMixin, Metric):
@@ -199,10 +257,8 @@ class BLEU3(TextCorpusMetric):
         return (hyp_len, closest_ref_len(hyp_len, ref_lens), *correct, *total)
 
     def _compute(self, summed: Sequence[float], effective_order: bool) -> float:
-        from sacrebleu.metrics.bleu import BLEU
-
         n = self.max_ngram_order
-        result = BLEU.compute_bleu(
+        return compute_bleu(
             correct=[int(x) for x in summed[2 : 2 + n]],
             total=[int(x) for x in summed[2 + n : 2 + 2 * n]],
             sys_len=int(summed[0]),
@@ -212,7 +268,6 @@ class BLEU3(TextCorpusMetric):
             effective_order=effective_order,
             max_ngram_order=n,
         )
-        return float(result.score)
 
     def aggregate(self, stats: Sequence[Stats]) -> float:
         """Corpus BLEU from the summed segment statistics (0-100).

@@ -92,7 +92,8 @@ def _submission_schema() -> dict:
         .joinpath("schemas/submission.schema.yaml")
         .read_text()
     )
-    schema = yaml.safe_load(text)
+    # our own file: the C loader when PyYAML has it (10 ms less in every job)
+    schema = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
     schema["properties"]["tasks"]["items"]["enum"] = list(names())
     return schema
 
