@@ -117,7 +117,9 @@ def test_per_submission_jobs_import_no_heavy_libraries(tmp_path):
     """Running a validation or scoring job loads neither pandas, SciPy nor statsmodels.
 
     Every submission pays its jobs' start-up, so these imports stay out of them
-    (numpy is needed for bootstrap intervals; sacrebleu and rapidfuzz by metrics).
+    (numpy is needed for bootstrap intervals, rapidfuzz by metrics). Nor does it
+    load sacreBLEU (BLEU-3 has its formula, ``metrics.bleu.compute_bleu``) or
+    ``numpy.ma`` (``np.quantile`` would).
     """
     from stecflow.campaign import prepare_testset
 
@@ -149,6 +151,8 @@ print(" ".join(sorted(sys.modules)))
     ).stdout
     loaded = {m.split(".")[0] for m in out.split()}
     assert not loaded & {"pandas", "scipy", "statsmodels", "snakemake", "matplotlib"}
+    assert not loaded & {"sacrebleu", "portalocker", "tabulate"}
+    assert "numpy.random" in out.split() and "numpy.ma" not in out.split()
     # a REG campaign's job reads neither dialogue corpora nor JSON Lines
     assert not set(out.split()) & {
         "stecflow.data.dialogue",
