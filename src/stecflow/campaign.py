@@ -395,9 +395,10 @@ def validate_config(config: MutableMapping[str, Any], schema: str | Path) -> Non
     import jsonschema
     import yaml
 
-    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    from stecflow.data.yamlsafe import FAST_SAFE_LOADER
+
     with open(schema, encoding="utf-8") as handle:
-        spec = yaml.load(handle, Loader=loader)  # (a safe loader, C or Python)
+        spec = yaml.load(handle, Loader=FAST_SAFE_LOADER)
     check_properties = jsonschema.Draft202012Validator.VALIDATORS["properties"]
 
     def set_defaults(validator: Any, properties: Any, instance: Any, subschema: Any):

@@ -1066,9 +1066,11 @@ def _without_contact(data: bytes) -> bytes:
     """
     import yaml
 
+    from stecflow.data.yamlsafe import FAST_SAFE_LOADER
+
     text = data.decode("utf-8-sig")
-    # accepted at validation: bounded and safe; libyaml's parser where there is one
-    node = yaml.compose(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    # accepted at validation: bounded and safe
+    node = yaml.compose(text, Loader=FAST_SAFE_LOADER)
     if not isinstance(node, yaml.MappingNode):
         return data
     pairs = [(k, v) for k, v in node.value if getattr(k, "value", None) == "contact"]

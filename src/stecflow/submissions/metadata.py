@@ -85,6 +85,7 @@ def _submission_schema() -> dict:
     """The metadata schema, ``tasks`` limited to the registered task types."""
     import yaml
 
+    from stecflow.data.yamlsafe import FAST_SAFE_LOADER
     from stecflow.tasks.registry import names
 
     text = (
@@ -92,8 +93,7 @@ def _submission_schema() -> dict:
         .joinpath("schemas/submission.schema.yaml")
         .read_text()
     )
-    # our own file: the C loader when PyYAML has it (10 ms less in every job)
-    schema = yaml.load(text, Loader=getattr(yaml, "CSafeLoader", yaml.SafeLoader))
+    schema = yaml.load(text, Loader=FAST_SAFE_LOADER)  # ours: 10 ms less a job
     schema["properties"]["tasks"]["items"]["enum"] = list(names())
     return schema
 
