@@ -404,3 +404,37 @@ def test_simulate_study_from_the_stimuli_document(tmp_path):
         simulate_study(bad, J / "testset.xml", out, seed=1)
     with pytest.raises(JudgmentsError, match="cannot read"):
         simulate_study(tmp_path / "none.json", J / "testset.xml", out, seed=1)
+
+
+def test_missing_values_are_pandas_missing_values():
+    """`plain` (each simulated cell) tells missing values as pandas.isna does,
+    checking Python's and NumPy's scalars without loading pandas."""
+    import subprocess
+    import sys
+    from decimal import Decimal
+
+    import numpy as np
+
+    from stecflow.judgments._common import is_missing, plain
+
+    values = [
+        None, float("nan"), np.nan, np.float32("nan"), np.float32(1.5), 2.5, 0,
+        True, np.int64(3), np.bool_(False), np.str_("x"), "", "nan", b"",
+        np.datetime64("NaT"), np.timedelta64("NaT"), np.datetime64("2020-01-01"),
+        np.complex64(complex("nan")), complex("nan"), Decimal("NaN"), pd.NA, pd.NaT,
+        pd.Timestamp("2020-01-01"),
+    ]  # fmt: skip
+    assert [is_missing(v) for v in values] == [bool(pd.isna(v)) for v in values]
+    assert [plain(v) for v in values[:5]] == [None, None, None, None, 1.5]
+    assert type(plain(np.int64(3))) is int
+    code = (
+        "import sys, numpy as np\n"
+        "from stecflow.judgments._common import plain\n"
+        "cells = [1, 'x', 1.5, float('nan'), None, True, np.int64(2), np.float64(3),"
+        " np.float32('nan'), np.datetime64('NaT')]\n"
+        "print([plain(v) for v in cells], 'pandas' in sys.modules)"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], check=True, capture_output=True, text=True
+    ).stdout
+    assert out.strip() == "[1, 'x', 1.5, None, None, True, 2, 3.0, None, None] False"

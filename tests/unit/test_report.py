@@ -373,6 +373,29 @@ def test_importing_the_report_is_light():
     assert not {m.split(".")[0] for m in out} & {"pandas", "scipy", "snakemake"}
 
 
+def test_rendering_the_report_loads_no_statistics_library(tiny_inputs, tmp_path):
+    """The report formats what the analyses wrote (ANOVA, Tukey letters): making it
+    loads neither pandas nor SciPy, a third of a second of its job's start-up."""
+    code = (
+        "import json, sys\n"
+        "from stecflow.report import render_report\n"
+        "kwargs = json.load(sys.stdin)\n"
+        "render_report(**kwargs)\n"
+        "print(' '.join(sys.modules))"
+    )
+    kwargs = {**tiny_inputs, "out_html": tmp_path / "index.html"}
+    out = subprocess.run(
+        [sys.executable, "-c", code],
+        input=json.dumps(kwargs, default=str),
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.split()
+    assert not {m.split(".")[0] for m in out} & {"pandas", "scipy", "statsmodels"}
+    html = (tmp_path / "index.html").read_text(encoding="utf-8")
+    assert 'id="stats-se-tukey"' in html and 'id="stats-se-anova"' in html
+
+
 # ---------------------------------------------------------------------------
 # missing scores, unreadable folders, human data
 

@@ -18,12 +18,11 @@ May import: :mod:`stecflow.core`, :mod:`stecflow.stats`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
-
-from stecflow.stats._common import StatsInputError, check_columns
+if TYPE_CHECKING:  # pandas loads where a table is made: the report needs none
+    import pandas as pd
 
 __all__ = [
     "correlation_table",
@@ -33,6 +32,7 @@ __all__ = [
     "format_r",
     "format_result",
     "format_t",
+    "letter_columns",
     "letter_table",
 ]
 
@@ -203,6 +203,8 @@ def format_result(row: Mapping[str, Any] | pd.Series, *, digits: int = 2) -> str
             f"{_num(row['estimate'], digits)}, {level} CI "
             f"[{_num(row['ci_low'], digits)}, {_num(row['ci_high'], digits)}]"
         )
+    from stecflow.stats._common import StatsInputError
+
     raise StatsInputError("format_result: not a recognised result row")
 
 
@@ -234,11 +236,16 @@ def correlation_table(
 
     Examples
     --------
+    >>> import pandas as pd
     >>> corr = pd.DataFrame({"measure_a": ["x"], "measure_b": ["y"], "r": [-0.8678],
     ...                      "sig": [""], "computable": [True], "reason": [""]})
     >>> correlation_table(corr).values.tolist()
     [['1', '-0.87'], ['-0.87', '1']]
     """
+    import pandas as pd
+
+    from stecflow.stats._common import check_columns
+
     check_columns(
         corr,
         ["measure_a", "measure_b", "r", "sig", "computable"],
@@ -246,19 +253,48 @@ def correlation_table(
     )
     if measures is None:
         measures = list(dict.fromkeys([*corr["measure_a"], *corr["measure_b"]]))
+    cells = correlation_cells(
+        corr[["measure_a", "measure_b", "r", "sig", "computable"]].itertuples(
+            index=False
+        ),
+        measures,
+        digits=digits,
+        marks=marks,
+    )
     table = pd.DataFrame("", index=list(measures), columns=list(measures), dtype=object)
-    for m in measures:
-        table.loc[m, m] = "1"
-    for _, row in corr.iterrows():
-        a, b = row["measure_a"], row["measure_b"]
-        if a not in table.index or b not in table.index:
+    for (a, b), cell in cells.items():
+        table.loc[a, b] = cell
+    return table
+
+
+def correlation_cells(
+    rows: Iterable[tuple[str, str, float, str, bool]],
+    measures: Sequence[str],
+    *,
+    digits: int = 2,
+    marks: bool = True,
+) -> dict[tuple[str, str], str]:
+    """The cells of :func:`correlation_table`, from plain rows.
+
+    *rows* are ``(measure_a, measure_b, r, sig, computable)``; the result maps
+    ``(row measure, column measure)`` to the cell for every pair of *measures*
+    that has one: ``"1"`` on the diagonal, the row's value both ways, a later
+    row of the same pair winning.
+
+    >>> correlation_cells([("x", "y", 0.9512, "**", True)], ["x", "y"])
+    {('x', 'x'): '1', ('y', 'y'): '1', ('x', 'y'): '0.95**', ('y', 'x'): '0.95**'}
+    """
+    known = set(measures)
+    cells = {(m, m): "1" for m in measures}
+    for a, b, r, sig, computable in rows:
+        if a not in known or b not in known:
             continue
-        if bool(row["computable"]):
-            cell = _num(float(row["r"]), digits) + (str(row["sig"]) if marks else "")
+        if bool(computable) and r is not None:
+            cell = _num(float(r), digits) + (str(sig) if marks else "")
         else:
             cell = "n/a"
-        table.loc[a, b] = table.loc[b, a] = cell
-    return table
+        cells[a, b] = cells[b, a] = cell
+    return cells
 
 
 def letter_table(letters: pd.DataFrame) -> pd.DataFrame:
@@ -280,18 +316,39 @@ def letter_table(letters: pd.DataFrame) -> pd.DataFrame:
 
     Examples
     --------
+    >>> import pandas as pd
     >>> lt = pd.DataFrame({"group": ["GRAPH", "USP", "IS"],
     ...                    "letters": ["A", "AB", "B"]})
     >>> letter_table(lt).values.tolist()
     [['A', ''], ['A', 'B'], ['', 'B']]
     """
+    import pandas as pd
+
+    from stecflow.stats._common import check_columns
+
     check_columns(letters, ["group", "letters"], what="letter_table")
-    split = [
-        (str(g), s.split(" ") if " " in s else list(s))
-        for g, s in zip(letters["group"], letters["letters"].fillna(""), strict=True)
-    ]
-    names = list(dict.fromkeys(x for _, parts in split for x in parts))
-    rows = {g: [x if x in parts else "" for x in names] for g, parts in split}
+    names, rows = letter_columns(letters["group"], letters["letters"].fillna(""))
     table = pd.DataFrame.from_dict(rows, orient="index", columns=names)
     table.index.name = "group"
     return table
+
+
+def letter_columns(
+    groups: Iterable[Any], letters: Iterable[str]
+) -> tuple[list[str], dict[str, list[str]]]:
+    """The columns of :func:`letter_table`, from plain sequences: the letters in
+    order of first use, and each group's row (the letter or ``""`` per column).
+
+    A letter string is its characters, or its space-separated names when it has
+    spaces (``"A10 A11"``).
+
+    >>> letter_columns(["GRAPH", "USP", "IS"], ["A", "AB", "B"])
+    (['A', 'B'], {'GRAPH': ['A', ''], 'USP': ['A', 'B'], 'IS': ['', 'B']})
+    """
+    split = [
+        (str(g), s.split(" ") if " " in s else list(s))
+        for g, s in zip(groups, letters, strict=True)
+    ]
+    names = list(dict.fromkeys(x for _, parts in split for x in parts))
+    rows = {g: [x if x in parts else "" for x in names] for g, parts in split}
+    return names, rows

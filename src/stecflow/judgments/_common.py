@@ -8,6 +8,7 @@ from __future__ import annotations
 import hashlib
 import math
 import re
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -291,15 +292,28 @@ def normalise_header(name: str) -> str:
 
 
 def is_missing(value: Any) -> bool:
-    """True for None, NaN and pandas' missing values."""
+    """True for None, NaN and pandas' missing values (as ``pandas.isna``).
+
+    Python's and NumPy's scalars are checked without pandas, so that a job whose
+    values are all such (``simulate_responses``) does not load it for this.
+    """
     if value is None:
         return True
     if isinstance(value, float):
         return math.isnan(value)
+    if isinstance(value, str | bytes | int):
+        return False
+    np = sys.modules.get("numpy")
+    if np is not None and isinstance(value, np.generic):
+        if isinstance(value, np.floating | np.complexfloating):
+            return bool(np.isnan(value))
+        if isinstance(value, np.datetime64 | np.timedelta64):
+            return bool(np.isnat(value))
+        return False
     try:
         import pandas as pd
 
-        return bool(pd.isna(value)) if not isinstance(value, str | bytes) else False
+        return bool(pd.isna(value))
     except (TypeError, ValueError):
         return False
 

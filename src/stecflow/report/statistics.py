@@ -273,19 +273,11 @@ def _tukey(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
             notice(f"Tukey HSD on {info.label} not computable: {reason}.", "warning"),
             *_design_blocks(record),
         ]
-    import pandas as pd
+    from stecflow.analysis.formatting import letter_columns
 
-    from stecflow.analysis.formatting import letter_table
-
-    letters = letter_table(
-        pd.DataFrame(
-            {
-                "group": [r["system"] for r in usable],
-                "letters": [r["letters"] for r in usable],
-            }
-        )
+    names, letters = letter_columns(
+        [r["system"] for r in usable], [r["letters"] or "" for r in usable]
     )
-    names = [str(c) for c in letters.columns]
     kinds = ctx.by_label()
     table_rows = []
     for r in usable:
@@ -296,7 +288,7 @@ def _tukey(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
                 (
                     Cell(ctx.display(r["system"])),
                     Cell(fixed(mean, info.digits)),
-                    *(Cell(str(v)) for v in letters.loc[r["system"]].tolist()),
+                    *(Cell(v) for v in letters[r["system"]]),
                 ),
                 classes=entry.kind if entry else "",
             )
@@ -401,9 +393,7 @@ def _kruskal(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]
 
 
 def _correlations(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
-    import pandas as pd
-
-    from stecflow.analysis.formatting import correlation_table
+    from stecflow.analysis.formatting import correlation_cells
 
     spec = record.get("spec") or {}
     measures = list(spec.get("measures") or [])
@@ -414,16 +404,19 @@ def _correlations(ctx: Context, record: Record, rows: Rows, stem: str) -> list[B
     labels = [infos[m].label for m in measures]
     if not rows:
         return [notice("No correlations were computed.", "warning")]
-    frame = pd.DataFrame(
-        {
-            "measure_a": [r["measure_a"] for r in rows],
-            "measure_b": [r["measure_b"] for r in rows],
-            "r": [parse_float(r.get("r")) for r in rows],
-            "sig": [r.get("sig", "") for r in rows],
-            "computable": [r.get("computable", "true") == "true" for r in rows],
-        }
+    matrix = correlation_cells(
+        (
+            (
+                r["measure_a"],
+                r["measure_b"],
+                parse_float(r.get("r")),
+                r.get("sig", ""),
+                r.get("computable", "true") == "true",
+            )
+            for r in rows
+        ),
+        measures,
     )
-    matrix = correlation_table(frame, measures=measures)
     values: dict[tuple[str, str], float | None] = {(m, m): 1.0 for m in measures}
     marks: dict[tuple[str, str], str] = {}
     for r in rows:
@@ -435,7 +428,7 @@ def _correlations(ctx: Context, record: Record, rows: Rows, stem: str) -> list[B
         Row(
             (
                 Cell(label),
-                *(Cell(str(matrix.loc[m, n])) for n in measures),
+                *(Cell(matrix.get((m, n), "")) for n in measures),
             )
         )
         for m, label in zip(measures, labels, strict=True)
