@@ -155,16 +155,22 @@ def build_with_report(inputs, out, report, **kwargs):
 
 
 def test_packed_while_the_report_renders_gives_the_same_bytes(inputs, tmp_path):
-    """The workflow packs everything but the statistics and the report, then
-    adds them and the manifest to a copy (finish_release): the same bytes as in
-    one call."""
+    """The workflow packs everything but the statistics, the report and the
+    results made after the judgments, then adds them and the manifest to a copy
+    (finish_release): the same bytes as in one call."""
     from stecflow.release.archive import finish_release
 
     report = tmp_path / "index.html"
     report.write_text("<!DOCTYPE html><title>r</title>" + "x" * 50_000)
     anova = tmp_path / "se-anova.tsv"
     anova.write_text("term\tF\nsystem\t4.2\n")
-    last = {"report/index.html": report, "stats/se-anova.tsv": anova}
+    significance = tmp_path / "significance.tsv"
+    significance.write_text("metric\tsystem_a\tsystem_b\tp\nse\ta\tb\t0.5\n")
+    last = {
+        "report/index.html": report,
+        "scores/significance.tsv": significance,
+        "stats/se-anova.tsv": anova,
+    }
     build_with_report(
         inputs,
         tmp_path / "one.zip",
@@ -208,7 +214,9 @@ def test_packed_while_the_report_renders_gives_the_same_bytes(inputs, tmp_path):
             tmp_path / "three.zip",
         )
     with pytest.raises(
-        ValueError, match="packs the entries but those under report/, stats/"
+        ValueError,
+        match="packs the entries but those under judgments/agreement/, report/,"
+        " scores/clusters.tsv, scores/significance.tsv, stats/",
     ):
         build_with_report(
             inputs,

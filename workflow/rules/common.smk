@@ -66,20 +66,21 @@ runtime = functools.partial(sizing.runtime, pending=TBDString())
 # once, and the study jobs and analyses fill the other core. Per-submission jobs
 # keep 0.
 PRIORITY = {
-    "aggregate_scores": 14,
-    "summarise_validation": 13,
-    "render_submissions": 12,
-    "collect_item_scores": 11,
-    "design_study": 10,
-    "build_stimuli": 9,
-    "simulate_responses": 8,
+    "aggregate_scores": 15,
+    "summarise_validation": 14,
+    "render_submissions": 13,
+    "collect_item_scores": 12,
+    "design_study": 11,
+    "build_stimuli": 10,
+    "simulate_responses": 9,
     # the analyses of the scores (every system) before a study's (its systems)
-    "run_analyses_scores": 7,
-    "merge_judgments": 6,
+    "run_analyses_scores": 8,
+    "merge_judgments": 7,
+    "power": 7,
+    # the archive, then what only the report waits for
+    "pack_release": 6,
     "compare_systems": 5,
     "compute_agreement": 5,
-    "power": 5,
-    "pack_release": 4,
     "run_analyses": 3,
     "render_report": 2,
     "build_release": 1,
@@ -289,18 +290,13 @@ def analysis_judgment_paths(analysis_id):
 
 
 def get_release_entries(wildcards):
-    """Result files copied into the release archive as they are: their paths
-    inside the archive, which are their paths under the results folder."""
-    entries = [
-        "validation/summary.tsv",
-        "scores/systems.tsv",
-        "scores/items.tsv",
-        "scores/significance.tsv",
-        "scores/clusters.tsv",
-    ]  # the report: added by rule build_release
+    """Result files rule pack_release copies into the release archive as they
+    are: their paths inside the archive, which are their paths under the results
+    folder. The statistics, the report and the files of get_last_release_entries
+    are added by rule build_release."""
+    entries = ["validation/summary.tsv", "scores/systems.tsv", "scores/items.tsv"]
     # each submission's item scores: the report's section "Submissions"
     entries += [f"scores/items/{s}tsv" for s in SUBMISSION_WILDCARDS]
-    # the statistics: added by rule build_release, with the report
     for study in STUDIES:
         entries += [
             f"studies/{study}/design.tsv",
@@ -308,17 +304,33 @@ def get_release_entries(wildcards):
             f"judgments/quality/{study}.tsv",
             f"judgments/measures/{study}.tsv",
             f"judgments/summary/{study}.json",
-            f"judgments/agreement/{study}.tsv",
-            f"judgments/agreement/{study}.json",
         ]
         if STUDIES[study].get("power"):
             entries += [f"power/{study}.tsv", f"power/{study}.json"]
     return entries
 
 
+def get_last_release_entries(wildcards):
+    """Result files rule build_release adds with the statistics and the report
+    (under stecflow.release.archive.LAST_ENTRIES): made after the judgments, they
+    would hold back the packing of the rest."""
+    entries = ["scores/significance.tsv", "scores/clusters.tsv"]
+    for study in STUDIES:
+        entries += [
+            f"judgments/agreement/{study}.tsv",
+            f"judgments/agreement/{study}.json",
+        ]
+    return entries
+
+
 def get_release_files(wildcards):
     """The files of get_release_entries, in the same order."""
     return [f"{RESULTS}/{entry}" for entry in get_release_entries(wildcards)]
+
+
+def get_last_release_files(wildcards):
+    """The files of get_last_release_entries, in the same order."""
+    return [f"{RESULTS}/{entry}" for entry in get_last_release_entries(wildcards)]
 
 
 def get_discovery_problems(wildcards):

@@ -12,8 +12,9 @@ REPORT_TEMPLATES = sorted(
 
 # code: stecflow.release.archive.build_release (via workflow/scripts/pack_release.py)
 rule pack_release:
-    """Pack the public-release archive but its statistics and report
-    (deterministic, consented outputs only), while they are made."""
+    """Pack the public-release archive but its statistics, report and the results
+    made after the judgments (deterministic, consented outputs only), while they
+    are made."""
     input:
         records=get_validation_records,
         files=get_release_files,
@@ -54,11 +55,12 @@ rule pack_release:
 
 # code: stecflow.release.archive.finish_release (via workflow/scripts/build_release.py)
 rule build_release:
-    """Add the statistics, the report and the manifest to a copy of the packed
-    archive: the public-release archive."""
+    """Add the statistics, the report, the results made after the judgments and
+    the manifest to a copy of the packed archive: the public-release archive."""
     input:
         packed=rules.pack_release.output.packed,
         manifest=rules.pack_release.output.manifest,
+        files=get_last_release_files,
         report=f"{RESULTS}/report/index.html",
         stats=expand(
             f"{RESULTS}/stats/{{analysis}}.{{ext}}",
@@ -75,5 +77,8 @@ rule build_release:
     resources:
         mem_mb=mem_mb(300, 1),
         runtime=runtime(10),
+    params:
+        # where each of input.files goes in the archive (same order)
+        entries=get_last_release_entries,
     script:
         "../scripts/build_release.py"

@@ -13,6 +13,7 @@ def main(smk) -> None:
             smk.input.packed,
             smk.input.manifest,
             {
+                **dict(zip(smk.params.entries, smk.input.files, strict=True)),
                 "report/index.html": smk.input.report,
                 **{f"stats/{Path(p).name}": p for p in smk.input.stats},
             },

@@ -8,10 +8,10 @@ report, the config, a datasheet answering the Human Evaluation Datasheet questio
 from the config and the data, ``CITATION.cff`` and the licence notes, and a
 ``MANIFEST.tsv`` with the size and sha256 of every entry.
 
-Rebuilding from the same inputs gives identical bytes: entries are sorted (the
-statistics, the report and ``MANIFEST.tsv`` come last), every timestamp is 1980-01-01
-00:00:00, permissions are 0644, and nothing records the machine, the user or the
-time.
+Rebuilding from the same inputs gives identical bytes: entries are sorted (those
+under :data:`LAST_ENTRIES` and ``MANIFEST.tsv`` come last), every timestamp is
+1980-01-01 00:00:00, permissions are 0644, and nothing records the machine, the
+user or the time.
 
 The archive is written in two steps, so that a workflow can pack everything else
 while the statistics run and the report renders: :func:`build_release` with
@@ -59,9 +59,16 @@ __all__ = [
 #: The fixed timestamp of every archive entry (the earliest a zip can store).
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 #: Where the entries added by :func:`finish_release`, after all the others, start:
-#: the statistics and the report are a campaign's last results, so the rest (the
-#: bulk: scores, outputs, judgments) is packed while they are made.
-LAST_ENTRIES = ("report/", "stats/")
+#: the statistics, the report and the results made after the judgments (their
+#: agreement, the systems' significance tests and clusters) are a campaign's last,
+#: so the rest (the bulk: scores, outputs, judgments) is packed while they are made.
+LAST_ENTRIES = (
+    "judgments/agreement/",
+    "report/",
+    "scores/clusters.tsv",
+    "scores/significance.tsv",
+    "stats/",
+)
 #: zlib-ng's deflate level for every entry (:func:`_deflate_with_zlib_ng`).
 DEFLATE_LEVEL = 5
 #: Where the archive lists the size and sha256 of its other entries.
