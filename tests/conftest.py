@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -12,6 +14,18 @@ FIXTURES = REPO / "tests" / "fixtures"
 TINY = FIXTURES / "tiny_campaign"
 #: The b5-ref corpus shipped with stecflow (see resources/b5-ref/README.md).
 B5REF = REPO / "resources" / "b5-ref" / "corpus"
+
+
+def python_stdout(code: str, stdin: str | None = None) -> str:
+    """What *code* prints when run by a fresh interpreter (which modules a job
+    path loads, say); a failure raises with its traceback."""
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        input=stdin,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
 
 
 @pytest.fixture

@@ -25,7 +25,7 @@ from stecflow.studies.designs import latin_square_design
 from stecflow.studies.settings import RESPONSE_COLUMNS
 from stecflow.studies.stimuli import make_study_files
 from stecflow.tasks.reg.realiser import realise
-from tests.conftest import FIXTURES, REPO
+from tests.conftest import FIXTURES, REPO, python_stdout
 
 J = FIXTURES / "judgments"
 DEMO = read_items(REPO / "resources" / "demo" / "test.xml")
@@ -409,8 +409,6 @@ def test_simulate_study_from_the_stimuli_document(tmp_path):
 def test_missing_values_are_pandas_missing_values():
     """`plain` (each simulated cell) tells missing values as pandas.isna does,
     checking Python's and NumPy's scalars without loading pandas."""
-    import subprocess
-    import sys
     from decimal import Decimal
 
     import numpy as np
@@ -434,7 +432,5 @@ def test_missing_values_are_pandas_missing_values():
         " np.float32('nan'), np.datetime64('NaT')]\n"
         "print([plain(v) for v in cells], 'pandas' in sys.modules)"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], check=True, capture_output=True, text=True
-    ).stdout
+    out = python_stdout(code)
     assert out.strip() == "[1, 'x', 1.5, None, None, True, 2, 3.0, None, None] False"

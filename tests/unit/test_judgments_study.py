@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
@@ -16,7 +14,7 @@ from stecflow.judgments import (
     JudgmentsError,
 )
 from stecflow.judgments.study import JudgmentSettings, merge_study
-from tests.conftest import FIXTURES
+from tests.conftest import FIXTURES, python_stdout
 
 J = FIXTURES / "judgments"
 SOURCES = [
@@ -254,9 +252,7 @@ def test_importing_the_package_is_light():
         "heavy = {'pandas', 'numpy', 'scipy'} & {m.split('.')[0] for m in sys.modules}\n"
         "print(sorted(heavy))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], check=True, capture_output=True, text=True
-    ).stdout.strip()
+    out = python_stdout(code).strip()
     assert out == "[]"
     import stecflow.judgments as judgments
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import inspect
 import math
 import random
-import subprocess
-import sys
 from fractions import Fraction
 
 import pytest
@@ -19,7 +17,7 @@ from stecflow.metrics import (
     reduce_over_references,
 )
 from stecflow.metrics.base import library_version
-from tests.conftest import REPO
+from tests.conftest import REPO, python_stdout
 
 DATA = REPO / "tests" / "data"
 
@@ -272,10 +270,7 @@ def test_importing_metrics_is_light():
         "heavy = ['pandas', 'scipy', 'sacrebleu', 'rapidfuzz', 'numpy', 'snakemake']\n"
         "print(','.join(m for m in heavy if m in sys.modules))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert out.stdout.strip() == ""
+    assert python_stdout(code).strip() == ""
 
 
 def test_signatures_do_not_import_libraries():
@@ -285,7 +280,4 @@ def test_signatures_do_not_import_libraries():
         "[get_metric(n).signature() for n in available_metrics()]\n"
         "print(','.join(m for m in ['sacrebleu', 'rapidfuzz'] if m in sys.modules))\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert out.stdout.strip() == ""
+    assert python_stdout(code).strip() == ""

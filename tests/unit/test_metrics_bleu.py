@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import itertools
 import random
-import subprocess
-import sys
 
 import pytest
 from sacrebleu.metrics import BLEU
 
 from stecflow.metrics import BLEU3
 from stecflow.metrics.bleu import SMOOTH_DEFAULTS, closest_ref_len, compute_bleu
+from tests.conftest import python_stdout
 
 HYPS = ["the large red chair", "the man with a beard"]
 REFS = [
@@ -167,10 +166,7 @@ def test_scoring_bleu_does_not_import_sacrebleu():
         "print(round(m.aggregate(stats), 9), round(m.item_scores(stats)[0], 9),"
         " 'sacrebleu' in sys.modules)"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert out.stdout.split() == ["100.0", "100.0", "False"]
+    assert python_stdout(code).split() == ["100.0", "100.0", "False"]
 
 
 def test_smooth_defaults_agree_with_sacrebleu():

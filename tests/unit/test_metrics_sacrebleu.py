@@ -19,6 +19,7 @@ import pytest
 from stecflow.metrics import get_metric
 from stecflow.metrics import sacrebleu as sb
 from stecflow.metrics.rouge_l import ROUGEL, lcs_length, rouge_score_tokens
+from tests.conftest import python_stdout
 
 # A small multi-reference set: three systems' worth of phenomena (punctuation,
 # case, a perfect match, an empty output, numbers, a hyphen).
@@ -325,10 +326,7 @@ def test_signatures_are_sacrebleus_fields_and_need_no_import():
         "[get_metric(n).signature() for n in ('bleu', 'chrf', 'ter', 'rouge_l')]\n"
         "print('sacrebleu' in sys.modules)\n"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], capture_output=True, text=True, check=True
-    )
-    assert out.stdout.strip() == "False"
+    assert python_stdout(code).strip() == "False"
 
 
 def test_bad_options_and_inputs_are_rejected():

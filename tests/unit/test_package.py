@@ -3,22 +3,15 @@
 from __future__ import annotations
 
 import runpy
-import subprocess
-import sys
 from types import SimpleNamespace
 
-from tests.conftest import REPO
+from tests.conftest import REPO, python_stdout
 
 HEAVY = ("snakemake", "pandas", "scipy", "statsmodels", "sacrebleu")
 
 
 def imported_modules(code: str) -> set[str]:
-    out = subprocess.run(
-        [sys.executable, "-c", f"{code}\nimport sys; print(' '.join(sys.modules))"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
+    out = python_stdout(f"{code}\nimport sys; print(' '.join(sys.modules))")
     return {m.split(".")[0] for m in out.split()}
 
 
@@ -146,9 +139,7 @@ runpy.run_path(scripts + "/check_submission.py")["main"](N(
     wildcards=N(submission="alpha/sys1."), log=[tmp + "/s.log"]))
 print(" ".join(sorted(sys.modules)))
 """
-    out = subprocess.run(
-        [sys.executable, "-c", code], check=True, capture_output=True, text=True
-    ).stdout
+    out = python_stdout(code)
     loaded = {m.split(".")[0] for m in out.split()}
     assert not loaded & {"pandas", "scipy", "statsmodels", "snakemake", "matplotlib"}
     assert not loaded & {"sacrebleu", "portalocker", "tabulate"}

@@ -16,8 +16,6 @@ import json
 import re
 import runpy
 import shutil
-import subprocess
-import sys
 from html import unescape as html_unescape
 from pathlib import Path
 from types import SimpleNamespace
@@ -38,7 +36,7 @@ from stecflow.report import render_report
 from stecflow.report.formatting import fixed, latex_escape
 from stecflow.report.svg import IntervalPoint, ScatterPoint, interval_plot, scatter_plot
 from stecflow.report.tables import Cell, Column, Row, Table
-from tests.conftest import REPO, TINY
+from tests.conftest import REPO, TINY, python_stdout
 from tests.workflow.helpers import snakemake
 
 TEMPLATE = REPO / "workflow" / "templates" / "report" / "index.html.j2"
@@ -360,16 +358,8 @@ def test_same_inputs_same_bytes(tiny_inputs, tmp_path):
 
 
 def test_importing_the_report_is_light():
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import stecflow.report, sys; print(' '.join(sys.modules))",
-        ],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.split()
+    out = python_stdout("import stecflow.report, sys; print(' '.join(sys.modules))")
+    out = out.split()
     assert not {m.split(".")[0] for m in out} & {"pandas", "scipy", "snakemake"}
 
 
@@ -384,13 +374,7 @@ def test_rendering_the_report_loads_no_statistics_library(tiny_inputs, tmp_path)
         "print(' '.join(sys.modules))"
     )
     kwargs = {**tiny_inputs, "out_html": tmp_path / "index.html"}
-    out = subprocess.run(
-        [sys.executable, "-c", code],
-        input=json.dumps(kwargs, default=str),
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.split()
+    out = python_stdout(code, stdin=json.dumps(kwargs, default=str)).split()
     assert not {m.split(".")[0] for m in out} & {"pandas", "scipy", "statsmodels"}
     html = (tmp_path / "index.html").read_text(encoding="utf-8")
     assert 'id="stats-se-tukey"' in html and 'id="stats-se-anova"' in html

@@ -13,7 +13,7 @@ def main(smk) -> None:
             smk.output.table,
             smk.output.systems,
             include_late=smk.params.include_late,
-            validation_paths=list(getattr(smk.input, "validation", []) or []) or None,
+            validation_paths=list(smk.input.validation),
         )
 
 

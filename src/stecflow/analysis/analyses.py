@@ -863,12 +863,9 @@ def collect_item_scores(
         chosen.append((summary, item_path))
         if record_path is not None:
             record = read_json(record_path)
-            properties[(summary["team"], summary["system"])] = json.dumps(
-                record.get("properties") or {}, sort_keys=True
-            )
-            tasks[(summary["team"], summary["system"])] = " ".join(
-                record.get("tasks") or []
-            )
+            key = (summary["team"], summary["system"])
+            properties[key] = json.dumps(record.get("properties") or {}, sort_keys=True)
+            tasks[key] = " ".join(record.get("tasks") or [])
     labels = _labels([(s["team"], s["system"]) for s, _ in chosen])
     identity = ITEM_TABLE_COLUMNS[:6]  # then the columns of the item tables
     keep = ITEM_TABLE_COLUMNS[6:]
