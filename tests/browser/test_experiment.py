@@ -237,7 +237,10 @@ def test_offline_session_saves_a_results_file(tmp_path, watched):
     watched.assert_clean()
 
 
-@pytest.mark.skipif(espeak_version() is None, reason="espeak-ng is not installed")
+@pytest.mark.skipif(
+    espeak_version() is None,
+    reason="espeak-ng is not installed (apt-get install espeak-ng)",
+)
 def test_spoken_identification_session(tmp_path, watched):
     study = build_demo_study(
         tmp_path,

@@ -175,7 +175,7 @@ REG = ["rating", "together", "read_first", "spoken"]
 def test_reg_screens_fit(studies, watched, kind, size):
     """Every screen of a whole REG session (practice, breaks, the end)."""
     if kind not in studies:
-        pytest.skip("espeak-ng is not installed")
+        pytest.skip("espeak-ng is not installed (apt-get install espeak-ng)")
     web = studies[kind]
     page = watched.page
     _open(page, web, size, "?list=L01")

@@ -15,6 +15,7 @@ import re
 import pytest
 
 from stecflow.studies.settings import UI_STRINGS
+from stecflow.studies.speech import espeak_version
 from tests.browser import driver
 from tests.browser.driver import Participant, load_document
 from tests.browser.studykit import FAST
@@ -226,6 +227,11 @@ def test_online_prolific_link_sends_ids_consent_and_answers(
     assert '"screen":"demographics"' in answers and '"age":40' in answers
 
 
+@pytest.mark.skipif(
+    espeak_version() is None,
+    reason="the sound check speaks its word with espeak-ng, which is not installed"
+    " (apt-get install espeak-ng)",
+)
 def test_sound_check_and_full_screen_come_before_the_start(tmp_path, watched):
     study = _build(
         tmp_path,
