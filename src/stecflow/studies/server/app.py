@@ -516,11 +516,16 @@ class CollectionApp:
         payload: Mapping[str, Any],
         note: dict[str, Any],
     ) -> tuple[int, Any]:
-        unknown = sorted(
-            set(payload) - {"participant", "study_id", "external_session", "consent"}
-        )
+        known = {"participant", "study_id", "external_session", "consent", "attempt"}
+        unknown = sorted(set(payload) - known)
         if unknown:
             raise HTTPError(400, f"unknown field(s): {', '.join(unknown)}")
+        attempt = payload.get("attempt")
+        if attempt is not None and (
+            not isinstance(attempt, str)
+            or not re.fullmatch(r"[A-Za-z0-9_-]{22,64}", attempt)
+        ):
+            raise HTTPError(400, "attempt must be 22-64 letters, digits, - or _")
         ids = {}
         for name in ("study_id", "external_session"):
             value = payload.get(name)
@@ -556,7 +561,13 @@ class CollectionApp:
             )
         now = self.clock()
         client = client_key(environ, self.behind_proxy)
-        wait = self._session_limit.take(client, now)
+        retried = False
+        if attempt is not None:  # a retry opens no session: the limit lets it pass
+            with self.store.connection() as db:
+                retried = (
+                    self._refuse_repeat(db, participant, attempt, note) is not None
+                )
+        wait = 0.0 if retried else self._session_limit.take(client, now)
         if wait > 0:
             retry = max(1, math.ceil(wait))
             logger.debug("session limit reached by %s", client)
@@ -569,10 +580,16 @@ class CollectionApp:
                 reason="too_many_sessions",
             )
         try:
-            return self._open_session(participant, now, ids, consent is True, note)
+            status, body = self._open_session(
+                participant, now, ids, consent is True, note, attempt
+            )
         except BaseException:
-            self._session_limit.give_back(client, now)
+            if not retried:
+                self._session_limit.give_back(client, now)
             raise
+        if status == 200 and not retried:  # found a retry only in the transaction
+            self._session_limit.give_back(client, now)
+        return status, body
 
     def _open_session(
         self,
@@ -581,71 +598,131 @@ class CollectionApp:
         ids: Mapping[str, str | None],
         consent: bool,
         note: dict[str, Any],
+        attempt: str | None = None,
     ) -> tuple[int, Any]:
-        token = secrets.token_urlsafe(32)
+        """Open a session (201), or answer a retry with the session it opened (200).
+
+        With an *attempt* key the token is derived from the key and the session
+        ID, so a retry gets the same token without the token being stored: the
+        database holds only SHA-256 digests of the key and of the token, and a
+        copy of it gives neither. A token that did reach the page (in another
+        tab) stays valid. Without a key the token is random.
+        """
         session_id = secrets.token_hex(8)
+        answered: list[int] = []
         with self.store.transaction() as db:
-            (count,) = db.execute("SELECT COUNT(*) FROM sessions").fetchone()
-            if count >= self.max_sessions:
-                # 409, not 503: the page retries 5xx, and a full study stays full
-                raise HTTPError(
-                    409,
-                    "This study is full and takes no more participants. Thank you"
-                    " for your interest.",
-                    reason="study_full",
+            retried = self._refuse_repeat(db, participant, attempt, note)
+            if retried is not None:
+                session_id = retried
+                (chosen,) = db.execute(
+                    "SELECT list FROM sessions WHERE session_id = ?", (session_id,)
+                ).fetchone()
+                db.execute(
+                    "UPDATE sessions SET last_seen_s = ? WHERE session_id = ?",
+                    (now, session_id),
                 )
-            if participant is not None:
-                self._refuse_repeat(db, participant, note)
-            usage = self._usage(db, now)
-            position = {list_id: k for k, list_id in enumerate(self._list_ids)}
-            chosen = min(
-                self._list_ids,
-                key=lambda k: (sum(usage[k]), usage[k][0], position[k]),
-            )
-            db.execute(
-                "INSERT INTO sessions (session_id, token_sha256, list, participant, "
-                "created_s, last_seen_s, study_id, external_session, consent) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    session_id,
-                    hashlib.sha256(token.encode("utf-8")).hexdigest(),
-                    chosen,
-                    participant,
-                    now,
-                    now,
-                    ids.get("study_id"),
-                    ids.get("external_session"),
-                    1 if consent else None,
-                ),
-            )
+                answered = [
+                    int(r[0])
+                    for r in db.execute(
+                        'SELECT "order" FROM trials WHERE session_id = ? '
+                        'ORDER BY "order"',
+                        (session_id,),
+                    )
+                ]
+            else:
+                (count,) = db.execute("SELECT COUNT(*) FROM sessions").fetchone()
+                if count >= self.max_sessions:
+                    # 409, not 503: the page retries 5xx, and a full study stays full
+                    raise HTTPError(
+                        409,
+                        "This study is full and takes no more participants. Thank"
+                        " you for your interest.",
+                        reason="study_full",
+                    )
+                usage = self._usage(db, now)
+                position = {list_id: k for k, list_id in enumerate(self._list_ids)}
+                chosen = min(
+                    self._list_ids,
+                    key=lambda k: (sum(usage[k]), usage[k][0], position[k]),
+                )
+            if attempt is None:
+                token = secrets.token_urlsafe(32)
+            else:
+                seed = f"stecflow session token\0{session_id}\0{attempt}".encode()
+                token = base64.urlsafe_b64encode(hashlib.sha256(seed).digest())
+                token = token.rstrip(b"=").decode("ascii")
+            if retried is None:
+                db.execute(
+                    "INSERT INTO sessions (session_id, token_sha256, list, "
+                    "participant, created_s, last_seen_s, study_id, "
+                    "external_session, consent, attempt_sha256) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    (
+                        session_id,
+                        hashlib.sha256(token.encode("utf-8")).hexdigest(),
+                        chosen,
+                        participant,
+                        now,
+                        now,
+                        ids.get("study_id"),
+                        ids.get("external_session"),
+                        1 if consent else None,
+                        None
+                        if attempt is None
+                        else hashlib.sha256(attempt.encode("ascii")).hexdigest(),
+                    ),
+                )
         note.update(session=session_id, list=chosen)
-        logger.info("session %s: list %s", session_id, chosen)
-        return 201, {
+        if retried is not None:
+            note["duplicate"] = True
+        logger.info(
+            "session %s: list %s%s", session_id, chosen, " (retried)" if retried else ""
+        )
+        return 200 if retried else 201, {
             "token": token,
             "session_id": session_id,
             "list": chosen,
-            "answered": [],
+            "answered": answered,
             "completed": False,
             "completion_code": None,
         }
 
     @staticmethod
     def _refuse_repeat(
-        db: sqlite3.Connection, participant: str, note: dict[str, Any]
-    ) -> None:
-        """One session per participant ID, unless the organiser marked it returned.
+        db: sqlite3.Connection,
+        participant: str | None,
+        attempt: str | None,
+        note: dict[str, Any],
+    ) -> str | None:
+        """The session a request retries (its ID), or None; refuse a repeat.
 
-        A second session would show the participant a second list (items seen
-        twice, two sets of judgments from one person). A place marked returned
-        (``stecflow sessions return``) frees the ID for a new attempt.
+        A request with the attempt key of an open session (neither completed nor
+        returned) of the same participant ID, or of no ID when it gives none,
+        retries it: the page sends its key again when the answer to its first
+        request was lost. Otherwise: one session per participant ID, unless the
+        organiser marked it returned. A second session would show the participant
+        a second list (items seen twice, two sets of judgments from one person).
+        A place marked returned (``stecflow sessions return``) frees the ID for a
+        new attempt.
         """
+        if attempt is not None:
+            found = db.execute(
+                "SELECT session_id FROM sessions WHERE attempt_sha256 = ? "
+                "AND participant IS ? AND completed_s IS NULL AND returned_s IS NULL "
+                "ORDER BY created_s DESC LIMIT 1",
+                (hashlib.sha256(attempt.encode("ascii")).hexdigest(), participant),
+            ).fetchone()
+            if found is not None:
+                return str(found[0])
+        if participant is None:
+            return None
         found = db.execute(
             "SELECT completed_s FROM sessions WHERE participant = ? "
             "AND returned_s IS NULL LIMIT 1",
             (participant,),
         ).fetchone()
         if found is None:
-            return
+            return None
         note["reason"] = "repeat participant"
         if found[0] is not None:
             raise HTTPError(

@@ -21,6 +21,12 @@ questionnaire field: ``screen``, ``field``, the value as JSON, ``received_s``).
 A version 1 or 2 database is migrated in place (columns and table added, nothing
 else changes; :func:`session_columns` tells a reader which columns a database
 has).
+
+The column ``attempt_sha256`` of ``sessions`` (:data:`SESSION_ATTEMPT_COLUMNS`:
+the SHA-256 of the attempt key the page sends with ``POST api/session``, which
+makes a retried request find the session it created) is added when missing,
+without a version change: a stecflow without it serves and exports such a
+database unchanged (it never reads the column and leaves it empty).
 """
 
 from __future__ import annotations
@@ -39,6 +45,7 @@ __all__ = [
     "RESPONSE_FIELDS",
     "SCHEMA_VERSION",
     "SITUATED_FIELDS",
+    "SESSION_ATTEMPT_COLUMNS",
     "SESSION_EXTRA_COLUMNS",
     "Store",
     "refuse_newer",
@@ -57,6 +64,8 @@ SESSION_EXTRA_COLUMNS = {
     "consent": "INTEGER",
     "returned_s": "REAL",
 }
+#: Columns of ``sessions`` added when missing without a version change.
+SESSION_ATTEMPT_COLUMNS = {"attempt_sha256": "TEXT"}
 
 RESPONSE_FIELDS = (
     "adequacy",
@@ -100,7 +109,8 @@ CREATE TABLE IF NOT EXISTS sessions (
     study_id TEXT,
     external_session TEXT,
     consent INTEGER,
-    returned_s REAL
+    returned_s REAL,
+    attempt_sha256 TEXT
 );
 CREATE INDEX IF NOT EXISTS sessions_by_list ON sessions (list);
 CREATE TABLE IF NOT EXISTS trials (
@@ -186,6 +196,13 @@ class Store:
             for name, kind in SESSION_EXTRA_COLUMNS.items():
                 if name not in have:  # a version 1 or 2 database
                     db.execute(f"ALTER TABLE sessions ADD COLUMN {name} {kind}")
+            for name, kind in SESSION_ATTEMPT_COLUMNS.items():
+                if name not in have:  # written by a stecflow without attempt keys
+                    db.execute(f"ALTER TABLE sessions ADD COLUMN {name} {kind}")
+            db.execute(
+                "CREATE INDEX IF NOT EXISTS sessions_by_attempt "
+                "ON sessions (attempt_sha256)"
+            )
             meta = dict(db.execute("SELECT key, value FROM meta").fetchall())
             if not meta:
                 db.executemany(

@@ -1460,8 +1460,16 @@
         if (value) body[kind] = value;
       }
       if (SCREENS.consent) body.consent = true;
+      // The attempt key, kept across reloads, makes this request idempotent: when
+      // its answer is lost, the retry gets the session it opened (200), not 409.
+      let attempt = store.get("attempt");
+      if (typeof attempt !== "string" || !/^[A-Za-z0-9_-]{22,64}$/.test(attempt)) {
+        attempt = randomHex(16);
+        store.set("attempt", attempt);
+      }
+      body.attempt = attempt;
       const res = await persistent("POST", "session", body);
-      if (res.status !== 201) {
+      if (res.status !== 201 && res.status !== 200) {
         fatal(refusal(res, t("cannot_start", { status: res.status })));
         return;
       }
