@@ -21,6 +21,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from stecflow.core.errors import CorpusError
+from stecflow.core.text import escaped, find_bad_text
 
 __all__: list[str] = []
 
@@ -49,6 +50,12 @@ def _no_constant(name: str) -> Any:
 _TOKENS = re.compile(r'"(?:[^"\\\n]|\\.)*"|[\[\]{}]')
 _CONSTANTS = re.compile(r'"(?:[^"\\\n]|\\.)*"|(-?(?:NaN|Infinity))')
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?")
+#: Text that may decode to a character :mod:`stecflow.core.text` refuses: an
+#: escape of a C0 control or of a surrogate, or a bidirectional override (raw
+#: control characters are not JSON, raw surrogates are not UTF-8).
+_MAYBE_BAD = re.compile(
+    r"\\u(?:00[01]|[dD][89a-fA-F]|202[dDeE]|[fF]{3}[eEfF])|[\u202d\u202e\ud800-\udfff]"
+)
 
 
 def _check_depth(text: str, source: str, max_depth: int) -> None:
@@ -172,7 +179,7 @@ def _parse_text(text: str, source: str, max_depth: int) -> Any:
     """
     _check_depth(text, source, max_depth)
     try:
-        return json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
+        value = json.loads(text, object_pairs_hook=_pairs, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         raise CorpusError(
             f"not valid JSON: {exc.msg}", file=source, line=exc.lineno
@@ -180,6 +187,28 @@ def _parse_text(text: str, source: str, max_depth: int) -> Any:
     except (_Duplicate, _Constant, ValueError) as exc:
         # Find where: the position scanner accepts what json rejected here.
         raise _located_refusal(text, source, exc) from None
+    _check_characters(text, value, source)
+    return value
+
+
+def _check_characters(text: str, value: Any, source: str) -> None:
+    """Refuse a text in *value* holding a character no text from outside may
+    hold (:mod:`stecflow.core.text`), naming its line and field.
+
+    >>> _check_characters('{"a": "\\\\ud800"}', {"a": "\\ud800"}, "f.json")
+    Traceback (most recent call last):
+    stecflow.core.errors.CorpusError: f.json, line 1, a: character 1 is U+D800 (an unpaired surrogate, half of a UTF-16 pair: not a character); remove it
+    """  # noqa: E501
+    if not _MAYBE_BAD.search(text):
+        return
+    found = find_bad_text(value)
+    if found is None:
+        return
+    path, reason = found
+    shown = tuple(escaped(p) if isinstance(p, str) else p for p in path)
+    raise CorpusError(
+        reason, file=source, line=_line_finder(text)(path), field=_field(shown) or None
+    )
 
 
 def _parse(data: bytes, source: str, max_bytes: int, max_depth: int) -> tuple[str, Any]:

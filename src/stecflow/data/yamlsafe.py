@@ -11,6 +11,10 @@ costs anything, and says where:
   ``!!binary``, ``!custom``) are refused;
 * nesting deeper than a limit, a key given twice, and numbers too long to convert
   are refused;
+* text holding a character no text from outside may hold (a lone surrogate such
+  as ``"\\ud800"``, NUL, ESC and the other C0 controls but tab and line breaks,
+  a bidirectional override: :mod:`stecflow.core.text`) is refused, naming the
+  character as ``U+XXXX`` and the key path;
 * dates and timestamps become ISO 8601 text (a date means midnight UTC), so the
   result is plain JSON data: text, numbers, booleans, null, lists and mappings
   with text keys.
@@ -30,6 +34,7 @@ from typing import Any
 import yaml
 
 from stecflow.core.errors import YAMLError
+from stecflow.core.text import bad_character, escaped
 
 __all__ = [
     "FAST_SAFE_LOADER",
@@ -70,10 +75,11 @@ def iso_timestamp(value: dt.date) -> str:
 
 
 class _Refused(Exception):
-    def __init__(self, message: str, mark: Any) -> None:
+    def __init__(self, message: str, mark: Any, field: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.line = mark.line + 1 if mark is not None else None
+        self.field = field
 
 
 class _StrictLoader(yaml.SafeLoader):
@@ -84,9 +90,35 @@ class _StrictLoader(yaml.SafeLoader):
     def __init__(self, stream: str) -> None:
         super().__init__(stream)
         self._depth = 0
+        self._path: list[Any] = []
+
+    def _field(self) -> str | None:
+        out = ""
+        for part in self._path:
+            if isinstance(part, int):
+                out += f"[{part}]"
+            elif part is not None:
+                out += f".{escaped(part)}" if out else escaped(part)
+        return out or None
 
     def compose_node(self, parent: Any, index: Any) -> Any:
+        # the key path: a mapping's value comes with its key's node, a list's
+        # item with its position, a key with None
+        if isinstance(index, yaml.ScalarNode):
+            self._path.append(str(index.value))
+        else:
+            self._path.append(index if isinstance(index, int) else None)
+        try:
+            return self._compose_checked(parent, index)
+        finally:
+            self._path.pop()
+
+    def _compose_checked(self, parent: Any, index: Any) -> Any:
         event = self.peek_event()
+        if isinstance(event, yaml.ScalarEvent):
+            reason = bad_character(event.value)
+            if reason is not None:
+                raise _Refused(reason, event.start_mark, self._field())
         if isinstance(event, yaml.AliasEvent):
             raise _Refused(
                 f"aliases (*{event.anchor}) are not allowed; write the value out",
@@ -217,7 +249,9 @@ def load_yaml(data: bytes, source: str, *, max_bytes: int = MAX_BYTES) -> Any:
         loader = _StrictLoader(text)
         return _plain(loader.get_single_data())
     except _Refused as exc:
-        raise YAMLError(exc.message, file=source, line=exc.line) from None
+        raise YAMLError(
+            exc.message, file=source, line=exc.line, field=exc.field
+        ) from None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise YAMLError(

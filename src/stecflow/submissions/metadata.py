@@ -450,7 +450,9 @@ def _read_metadata(
         metadata = load_yaml(raw, label, max_bytes=max_bytes)
     except YAMLError as exc:
         code = "undecodable" if "UTF-8" in exc.message else "bad_yaml"
-        return {}, [Problem(code, exc.message, label, exc.line)]
+        if " is U+" in exc.message and exc.message.startswith("character "):
+            code = "bad_character"  # a lone surrogate, a control character
+        return {}, [Problem(code, exc.message, label, exc.line, exc.field)]
     if not isinstance(metadata, dict):
         return {}, [
             Problem(

@@ -158,6 +158,104 @@ def read_outputs(
     """
     types = task_types(tasks) if tasks else task_types(campaign_tasks or None)[:1]
     required = sorted({name for t in task_types(tasks) for name in t.outputs})
-    return _reader_of(types).read_outputs(
+    outputs, problems = _reader_of(types).read_outputs(
         data, label, items, required, limits or Limits()
     )
+    return _checked_characters(outputs, problems, label)
+
+
+#: Characters that show nothing: an output of only these (and spaces) is blank
+#: on every page, though not empty.
+_INVISIBLE = "\u200b\u200c\u200d\u2060\ufeff\u00ad\u180e"
+
+
+def _texts(output: Output) -> list[tuple[str, str]]:
+    """``(field, text)`` of every text of *output*."""
+    texts = []
+    if output.word_string is not None:
+        texts.append(("word_string", output.word_string))
+    for name, value in sorted(output.attribute_set or ()):
+        texts.append(("attribute_set", f"{name}={value}"))
+    for name, value in output.fields:
+        if isinstance(value, str):
+            texts.append((name, value))
+    return texts
+
+
+def _checked_characters(
+    outputs: list[Output], problems: list[Problem], label: str
+) -> tuple[list[Output], list[Problem]]:
+    """Refuse outputs holding a character no text from outside may hold
+    (:mod:`stecflow.core.text`: a lone surrogate, NUL, ESC and the other C0
+    controls but tab and line breaks, a bidirectional override), whatever the
+    file's format; warn about an output of invisible characters only.
+
+    The readers of JSON refuse these on the line already; this catches what a
+    text, TSV or XML reader let through, so that no such text reaches a page
+    or a write: a refused output is kept (the item is not reported missing as
+    well) with its texts escaped (:func:`stecflow.core.text.escaped`).
+
+    >>> outs, problems = _checked_characters(
+    ...     [Output("t1", "a\\u202eb", line=3), Output("t2", "\\u200b", line=4)],
+    ...     [], "t/s/outputs.txt")
+    >>> print(outs[0].word_string)
+    a\\u202eb
+    >>> [(p.line, p.severity, p.message[:36]) for p in problems]
+    [(3, 'error', 'character 2 is U+202E (RIGHT-TO-LEFT'), (4, 'warning', 'the output holds only invisible char')]
+    """  # noqa: E501
+    from stecflow.core.text import bad_character
+
+    kept = []
+    problems = list(problems)
+    for output in outputs:
+        refused = False
+        for field, text in _texts(output):
+            reason = bad_character(text)
+            if reason is not None:
+                problems.append(
+                    Problem("bad_character", reason, label, output.line, field)
+                )
+                refused = True
+                break
+        if refused:
+            kept.append(_escaped_output(output))
+            continue
+        kept.append(output)
+        text = output.word_string
+        if text and not text.strip(_INVISIBLE + " \t\n\r\u00a0\u3000"):
+            problems.append(
+                Problem(
+                    "invisible_output",
+                    "the output holds only invisible characters (zero-width"
+                    f" spaces or joiners: {_code_points(text)}); it shows as blank."
+                    " Give the output's words, or leave the item out if the system"
+                    " produced nothing",
+                    label,
+                    output.line,
+                    "word_string",
+                    severity="warning",
+                )
+            )
+    return kept, problems
+
+
+def _escaped_output(output: Output) -> Output:
+    from dataclasses import replace
+
+    from stecflow.core.text import escaped
+
+    return replace(
+        output,
+        word_string=None if output.word_string is None else escaped(output.word_string),
+        attribute_set=None
+        if output.attribute_set is None
+        else frozenset((escaped(n), escaped(v)) for n, v in output.attribute_set),
+        fields=tuple(
+            (n, escaped(v) if isinstance(v, str) else v) for n, v in output.fields
+        ),
+    )
+
+
+def _code_points(text: str) -> str:
+    shown = sorted({f"U+{ord(c):04X}" for c in text if not c.isspace()})
+    return ", ".join(shown[:5])

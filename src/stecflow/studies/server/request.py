@@ -180,7 +180,9 @@ def read_json(environ: Mapping[str, Any], max_body_bytes: int) -> dict[str, Any]
     HTTPError
         411 without a length, 413 beyond the limit, 415 for another content
         type, 408 for a body that stalls, 400 for anything else (not strict
-        JSON, not an object, shorter than its length).
+        JSON, not an object, shorter than its length, a text holding a lone
+        surrogate, a control character but tab and line breaks, or a
+        bidirectional override: :mod:`stecflow.core.text`).
     """
     length_text = str(environ.get("CONTENT_LENGTH") or "").strip()
     if not length_text:
@@ -219,4 +221,16 @@ def read_json(environ: Mapping[str, Any], max_body_bytes: int) -> dict[str, Any]
         raise HTTPError(400, "the request body is not valid JSON") from None
     if not isinstance(data, dict):
         raise HTTPError(400, "the request body must be a JSON object")
+    # a lone surrogate ("\\ud800") cannot be written as UTF-8, a NUL or an
+    # ESC must never reach a stored file or a page: refused here, not at a write
+    from stecflow.core.text import escaped, find_bad_text
+
+    found = find_bad_text(data)
+    if found is not None:
+        path, reason = found
+        field = "".join(
+            f"[{part}]" if isinstance(part, int) else f".{escaped(part)}"
+            for part in path
+        ).lstrip(".")
+        raise HTTPError(400, f"{field or 'the body'}: {reason}")
     return data
