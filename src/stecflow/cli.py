@@ -509,6 +509,7 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             abandon_after_s=args.abandon_after,
             read_timeout_s=args.read_timeout,
             max_connections=args.max_connections,
+            connections_per_address=args.connections_per_address,
             sessions_per_address=args.sessions_per_address,
             session_window_s=args.session_window,
             require_participant=args.require_participant,
@@ -1113,6 +1114,15 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="serve at most N connections at once; the others are told to retry"
         " (default 256)",
+    )
+    serve.add_argument(
+        "--connections-per-address",
+        type=int,
+        default=64,
+        metavar="N",
+        help="serve at most N of them from one network address; the others are"
+        " told to retry (default 64; 0: no limit; raise it for a lab whose"
+        " computers share one address)",
     )
     serve.add_argument(
         "--admin-token-file",

@@ -61,18 +61,22 @@ Behaviour
   On load, the page asks for its session state and resumes at the first trial
   missing. Re-sent trials are acknowledged and never overwrite the first copy.
 * **Isolation.** A session is identified by an unguessable token
-  (``secrets.token_urlsafe(32)``, sent as ``Authorization: Bearer``; only its
-  SHA-256 is stored) and can only write its own trials. Every request body is
-  limited (``max_body_bytes``, 16 KiB by default; 413), must be a JSON object
-  in strict JSON (no ``NaN`` or ``Infinity``, no number beyond 20 digits or
-  outside the range of a float; 400), and is checked field by field against the
-  trial it answers (400); unknown or missing tokens get 403. Only the
-  experiment's own files are served. No request body, however malformed, gets a
-  500.
+  (``secrets.token_urlsafe(32)``, or derived from the page's attempt key, below;
+  sent as ``Authorization: Bearer``; only its SHA-256 is stored) and can only
+  write its own trials. Every request body is limited (``max_body_bytes``,
+  16 KiB by default; 413), must be a JSON object in strict JSON (no ``NaN`` or
+  ``Infinity``, no number beyond 20 digits or outside the range of a float;
+  400), and is checked field by field against the trial it answers (400);
+  unknown or missing tokens get 403. Only the experiment's own files are
+  served. No request body, however malformed, gets a 500.
 * **Bounded load.** A connection that sends nothing for ``read_timeout_s``
   seconds (30 by default) is closed (408 if its body stalls); at most
   ``max_connections`` (256) are served at once, and the ones beyond get an
-  immediate 503 (``Retry-After: 1``; the page retries).
+  immediate 503 (``Retry-After: 1``; the page retries). One client address
+  may hold at most ``connections_per_address`` (64) of them (503 beyond), so
+  that a client holding idle connections leaves the server to the others; the
+  address is the socket's peer, or, with ``behind_proxy``, the one the proxy
+  forwards, counted once a request's headers are read.
 * **Who may start.** Each client address may open ``sessions_per_address``
   sessions (20) per ``session_window_s`` seconds (600), 429 with
   ``Retry-After`` beyond that, on top of the study's cap (``max_sessions``,
@@ -81,6 +85,16 @@ Behaviour
   that the address is the last one of ``X-Forwarded-For`` (IPv6 addresses
   count per /64). With ``require_participant``, a session needs a participant
   ID (400 without).
+* **A lost answer is not a second attempt.** The page sends an attempt key
+  (``attempt``: 22-64 letters, digits, ``-`` or ``_``; it keeps it in
+  ``localStorage``) with ``POST api/session``, and the server stores its
+  SHA-256. The same key from the same participant ID (or from no ID, when the
+  request gives none) for a session neither completed nor returned gets that
+  session again (200, its trials answered so far, the same token: derived from
+  the key and the session ID, so it is never stored), without counting against
+  ``sessions_per_address``; any other key gets 409 as before. So a browser
+  whose first answer was lost (the session committed, the reply never arrived)
+  retries into its own session instead of being locked out.
 * **Returned places.** A place the crowdsourcing platform returned or timed out,
   marked by the organiser (``stecflow sessions return``, ``POST admin/return``),
   no longer holds its list and can send nothing more (409); it stays in the
@@ -186,6 +200,7 @@ from stecflow.studies.server.app import CollectionApp, make_app
 from stecflow.studies.server.cli import main
 from stecflow.studies.server.defaults import (
     DEFAULT_ABANDON_AFTER_S,
+    DEFAULT_CONNECTIONS_PER_ADDRESS,
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_READ_TIMEOUT_S,
     DEFAULT_SESSION_WINDOW_S,
@@ -206,6 +221,7 @@ from stecflow.studies.settings import RESPONSE_COLUMNS
 
 __all__ = [
     "DEFAULT_ABANDON_AFTER_S",
+    "DEFAULT_CONNECTIONS_PER_ADDRESS",
     "DEFAULT_MAX_CONNECTIONS",
     "DEFAULT_READ_TIMEOUT_S",
     "DEFAULT_SESSION_WINDOW_S",

@@ -23,6 +23,7 @@ from typing import Any
 from stecflow.core.errors import StecflowError
 from stecflow.studies.server.defaults import (
     DEFAULT_ABANDON_AFTER_S,
+    DEFAULT_CONNECTIONS_PER_ADDRESS,
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_READ_TIMEOUT_S,
     DEFAULT_SESSION_WINDOW_S,
@@ -53,6 +54,15 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="serve at most N connections at once; more are told to retry "
         "(default 256)",
+    )
+    parser.add_argument(
+        "--connections-per-address",
+        type=int,
+        default=DEFAULT_CONNECTIONS_PER_ADDRESS,
+        metavar="N",
+        help="serve at most N of them from one network address; more are told to "
+        "retry (default 64; 0: no limit; raise it for a lab whose computers share "
+        "an address)",
     )
     parser.add_argument(
         "--sessions-per-address",
@@ -122,6 +132,7 @@ def _serve_options(args: argparse.Namespace) -> dict[str, Any]:
     return {
         "read_timeout_s": args.read_timeout,
         "max_connections": args.max_connections,
+        "connections_per_address": args.connections_per_address,
         "sessions_per_address": args.sessions_per_address,
         "session_window_s": args.session_window,
         "require_participant": args.require_participant,

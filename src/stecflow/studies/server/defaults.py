@@ -13,6 +13,7 @@ from __future__ import annotations
 __all__ = [
     "ANSWERS_BODY_BYTES",
     "DEFAULT_ABANDON_AFTER_S",
+    "DEFAULT_CONNECTIONS_PER_ADDRESS",
     "DEFAULT_MAX_CONNECTIONS",
     "DEFAULT_READ_TIMEOUT_S",
     "DEFAULT_SESSION_WINDOW_S",
@@ -32,6 +33,9 @@ DEFAULT_ABANDON_AFTER_S = 1800.0
 DEFAULT_READ_TIMEOUT_S = 30.0
 #: Default number of connections served at once (more get a 503).
 DEFAULT_MAX_CONNECTIONS = 256
+#: Default number of those one client address may hold (more get a 503): a
+#: quarter, so that one client holding idle connections leaves the rest to others.
+DEFAULT_CONNECTIONS_PER_ADDRESS = 64
 #: Default number of sessions one client address may open per window.
 DEFAULT_SESSIONS_PER_ADDRESS = 20
 #: Default window of the per-address session limit, in seconds.

@@ -2,8 +2,13 @@
 
 Owns the ``wsgiref`` server with one thread per connection: the read time-out of
 every connection, at most ``max_connections`` served at once (the ones beyond get
-an immediate 503 without a thread), :class:`ExperimentServer` (bind, start in a
-thread, shut down), :func:`make_server` and the blocking :func:`serve`.
+an immediate 503 without a thread) and at most ``connections_per_address`` of
+them from one client address (counted as the session limit counts addresses,
+:func:`~stecflow.studies.server.request.client_key`: the socket's peer when it
+accepts the connection, or, ``behind_proxy``, the address the proxy forwards,
+once the request's headers are read; the ones beyond get a 503 as well),
+:class:`ExperimentServer` (bind, start in a thread, shut down),
+:func:`make_server` and the blocking :func:`serve`.
 """
 
 from __future__ import annotations
@@ -21,6 +26,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 from stecflow.studies.server.app import CollectionApp, make_app
 from stecflow.studies.server.defaults import (
     DEFAULT_ABANDON_AFTER_S,
+    DEFAULT_CONNECTIONS_PER_ADDRESS,
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_READ_TIMEOUT_S,
     DEFAULT_SESSION_WINDOW_S,
@@ -28,6 +34,7 @@ from stecflow.studies.server.defaults import (
 )
 from stecflow.studies.server.events import default_log
 from stecflow.studies.server.organiser import admin_token_from
+from stecflow.studies.server.request import client_key, drain_body
 from stecflow.studies.server.study import CollectionError, default_db, resolve_study
 
 __all__ = ["ExperimentServer", "make_server", "serve"]
@@ -46,28 +53,71 @@ class _Handler(WSGIRequestHandler):
         super().setup()
 
     def handle(self) -> None:
+        self._forwarded_key: str | None = None
         try:
             super().handle()
         except OSError as error:  # silent (TimeoutError) or gone: nobody to answer
             logger.debug("%s: connection dropped (%r)", self.client_address[0], error)
+        finally:
+            if self._forwarded_key is not None:
+                self.server.leave(self._forwarded_key)  # type: ignore[attr-defined]
+
+    def parse_request(self) -> bool:
+        """Parse the headers; behind a proxy, count the forwarded address too."""
+        if not super().parse_request():
+            return False
+        server = self.server
+        if not getattr(server, "counts_forwarded", False):
+            return True
+        forwarded = ",".join(self.headers.get_all("X-Forwarded-For") or [])
+        key = client_key(
+            {
+                "REMOTE_ADDR": self.client_address[0],
+                "HTTP_X_FORWARDED_FOR": forwarded,
+            },
+            True,
+        )
+        if not server.enter(key):  # type: ignore[attr-defined]
+            logger.debug("%s: too many connections", key)
+            # the request's body (a small one) is read so that the answer arrives
+            drain_body(
+                {
+                    "CONTENT_LENGTH": self.headers.get("Content-Length", ""),
+                    "wsgi.input": self.rfile,
+                }
+            )
+            self.wfile.write(_CROWDED)
+            self.close_connection = True
+            return False
+        self._forwarded_key = key
+        return True
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
         logger.debug("%s %s", self.address_string(), format % args)
 
 
-_BUSY_BODY = b'{"error": "the server is busy; please try again in a moment"}'
-_BUSY = (
-    b"HTTP/1.0 503 Service Unavailable\r\n"
-    b"Content-Type: application/json\r\n"
-    b"Content-Length: " + str(len(_BUSY_BODY)).encode("ascii") + b"\r\n"
-    b"Retry-After: 1\r\n"
-    b"Cache-Control: no-store\r\n"
-    b"Connection: close\r\n\r\n" + _BUSY_BODY
+def _unavailable(message: str) -> bytes:
+    """A whole 503 answer with *message*, sent without the application."""
+    body = b'{"error": "' + message.encode("ascii") + b'"}'
+    return (
+        b"HTTP/1.0 503 Service Unavailable\r\n"
+        b"Content-Type: application/json\r\n"
+        b"Content-Length: " + str(len(body)).encode("ascii") + b"\r\n"
+        b"Retry-After: 1\r\n"
+        b"Cache-Control: no-store\r\n"
+        b"Connection: close\r\n\r\n" + body
+    )
+
+
+_BUSY = _unavailable("the server is busy; please try again in a moment")
+_CROWDED = _unavailable(
+    "too many connections from your network; please try again in a moment"
 )
 
 
 class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
-    """One thread per connection, at most *max_connections* at once."""
+    """One thread per connection, at most *max_connections* at once and at most
+    *connections_per_address* (0: no limit) from one client address."""
 
     daemon_threads = True
     request_queue_size = 1024
@@ -80,20 +130,60 @@ class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
         *,
         read_timeout_s: float,
         max_connections: int,
+        connections_per_address: int = 0,
+        behind_proxy: bool = False,
     ) -> None:
         self.read_timeout_s = float(read_timeout_s)
         self._slots = threading.BoundedSemaphore(max_connections)
+        self.connections_per_address = int(connections_per_address)
+        # Behind a proxy every connection comes from the proxy: the address that
+        # counts is the one it forwards, known once the headers are read.
+        self.counts_peers = self.connections_per_address > 0 and not behind_proxy
+        self.counts_forwarded = self.connections_per_address > 0 and behind_proxy
+        self._per_address: dict[str, int] = {}
+        self._per_address_lock = threading.Lock()
         self._lingering: list[tuple[float, socket.socket]] = []
         super().__init__(address, handler)
 
+    def enter(self, key: str) -> bool:
+        """Count a connection of address *key*; False (not counted) beyond the cap."""
+        with self._per_address_lock:
+            held = self._per_address.get(key, 0)
+            if held >= self.connections_per_address:
+                return False
+            self._per_address[key] = held + 1
+            return True
+
+    def leave(self, key: str) -> None:
+        """Uncount a connection of address *key*."""
+        with self._per_address_lock:
+            held = self._per_address.get(key, 0) - 1
+            if held > 0:
+                self._per_address[key] = held
+            else:
+                self._per_address.pop(key, None)
+
+    @staticmethod
+    def _peer(client_address: Any) -> str:
+        return client_key({"REMOTE_ADDR": client_address[0]}, False)
+
     def process_request(self, request: Any, client_address: Any) -> None:
+        peer = self._peer(client_address) if self.counts_peers else None
+        if peer is not None and not self.enter(peer):
+            logger.debug("%s: too many connections", peer)
+            self._refuse(request, _CROWDED)
+            return
         if not self._slots.acquire(blocking=False):
-            self._refuse(request)
+            if peer is not None:
+                self.leave(peer)
+            self._refuse(request, _BUSY)
             return
         try:
             super().process_request(request, client_address)
         except BaseException:  # the thread did not start: its slot is free
             self._slots.release()
+            if peer is not None:
+                self.leave(peer)
             raise
 
     def process_request_thread(self, request: Any, client_address: Any) -> None:
@@ -101,8 +191,10 @@ class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
             super().process_request_thread(request, client_address)
         finally:
             self._slots.release()
+            if self.counts_peers:
+                self.leave(self._peer(client_address))
 
-    def _refuse(self, request: socket.socket) -> None:
+    def _refuse(self, request: socket.socket, answer: bytes) -> None:
         """Answer 503 without a thread and without ever blocking the accept loop.
 
         The socket is closed a little later (:meth:`service_actions`): closing it
@@ -112,7 +204,7 @@ class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
         try:
             request.setblocking(False)
             _discard_input(request)
-            request.sendall(_BUSY)  # a new socket's send buffer takes it at once
+            request.sendall(answer)  # a new socket's send buffer takes it at once
             request.shutdown(socket.SHUT_WR)
         except OSError:
             self.close_request(request)
@@ -175,17 +267,24 @@ class ExperimentServer:
         *,
         read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        connections_per_address: int = DEFAULT_CONNECTIONS_PER_ADDRESS,
     ) -> None:
         if not read_timeout_s > 0:
             raise CollectionError("must be positive", field="read_timeout_s")
         if max_connections < 1:
             raise CollectionError("must be 1 or more", field="max_connections")
+        if connections_per_address < 0:
+            raise CollectionError(
+                "must be 0 (no limit) or more", field="connections_per_address"
+            )
         self.app = app
         self._httpd = _ThreadingWSGIServer(
             (host, port),
             _Handler,
             read_timeout_s=read_timeout_s,
             max_connections=max_connections,
+            connections_per_address=connections_per_address,
+            behind_proxy=app.behind_proxy,
         )
         self._httpd.set_app(app)
         self.host = host
@@ -234,6 +333,7 @@ def make_server(
     abandon_after_s: float = DEFAULT_ABANDON_AFTER_S,
     read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    connections_per_address: int = DEFAULT_CONNECTIONS_PER_ADDRESS,
     **options: Any,
 ) -> ExperimentServer:
     """Bind a server for a study without starting it.
@@ -253,6 +353,14 @@ def make_server(
     max_connections : int, default 256
         Connections served at once; the ones beyond get an immediate 503 with
         ``Retry-After: 1`` (the experiment page retries).
+    connections_per_address : int, default 64
+        Connections one client address may hold at once (0: no limit); the ones
+        beyond get a 503 as well, so that one client holding idle connections
+        does not take the server from everyone else. The address is the
+        socket's peer, or, with ``behind_proxy``, the one the proxy forwards in
+        ``X-Forwarded-For`` (counted once a request's headers arrived; the
+        proxy itself holds the idle connections of its clients). Raise it for
+        a lab whose computers share one address.
 
     Returns
     -------
@@ -269,6 +377,7 @@ def make_server(
             port,
             read_timeout_s=read_timeout_s,
             max_connections=max_connections,
+            connections_per_address=connections_per_address,
         )
     except (OSError, CollectionError):
         app.close()
@@ -285,6 +394,7 @@ def serve(
     synchronous: str = "FULL",
     read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    connections_per_address: int = DEFAULT_CONNECTIONS_PER_ADDRESS,
     sessions_per_address: int = DEFAULT_SESSIONS_PER_ADDRESS,
     session_window_s: float = DEFAULT_SESSION_WINDOW_S,
     require_participant: bool = False,
@@ -312,7 +422,7 @@ def serve(
     synchronous : {"FULL", "NORMAL"}, default "FULL"
         SQLite durability (see :func:`make_app`); NORMAL is about twice as fast
         per write but may lose the last answers on a power cut.
-    read_timeout_s, max_connections
+    read_timeout_s, max_connections, connections_per_address
         As for :func:`make_server`.
     sessions_per_address, session_window_s, require_participant, behind_proxy
         As for :func:`make_app`.
@@ -350,6 +460,7 @@ def serve(
         synchronous=synchronous,
         read_timeout_s=read_timeout_s,
         max_connections=max_connections,
+        connections_per_address=connections_per_address,
         sessions_per_address=sessions_per_address,
         session_window_s=session_window_s,
         require_participant=require_participant,
