@@ -27,7 +27,9 @@ __all__ = [
     "OWNER_FILE",
     "Discovery",
     "check_config",
+    "check_config_files",
     "check_results_owner",
+    "read_config_file",
     "claim_results",
     "discover_submissions",
     "late_submissions",
@@ -420,6 +422,90 @@ def validate_config(config: MutableMapping[str, Any], schema: str | Path) -> Non
         raise ConfigError(error.message, field=f"config{keys}")
 
 
+#: Largest campaign config file read, in bytes (the demo's is 13 KB).
+MAX_CONFIG_BYTES = 1024 * 1024
+
+
+def read_config_file(path: str | Path) -> dict[str, Any]:
+    """A campaign config file, read with the hardened reader of ``system.yaml``.
+
+    Anchors and aliases (an alias bomb in ``campaign.description`` takes
+    gigabytes once something walks it), tags, a key given twice (which a plain
+    YAML reader takes silently, keeping the last), a lone surrogate or a
+    control character in a text (:mod:`stecflow.data.yamlsafe`) are refused
+    before anything else reads the config. JSON configs are YAML too.
+
+    Raises
+    ------
+    ConfigError
+        Naming the file, the line and the key path.
+
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "c.yaml"
+    >>> _ = path.write_text("campaign:\\n  id: a\\n  id: b\\n")
+    >>> read_config_file(path)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    stecflow.core.errors.ConfigError: ...c.yaml, line 3: key 'id' is given twice (first on line 2); keep one
+    """  # noqa: E501
+    from stecflow.core.errors import YAMLError
+    from stecflow.data.yamlsafe import read_yaml
+
+    try:
+        data = read_yaml(path, max_bytes=MAX_CONFIG_BYTES)
+    except OSError as exc:
+        raise ConfigError(
+            f"cannot read the file ({exc.strerror})", file=str(path)
+        ) from None
+    except YAMLError as exc:
+        raise ConfigError(
+            exc.message, file=exc.file, line=exc.line, field=exc.field
+        ) from None
+    if not isinstance(data, dict):
+        raise ConfigError(
+            "expected a mapping of keys to values (campaign:, data:, ...)",
+            file=str(path),
+            line=1,
+        )
+    return data
+
+
+def check_config_files(paths: Sequence[str | Path]) -> None:
+    """Read every config file the workflow was given with
+    :func:`read_config_file`: the workflow's first check, before the schema.
+
+    Raises
+    ------
+    ConfigError
+        For the first file refused, naming its line and key path.
+    """
+    for path in paths:
+        read_config_file(path)
+
+
+def _check_submissions_root(root: Any) -> None:
+    """Refuse a submissions folder that holds the campaign itself: ``/``, the
+    working folder or a folder above it (every folder in it would be taken for
+    a team)."""
+    if not isinstance(root, str) or not root:
+        return
+    where = Path(os.path.abspath(root))
+    here = Path.cwd()
+    if where == Path(where.anchor) or where == here or where in here.parents:
+        what = (
+            "the root of the file system"
+            if where == Path(where.anchor)
+            else "the campaign's own folder"
+            if where == here
+            else "a folder above the campaign"
+        )
+        raise ConfigError(
+            f"{root!r} is {what}: every folder in it would be taken for a team."
+            " Give the folder that holds only the <team>/<system>/ folders"
+            " (e.g. submissions)",
+            field="submissions.root",
+        )
+
+
 def check_config(config: Mapping[str, Any]) -> None:
     """Check the rules of a campaign config that its JSON schema cannot express.
 
@@ -431,6 +517,7 @@ def check_config(config: Mapping[str, Any]) -> None:
     from stecflow.submissions.metadata import parse_timestamp
     from stecflow.tasks.registry import get as task_type
 
+    _check_submissions_root((config.get("submissions") or {}).get("root"))
     campaign = config.get("campaign", {})
     for n, name in enumerate(campaign.get("tasks") or []):
         try:

@@ -50,20 +50,11 @@ SITUATED_BASELINES = ("recency", "logistic")
 
 
 def _load_yaml(path: str) -> dict:
-    import yaml
+    """A campaign config, read as the workflow reads it
+    (:func:`stecflow.campaign.read_config_file`: no aliases, no key twice)."""
+    from stecflow.campaign import read_config_file
 
-    try:
-        with open(path, encoding="utf-8") as handle:
-            data = yaml.safe_load(handle)
-    except OSError as exc:
-        raise StecflowError(
-            f"cannot read the file ({exc.strerror})", file=path
-        ) from None
-    except yaml.YAMLError as exc:
-        raise StecflowError(f"not valid YAML: {exc}", file=path) from None
-    if not isinstance(data, dict):
-        raise StecflowError("expected a mapping of keys to values", file=path)
-    return data
+    return read_config_file(path)
 
 
 def _campaign_folder(config_path: str) -> Path:
@@ -565,6 +556,9 @@ def _cmd_sessions(args: argparse.Namespace) -> int:
             abandon_after_s=getattr(args, "abandon_after", 1800.0),
             per_list=getattr(args, "per_list", 1),
             as_json=getattr(args, "json", False),
+            key=getattr(args, "key", None),
+            config=getattr(args, "config", None),
+            record_only=getattr(args, "record_only", False),
         )
     )
     return 0
@@ -1159,17 +1153,23 @@ def build_parser() -> argparse.ArgumentParser:
 
     sessions = sub.add_parser(
         "sessions",
-        help="the organiser's commands for a running study: return, backup, progress",
+        help="the organiser's commands for a running study: return, backup, progress,"
+        " withdraw, backups",
         description=(
             "return: mark a place the crowdsourcing platform returned or timed out"
             " (by session, platform session or participant ID), so that its list"
             " goes to the next participant. backup: copy the study's database"
             " consistently while the server runs. progress: sessions per list,"
-            " durations, lists still needed. Safe while `stecflow serve` runs."
+            " durations, lists still needed. withdraw: erase every answer of a"
+            " participant who withdraws (by ID or release pseudonym), keeping an"
+            " audit line without personal data that the workflow reads, so that"
+            " the next run leaves them out of judgments, statistics, report and"
+            " release. backups: the backups made, and which hold withdrawn data."
+            " Safe while `stecflow serve` runs."
         ),
     )
     actions = sessions.add_subparsers(dest="action", required=True)
-    for name in ("return", "backup", "progress"):
+    for name in ("return", "backup", "progress", "withdraw", "backups"):
         action = actions.add_parser(name)
         action.add_argument("study", help="study ID or study folder")
         action.add_argument(
@@ -1181,6 +1181,16 @@ def build_parser() -> argparse.ArgumentParser:
             )
         elif name == "backup":
             action.add_argument("--out", required=True, help="the copy to write")
+        elif name == "withdraw":
+            from stecflow.studies.server.cli import (
+                WITHDRAW_WHO_HELP,
+                add_withdraw_options,
+            )
+
+            action.add_argument("session", help=WITHDRAW_WHO_HELP)
+            add_withdraw_options(action)
+        elif name == "backups":
+            pass
         else:
             action.add_argument(
                 "--abandon-after", type=float, default=1800.0, metavar="SECONDS"

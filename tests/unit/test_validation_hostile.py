@@ -151,7 +151,7 @@ def test_alias_bomb_is_refused_at_once(folder, items):
     ]
     write_meta(folder, "\n".join(lines) + "\n")
     record, peak = with_peak(validate, folder, items)
-    assert problems(record) == [("bad_yaml", 1, None)]
+    assert problems(record) == [("bad_yaml", 1, "a0")]
     assert "anchors (&a0) are not allowed" in record["errors"][0]["message"]
     assert peak < 100
 

@@ -15,6 +15,10 @@ from stecflow.studies import setup as studies
 from stecflow.submissions import outputs as submission_outputs
 from stecflow.submissions import safepath, validation
 
+# The config files first, with the hardened reader of system.yaml: an alias bomb,
+# a key given twice or a control character is refused here, naming file, line
+# and key path, before the schema check walks the config (20 ms).
+campaign.check_config_files(workflow.configfiles)
 # (stecflow's validate_config, not Snakemake's validate: the same defaults filled
 # in, 0.25 s less at every start, and the key path of an error named)
 campaign.validate_config(config, workflow.source_path("../schemas/config.schema.yaml"))
@@ -275,6 +279,14 @@ def get_power_inputs(wildcards):
     """The pilot files a study's power settings name (none without a pilot)."""
     power = STUDIES[wildcards.study]["power"]
     return [p for p in (power.get("pilot"), power.get("sessions")) if p]
+
+
+def get_study_withdrawals(wildcards):
+    """A study's withdrawals files: those the config lists, and the one that
+    `stecflow sessions withdraw` writes beside the study's default database."""
+    listed = STUDIES[wildcards.study].get("withdrawals") or []
+    beside = f"{RESULTS}/studies/{wildcards.study}/responses.withdrawals.tsv"
+    return sorted({*listed, *([beside] if os.path.exists(beside) else [])})
 
 
 def get_study_corrections(wildcards):

@@ -123,16 +123,20 @@ class _StrictLoader(yaml.SafeLoader):
             raise _Refused(
                 f"aliases (*{event.anchor}) are not allowed; write the value out",
                 event.start_mark,
+                self._field(),
             )
         if getattr(event, "anchor", None) is not None:
             raise _Refused(
                 f"anchors (&{event.anchor}) are not allowed; write values out",
                 event.start_mark,
+                self._field(),
             )
         tag = getattr(event, "tag", None)
         if tag is not None and tag != "!":
             raise _Refused(
-                f"tags ({tag}) are not allowed; write plain values", event.start_mark
+                f"tags ({tag}) are not allowed; write plain values",
+                event.start_mark,
+                self._field(),
             )
         nesting = isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent))
         if nesting:
@@ -229,7 +233,7 @@ def load_yaml(data: bytes, source: str, *, max_bytes: int = MAX_BYTES) -> Any:
     {'submitted': '2026-05-20T00:00:00Z', 'tasks': ['end_to_end']}
     >>> load_yaml(b"a: &x [1]\\nb: *x", "s.yaml")  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    stecflow.core.errors.YAMLError: s.yaml, line 1: anchors (&x) are not allowed; ...
+    stecflow.core.errors.YAMLError: s.yaml, line 1, a: anchors (&x) are not allowed; ...
     """
     if len(data) > max_bytes:
         raise YAMLError(
