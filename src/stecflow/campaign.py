@@ -317,7 +317,11 @@ def superseded_submissions(
     Table 1 shows IS-FBS and *IS-FBS. The superseded system is still validated,
     scored and shown (marked superseded), but it leaves the official ranking and
     the statistics, whatever becomes of the correction. Names that are not another
-    submission of the same team are ignored here (validation rejects them).
+    submission of the same team are ignored here (validation rejects them), and
+    so are the keys of a cycle (``a`` supersedes ``b``, ``b`` supersedes ``a``:
+    neither is superseded, so the team stays in the statistics; the validation
+    summary reports the cycle as an error,
+    :mod:`stecflow.submissions.supersession`).
 
     Returns
     -------
@@ -333,13 +337,15 @@ def superseded_submissions(
     >>> superseded_submissions(root, [("is", "fbs"), ("is", "fbs-fixed")])
     {('is', 'fbs'): 'fbs-fixed'}
     """
-    known = set(submissions)
-    out: dict[tuple[str, str], list[str]] = {}
-    for team, system in submissions:
-        earlier = _metadata_at_build(root, team, system).get("supersedes")
-        if isinstance(earlier, str) and earlier != system and (team, earlier) in known:
-            out.setdefault((team, earlier), []).append(system)
-    return {key: ",".join(sorted(systems)) for key, systems in sorted(out.items())}
+    from stecflow.submissions.supersession import supersession
+
+    found = supersession(
+        {
+            (team, system): _metadata_at_build(root, team, system).get("supersedes")
+            for team, system in submissions
+        }
+    )
+    return {key: ",".join(systems) for key, systems in found.superseded.items()}
 
 
 def analysed_submissions(

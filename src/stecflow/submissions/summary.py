@@ -29,12 +29,59 @@ def superseding(records: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], s
     ...              {"team": "is", "system": "fbs"}])
     {('is', 'fbs'): 'fbs-2'}
     """
-    out: dict[tuple[str, str], list[str]] = {}
-    for record in records:
-        if record.get("supersedes"):
-            key = (record["team"], record["supersedes"])
-            out.setdefault(key, []).append(record["system"])
-    return {key: ",".join(sorted(systems)) for key, systems in sorted(out.items())}
+    found = _supersession(records)
+    return {key: ",".join(systems) for key, systems in found.superseded.items()}
+
+
+def _logger() -> Any:
+    import logging
+
+    return logging.getLogger(__name__)
+
+
+def _supersession(records: Iterable[Mapping[str, Any]]) -> Any:
+    """The records' ``supersedes`` read together (cycles and forks found)."""
+    from stecflow.submissions.supersession import supersession
+
+    return supersession(
+        {(r["team"], r["system"]): r.get("supersedes") for r in records}
+    )
+
+
+def _supersession_problems(
+    records: Sequence[Mapping[str, Any]],
+) -> dict[tuple[str, str], list[Problem]]:
+    """``(team, system)`` -> the problems of its ``supersedes`` key read with
+    those of the other systems: a cycle (an error of every system in it) and a
+    fork (a warning of each system superseding the same one)."""
+    found = _supersession(records)
+    out: dict[tuple[str, str], list[Problem]] = {}
+    for team, systems in found.cycles:
+        message = found.cycle_message(team, systems)
+        for system in systems:
+            out.setdefault((team, system), []).append(
+                Problem(
+                    "supersedes_cycle",
+                    message,
+                    f"{team}/{system}/system.yaml",
+                    None,
+                    "supersedes",
+                )
+            )
+    for (team, earlier), systems in found.forks.items():
+        message = found.fork_message(team, earlier)
+        for system in systems:
+            out.setdefault((team, system), []).append(
+                Problem(
+                    "supersedes_fork",
+                    message,
+                    f"{team}/{system}/system.yaml",
+                    None,
+                    "supersedes",
+                    severity="warning",
+                )
+            )
+    return out
 
 
 #: Columns of ``results/validation/summary.tsv``.
@@ -73,10 +120,31 @@ def summarise_validation(
     ``unreadable`` and the reason, so nothing in ``submissions/`` goes unmentioned.
     A system that a later one of its team names in ``supersedes`` gets that
     system's ID in ``superseded_by`` (it leaves the ranking and the statistics).
+
+    The ``supersedes`` keys are read together
+    (:mod:`stecflow.submissions.supersession`): the systems of a cycle get an
+    error naming every file of it (first, so that ``first_error`` shows it) and
+    none of them counts as superseded, so the team stays in the statistics; the
+    systems superseding the same one get a warning. Both are added to the
+    records written to *records_path* (the report's input) and logged; the
+    statuses stay as validation gave them (the outputs themselves are fine).
     """
+    from dataclasses import asdict
+
     rows = []
     records = [read_json(path) for path in record_paths]
     superseded_by = superseding(records)
+    for key, problems in _supersession_problems(records).items():
+        for record in records:
+            if (record["team"], record["system"]) != key:
+                continue
+            for problem in problems:
+                kind = "errors" if problem.severity == "error" else "warnings"
+                # a cycle's error comes first: the summary's first_error shows it
+                at = 0 if kind == "errors" else len(record[kind])
+                record[kind] = [*record[kind][:at], asdict(problem), *record[kind][at:]]
+                record[f"n_{kind}"] = record.get(f"n_{kind}", 0) + 1
+                _logger().log(40 if kind == "errors" else 30, "%s", problem.describe())
     for record in records:
         first = record["errors"][0] if record["errors"] else None
         rows.append(
