@@ -139,6 +139,16 @@ def test_another_key_or_none_is_still_refused(app):
     assert status == 200 and first["token"] != other["token"]
 
 
+def test_a_participant_id_with_a_line_break_is_not_another_participant(app):
+    """``p1\n`` passed the ID check (``$`` matches before a final line break),
+    so it opened a second session for p1."""
+    assert call(app, "POST", "/api/session", start("p1", KEY))[0] == 201
+    status, data = call(app, "POST", "/api/session", start("p1\n", OTHER))
+    assert status == 400
+    assert data["error"] == "participant must be 1-64 letters, digits, - or _"
+    assert [row[1] for row in sessions(app.db_path)] == ["p1"]
+
+
 def test_a_completed_or_returned_session_is_not_reopened(app):
     status, first = call(app, "POST", "/api/session", start("p1", KEY))
     sql = "UPDATE sessions SET completed_s = 1 WHERE session_id = ?"

@@ -548,7 +548,7 @@ class CollectionApp:
             )
         participant = payload.get("participant")
         if participant is not None and (
-            not isinstance(participant, str) or not _PARTICIPANT.match(participant)
+            not isinstance(participant, str) or not _PARTICIPANT.fullmatch(participant)
         ):
             raise HTTPError(400, "participant must be 1-64 letters, digits, - or _")
         if participant is None and self.require_participant:
