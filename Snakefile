@@ -36,8 +36,12 @@
 #                                                 of systems not significantly different
 #   results/studies/<study>/design.tsv            one row per trial of a human study
 #   results/studies/<study>/balance.tsv           proof that the design is balanced
-#   results/studies/<study>/web/                  the experiment: open index.html, or
-#                                                 run `stecflow serve <study>`
+#   results/studies/<study>/web/                  the experiment as served by
+#                                                 `stecflow serve <study>` (no trials:
+#                                                 each session gets its own list)
+#   results/studies/<study>/offline/<list>/       one list's copy to open from disk
+#   results/studies/<study>/stimuli-key.json      the organiser's key: every trial's
+#                                                 item, system and answer (never served)
 #   results/studies/<study>/dmdx/                 DMDX item files for lab replications
 #   results/judgments/<study>.tsv                 one row per trial, merged with the design
 #   results/judgments/quality/<study>.tsv         data-quality problems found
@@ -90,6 +94,7 @@ rule all:
         f"{RESULTS}/scores/clusters.tsv",
         expand(f"{RESULTS}/stats/{{analysis}}.tsv", analysis=ANALYSES),
         expand(f"{RESULTS}/studies/{{study}}/web", study=STUDIES),
+        expand(f"{RESULTS}/studies/{{study}}/offline", study=STUDIES),
         expand(f"{RESULTS}/judgments/{{study}}.tsv", study=STUDIES),
         expand(f"{RESULTS}/judgments/agreement/{{study}}.tsv", study=STUDIES),
         f"{RESULTS}/report/index.html",

@@ -36,7 +36,7 @@ def test_server_export_is_read(serve, tmp_path):
     build_situated_study(sessions, {"L01": LIST}, study="rexj", out_dir=study / "web")
     client, _ = serve(study)
     session = client.session("p01")
-    doc = json.loads((study / "web" / "stimuli.json").read_text())
+    doc = json.loads((study / "stimuli-key.json").read_text())
     t1, t2, t3 = doc["lists"][0]["trials"]
     for payload in (
         situated_payload(t1, plays=1, time_ms=1700.0),

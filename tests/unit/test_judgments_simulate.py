@@ -387,13 +387,16 @@ def test_simulate_study_from_the_stimuli_document(tmp_path):
     study = make_study_files(
         design, FIX_ITEMS, outputs, task="identification", variant="read_first"
     )
-    stimuli = tmp_path / "stimuli.json"
-    stimuli.write_bytes(study.files["stimuli.json"])
+    stimuli = tmp_path / "stimuli-key.json"
+    stimuli.write_bytes(study.key)
     out = tmp_path / "sim.tsv"
     n = simulate_study(stimuli, [J / "testset.xml"], out, seed=4)
     assert n == 8
     first = out.read_bytes()
     simulate_study(tmp_path, J / "testset.xml", out, seed=4)  # the folder
+    assert out.read_bytes() == first
+    (tmp_path / "web").mkdir()
+    simulate_study(tmp_path / "web", J / "testset.xml", out, seed=4)  # beside it
     assert out.read_bytes() == first  # deterministic bytes
     rows = read_response_table(out).rows
     assert {r["variant"] for r in rows} == {"read_first"}

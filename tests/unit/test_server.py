@@ -93,7 +93,13 @@ class Client:
 
 
 def _doc(study: Path) -> dict[str, Any]:
-    return json.loads((study / "web" / "stimuli.json").read_text())
+    """The study's key: every trial with its item, system, answer and labels."""
+    return json.loads((study / "stimuli-key.json").read_text())
+
+
+def label_of(trial: dict[str, Any], entity: str) -> str:
+    """The label the page shows for an entity of a trial (its key's labels)."""
+    return next(k for k, v in trial["labels"].items() if v == entity)
 
 
 def _trials(study: Path, list_id: str) -> list[dict[str, Any]]:
@@ -103,8 +109,7 @@ def _trials(study: Path, list_id: str) -> list[dict[str, Any]]:
 def rating_payload(trial: dict[str, Any], adequacy: int = 70, fluency: int = 40):
     return {
         "order": trial["order"],
-        "item": trial["item"],
-        "system": trial["system"],
+        "trial": trial["id"],
         "adequacy": adequacy,
         "fluency": fluency,
         "rt_ms": 1234.5,
@@ -114,9 +119,8 @@ def rating_payload(trial: dict[str, Any], adequacy: int = 70, fluency: int = 40)
 def identification_payload(trial: dict[str, Any], chosen: str | None = None):
     return {
         "order": trial["order"],
-        "item": trial["item"],
-        "system": trial["system"],
-        "chosen_entity": chosen or trial["target"],
+        "trial": trial["id"],
+        "chosen_entity": label_of(trial, chosen or trial["target"]),
         "cant_tell": False,
         "timeout": False,
         "reading_time_ms": 812.3,
@@ -283,17 +287,19 @@ def test_a_trial_must_match_the_sessions_list(serve, rating_study):
     client, _ = serve(rating_study)
     session = client.session()
     trials = _trials(rating_study, session["list"])
-    other = next(
-        t
-        for t in _trials(rating_study, "L02")
-        if t["item"] != trials[-1]["item"] or t["system"] != trials[-1]["system"]
-    )
-    wrong = rating_payload(trials[-1]) | {
-        "item": other["item"],
-        "system": other["system"],
-    }
+    # the same order of another list has another ID: IDs are per list
+    other = next(t for t in _trials(rating_study, "L02") if t["order"] == 1)
+    wrong = rating_payload(trials[0]) | {"trial": other["id"]}
     status, data, _ = client.call("POST", "/api/trial", wrong, session["token"])
-    assert status == 400 and "shows item" in data["error"]
+    assert status == 400 and f"is {trials[0]['id']}, not" in data["error"]
+    # a page that sends the item and system is refused: they are the key's
+    status, data, _ = client.call(
+        "POST",
+        "/api/trial",
+        rating_payload(trials[0]) | {"item": trials[0]["item"]},
+        session["token"],
+    )
+    assert status == 400 and "unknown field(s): item" in data["error"]
     status, data, _ = client.call(
         "POST",
         "/api/trial",

@@ -112,6 +112,7 @@ def test_consent_is_required_when_the_study_declares_a_consent_screen(
         "token",
         "session_id",
         "list",
+        "stimuli",  # the session's own list, blinded
         "answered",
         "completed",
         "completion_code",

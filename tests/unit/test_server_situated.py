@@ -48,7 +48,7 @@ def situated_study(tmp_path_factory) -> Path:
 
 def _trials(study: Path) -> list[dict[str, Any]]:
     """The trials of the built study, each with its clip in place of its key."""
-    doc = json.loads((study / "web" / "stimuli.json").read_text())
+    doc = json.loads((study / "stimuli-key.json").read_text())
     return [
         {**t, "context": doc["contexts"][t["context"]]}
         for t in doc["lists"][0]["trials"]
@@ -71,8 +71,7 @@ def situated_payload(
     cant_tell = via == "dont_know"
     return {
         "order": trial["order"],
-        "item": trial["item"],
-        "system": trial["system"],
+        "trial": trial["id"],
         "chosen_entity": None if cant_tell else (chosen or trial["target"]),
         "cant_tell": cant_tell,
         "timeout": False,
@@ -82,9 +81,6 @@ def situated_payload(
         "audio_onset_ms": None,
         "click_x": None,
         "click_y": None,
-        "instance": trial["item"],
-        "dialogue": trial["dialogue"],
-        "expression": trial["expression"],
         "time_ms": time_ms,
         "plays": plays,
         "replays": plays - 1,
@@ -179,8 +175,8 @@ def test_post_and_export_situated_trials(serve, situated_study, tmp_path):
     ]
 
 
-def _changed(trial: dict[str, Any], **changes: Any) -> dict[str, Any]:
-    payload = situated_payload(trial)
+def _changed(shown: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    payload = situated_payload(shown)
     for key, value in changes.items():
         if value is _DROP:
             payload.pop(key)
@@ -220,9 +216,11 @@ REFUSALS = [
         {"chosen_entity": None, "timeout": True, "answer_via": "board"},
         "a situated trial has no time-out",
     ),
-    ({"instance": "other"}, "instance must be"),
-    ({"expression": "s01-e010"}, "expression must be 's01-e007'"),
-    ({"dialogue": _DROP}, "dialogue must be 's01'"),
+    # what names the trial comes from the study's key, never from the page
+    ({"instance": "other"}, "unknown field(s): instance"),
+    ({"expression": "s01-e010"}, "unknown field(s): expression"),
+    ({"system": "ORIG"}, "unknown field(s): system"),
+    ({"trial": _DROP}, "trial 1 of this list is t"),
     ({"entities": []}, "unknown field(s): entities"),
 ]
 
@@ -247,12 +245,11 @@ def test_situated_fields_are_refused_in_a_reg_study(serve, tmp_path):
     )
     client, _ = serve(study)
     session = client.session()
-    doc = json.loads((study / "web" / "stimuli.json").read_text())
+    doc = json.loads((study / "stimuli-key.json").read_text())
     trial = next(x for x in doc["lists"] if x["list"] == session["list"])["trials"][0]
     payload = {
         "order": trial["order"],
-        "item": trial["item"],
-        "system": trial["system"],
+        "trial": trial["id"],
         "chosen_entity": trial["target"],
         "identification_time_ms": 100.0,
         "rt_ms": 100.0,
@@ -281,12 +278,11 @@ def test_version_1_database_is_migrated_and_reads_as_before(serve, tmp_path):
     db = tmp_path / "responses.sqlite"
     client, server = serve(study, db_path=db)
     session = client.session()
-    doc = json.loads((study / "web" / "stimuli.json").read_text())
+    doc = json.loads((study / "stimuli-key.json").read_text())
     trial = next(x for x in doc["lists"] if x["list"] == session["list"])["trials"][0]
     payload = {
         "order": trial["order"],
-        "item": trial["item"],
-        "system": trial["system"],
+        "trial": trial["id"],
         "adequacy": 70,
         "fluency": 40,
         "rt_ms": 1234.5,

@@ -7,6 +7,7 @@ is the most recently mentioned object, feature D1) over resources/dialogue-demo
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 from pathlib import Path
@@ -469,7 +470,9 @@ def test_stimuli_folder_builds(small):
     html = (web / "index.html").read_text(encoding="utf-8")
     assert "<title>Which piece is meant?</title>" in html
     assert "Descriptions of pictures" not in html
-    document = json.loads((web / "stimuli.json").read_text(encoding="utf-8"))
+    public = json.loads((web / "stimuli.json").read_text(encoding="utf-8"))
+    assert "lists" not in public and "contexts" not in public
+    document = json.loads((out / "stimuli-key.json").read_text(encoding="utf-8"))
     rows = read_tsv(out / "design.tsv")
     assert [lst["list"] for lst in document["lists"]] == ["L01", "L02"]
     assert [lst["group"] for lst in document["lists"]] == [1, 2]
@@ -565,13 +568,18 @@ def test_media_folder_needs_one_file_per_instance(small, campaign, tmp_path):
     build_situated_stimuli(
         spec, out / "design.tsv", campaign["testset"], tmp_path / "w", tmp_path / "d"
     )
-    document = json.loads((tmp_path / "w" / "stimuli.json").read_text("utf-8"))
+    document = json.loads((tmp_path / "stimuli-key.json").read_text("utf-8"))
     trial = document["lists"][0]["trials"][0]
-    assert trial["media"] == f"media/{Path(trial['item'])}" + (
-        ".webm" if trial["item"] == sorted(shown)[0] else ".mp4"
+    # the file of each instance, named by its content in the study
+    data = (
+        b"video"
+        if trial["item"] == sorted(shown)[0]
+        else b"video " + trial["item"].encode()
     )
+    suffix = ".webm" if trial["item"] == sorted(shown)[0] else ".mp4"
+    assert trial["media"] == f"media/{hashlib.sha256(data).hexdigest()[:20]}{suffix}"
     assert trial["media_kind"] == "video"
-    assert (tmp_path / "w" / trial["media"]).is_file()
+    assert (tmp_path / "w" / trial["media"]).read_bytes() == data
 
 
 def test_a_design_that_does_not_fit_the_test_set(small, campaign, tmp_path):

@@ -218,53 +218,77 @@ def test_no_network_references_in_generated_files(tmp_path):
     ]
 
 
-def test_every_picture_is_shipped_and_listed_in_the_manifest(tmp_path):
-    design, items, outputs = _inputs()
-    build_study(
-        design, items, outputs, task="rating", images_dir=IMAGES, out_dir=tmp_path
-    )
-    doc = json.loads((tmp_path / "stimuli.json").read_text())
-    referenced = {
-        e["image"] for lst in doc["lists"] for t in lst["trials"] for e in t["entities"]
-    }
-    for image in referenced:
-        copy = tmp_path / image
-        assert copy.is_file(), image
-        assert copy.read_bytes() == (IMAGES / Path(image).name).read_bytes()
-    shipped = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*.svg")}
-    assert shipped == referenced
-    with open(tmp_path / "MANIFEST.tsv", encoding="utf-8") as handle:
+def _manifest_matches(folder: Path) -> None:
+    with open(folder / "MANIFEST.tsv", encoding="utf-8") as handle:
         manifest = list(csv.DictReader(handle, delimiter="\t"))
-    files = {p.relative_to(tmp_path).as_posix() for p in tmp_path.rglob("*")}
-    files = {f for f in files if (tmp_path / f).is_file()} - {"MANIFEST.tsv"}
+    files = {p.relative_to(folder).as_posix() for p in folder.rglob("*")}
+    files = {f for f in files if (folder / f).is_file()} - {"MANIFEST.tsv"}
     assert {row["path"] for row in manifest} == files
     for row in manifest:
-        data = (tmp_path / row["path"]).read_bytes()
+        data = (folder / row["path"]).read_bytes()
         assert int(row["size"]) == len(data)
         assert row["sha256"] == hashlib.sha256(data).hexdigest()
-    js = (tmp_path / "stimuli.js").read_text()
+
+
+def test_every_picture_is_shipped_and_listed_in_the_manifest(tmp_path):
+    design, items, outputs = _inputs()
+    web = tmp_path / "web"
+    build_study(design, items, outputs, task="rating", images_dir=IMAGES, out_dir=web)
+    key = json.loads((tmp_path / "stimuli-key.json").read_text())
+    referenced = {
+        e["image"] for lst in key["lists"] for t in lst["trials"] for e in t["entities"]
+    }
+    for image in referenced:
+        copy = web / image
+        assert copy.is_file(), image
+        assert copy.read_bytes() == (IMAGES / Path(image).name).read_bytes()
+    # the served folder has every list's pictures (a session may get any list)
+    shipped = {p.relative_to(web).as_posix() for p in web.rglob("*.svg")}
+    assert shipped == referenced
+    _manifest_matches(web)
+    doc = json.loads((web / "stimuli.json").read_text())
+    assert "lists" not in doc and "design" not in doc
+    assert (
+        doc["design_sha256"]
+        == hashlib.sha256((tmp_path / "stimuli-key.json").read_bytes()).hexdigest()
+    )
+    js = (web / "stimuli.js").read_text()
     assert json.loads(js.split(" = ", 1)[1].split(";\n", 1)[0]) == doc
-    sha = hashlib.sha256((tmp_path / "stimuli.json").read_bytes()).hexdigest()
+    sha = hashlib.sha256((web / "stimuli.json").read_bytes()).hexdigest()
     assert f'window.STECFLOW_STUDY.sha256 = "{sha}";' in js
+    # each offline copy has its own list and only the pictures that list shows
+    copies = sorted(p.name for p in (tmp_path / "offline").iterdir())
+    assert copies == [lst["list"] for lst in key["lists"]]
+    for lst in key["lists"]:
+        copy = tmp_path / "offline" / lst["list"]
+        own = json.loads((copy / "stimuli.json").read_text())
+        assert [x["list"] for x in own["lists"]] == [lst["list"]]
+        assert own["lists"][0] == key["participant_lists"][lst["list"]]
+        wanted = {e["image"] for t in lst["trials"] for e in t["entities"]}
+        assert {p.relative_to(copy).as_posix() for p in copy.rglob("*.svg")} == wanted
+        _manifest_matches(copy)
 
 
 def test_study_sha256_detects_changed_files(tmp_path):
     design, items, outputs = _inputs()
-    build_study(design, items, outputs, task="rating", out_dir=tmp_path)
-    study_sha256(tmp_path)
-    (tmp_path / "experiment.css").write_text("body { color: red }\n")
+    build_study(design, items, outputs, task="rating", out_dir=tmp_path / "web")
+    study_sha256(tmp_path / "web")
+    (tmp_path / "web" / "experiment.css").write_text("body { color: red }\n")
     with pytest.raises(StimuliError, match="experiment.css differs"):
-        study_sha256(tmp_path)
+        study_sha256(tmp_path / "web")
 
 
 def test_a_built_study_is_not_overwritten_by_accident(tmp_path):
     design, items, outputs = _inputs()
-    build_study(design, items, outputs, task="rating", out_dir=tmp_path)
+    web = tmp_path / "web"
+    build_study(design, items, outputs, task="rating", out_dir=web)
     with pytest.raises(StimuliError, match="frozen"):
-        build_study(design, items, outputs, task="rating", out_dir=tmp_path)
-    (tmp_path / "stale.txt").write_text("left over")
-    build_study(design, items, outputs, task="rating", out_dir=tmp_path, overwrite=True)
-    assert not (tmp_path / "stale.txt").exists()
+        build_study(design, items, outputs, task="rating", out_dir=web)
+    (web / "stale.txt").write_text("left over")
+    (tmp_path / "offline" / "L01" / "stale.txt").write_text("left over")
+    build_study(design, items, outputs, task="rating", out_dir=web, overwrite=True)
+    assert not (web / "stale.txt").exists()
+    assert not (tmp_path / "offline" / "L01" / "stale.txt").exists()
 
 
 # --------------------------------------------------------------------------- pictures
@@ -376,8 +400,12 @@ def test_scene_is_what_the_trials_show():
         for trial in lst["trials"]:
             grid, entities, pictures = scene(by_id[trial["item"]], IMAGES, design.seed)
             assert trial["grid"] == grid
+            target = by_id[trial["item"]].domain.target.id
+            # a rating trial marks its target: the frame is part of the stimulus
             assert trial["entities"] == [
-                {**e, "image": f"images/{e['image']}"} for e in entities
+                {**e, "image": f"images/{e['image']}"}
+                | ({"marked": True} if e["id"] == target else {})
+                for e in entities
             ]
             assert entities == sorted(entities, key=lambda e: (e["y"], e["x"]))
             assert set(pictures) == {e["image"] for e in entities}

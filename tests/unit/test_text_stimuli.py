@@ -178,9 +178,18 @@ def test_rating_document():
         assert trial["output"] == TEXTS[row["system"]][row["item"]]
         assert trial["input"] == row["item"] and trial["target"] is None
     assert [lst["list"] for lst in doc["lists"]] == ["L01", "L02", "L03"]
-    # stored once per item, shown by key
-    assert json.loads(bundle.files["stimuli.json"]) == doc
+    # the page's document holds no list, no input and no design
+    public = json.loads(bundle.files["stimuli.json"])
+    assert {"lists", "inputs", "design", "notes"}.isdisjoint(public)
+    assert public["criteria"] == doc["criteria"]
     assert bundle.files["stimuli.js"].startswith(b"window.STECFLOW_STUDY = ")
+    # a participant's list shows each input once, by an opaque key
+    shown = json.loads(bundle.key)["participant_lists"]["L01"]
+    assert sorted(shown["inputs"].values(), key=str) == sorted(
+        (doc["inputs"][t["input"]] for t in doc["lists"][0]["trials"]), key=str
+    )
+    assert {t["input"] for t in shown["trials"]} == set(shown["inputs"])
+    assert all(not key.startswith("t") for key in shown["inputs"])
 
 
 def test_preference_document():

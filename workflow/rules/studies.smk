@@ -41,6 +41,10 @@ rule build_stimuli:
         # scripts, pictures, audio) whose file list depends on the stimuli.
         web=directory(f"{RESULTS}/studies/{{study}}/web"),
         dmdx=directory(f"{RESULTS}/studies/{{study}}/dmdx"),
+        # the organiser's key (trials, systems, answers; never served) and one
+        # offline copy per list holding that list only (stecflow.studies.blinding)
+        key=f"{RESULTS}/studies/{{study}}/stimuli-key.json",
+        offline=directory(f"{RESULTS}/studies/{{study}}/offline"),
     log:
         f"{RESULTS}/logs/build_stimuli/{{study}}.log",
     priority: PRIORITY["build_stimuli"]

@@ -38,7 +38,7 @@ def main(smk) -> None:
         from stecflow.judgments.simulate import simulate_study
 
         simulate_study(
-            stimuli_path=smk.input.web,
+            stimuli_path=smk.input.key,
             items_paths=[smk.input.testset, *smk.input.practice],
             out_path=smk.output.responses,
             seed=smk.params.seed,

@@ -8,7 +8,7 @@ data (:func:`stecflow.judgments.importers.read_response_table` keeps the label),
 so every downstream table and the report can mark simulated judgments.
 
 :func:`simulate_responses` builds the trials from a design and the systems'
-outputs, :func:`simulate_study` from a built study's ``stimuli.json`` (the
+outputs, :func:`simulate_study` from a built study's key ``stimuli-key.json`` (the
 descriptions exactly as the web experiment shows them) and writes the answers
 (:func:`write_simulated_responses`). How a participant answers is the model of
 :mod:`stecflow.judgments.participant` (documented for organisers in
@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from stecflow.judgments._common import JudgmentsError, plain
 from stecflow.judgments.participant import SimulationSettings, Trial, simulate_trials
+from stecflow.studies.blinding import KEY_FILE
 from stecflow.studies.settings import RESPONSE_COLUMNS
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -178,17 +179,18 @@ def simulate_study(
     seed: int,
     settings: SimulationSettings | Mapping[str, Any] | None = None,
 ) -> int:
-    """Simulate a built study from its ``stimuli.json`` and write the answers.
+    """Simulate a built study from its key and write the answers.
 
-    The descriptions are exactly those the web experiment shows (the study
-    document of :func:`stecflow.studies.stimuli.make_study_files`), read from their
-    words; the items give the domains and references.
+    The descriptions are exactly those the web experiment shows (the whole study
+    document of :func:`stecflow.studies.stimuli.make_study_files`, as the study's
+    key ``stimuli-key.json`` keeps it: the page's own files hold no list), read
+    from their words; the items give the domains and references.
 
     Parameters
     ----------
     stimuli_path : path
-        ``results/studies/<study>/web/stimuli.json``, or the ``web`` folder or
-        the study folder that holds it (for a rule whose output is the folder).
+        ``results/studies/<study>/stimuli-key.json``, or the study folder or its
+        ``web`` folder (the key is beside it).
     items_paths : path or sequence of paths
         Test set (and practice items' corpus) in stecflow's XML.
     out_path : path
@@ -207,7 +209,7 @@ def simulate_study(
 
     path = Path(stimuli_path)
     if path.is_dir():
-        inside = [path / "stimuli.json", path / "web" / "stimuli.json"]
+        inside = [path / KEY_FILE, path.parent / KEY_FILE]
         path = next((p for p in inside if p.is_file()), inside[0])
     source = str(path)
     try:

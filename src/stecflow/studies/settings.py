@@ -200,6 +200,9 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "experimenter_download": "Experimenter: download the results file before "
         "starting a new session.",
         "unknown_list_offline": "Unknown list {list}; reload the page.",
+        "offline_copy_needed": "This copy of the study is the one its server "
+        "serves. To run the study without a server, open index.html in the offline "
+        "folder of one list (offline/<list>/index.html).",
         "connecting": "Connecting to the server\u2026",
         "out_of_date": "This page is out of date: the experiment was rebuilt. Please "
         "reload the page.",
@@ -335,6 +338,9 @@ UI_STRINGS: dict[str, dict[str, str]] = {
         "結果のファイルをダウンロードしてください。",
         "unknown_list_offline": "不明なリスト {list} です。ページを再読み込みして"
         "ください。",
+        "offline_copy_needed": "これはサーバーが配信する実験のコピーです。サーバー"
+        "なしで実験を行うには、リストごとのオフライン用フォルダーにある index.html"
+        "（offline/<リスト>/index.html）を開いてください。",
         "connecting": "サーバーに接続しています\u2026",
         "out_of_date": "このページは古くなっています（実験が作り直されました）。"
         "ページを再読み込みしてください。",

@@ -100,8 +100,8 @@ from stecflow.studies.stimuli import (
     STIMULI_VERSION,
     StudyFiles,
     _digest,
-    _write_tree,
     study_files,
+    write_study,
 )
 
 __all__ = [
@@ -490,8 +490,12 @@ def make_situated_study_files(
                 if not source.is_file():
                     problems.append(f"media file {source} is missing")
                     continue
-                media[f"media/{name}"] = source.read_bytes()
-                shown_media = f"media/{name}"
+                # named by content: an organiser's file name may say which
+                # version (original or system) a clip shows
+                data = source.read_bytes()
+                digest = hashlib.sha256(data).hexdigest()[:20]
+                shown_media = f"media/{digest}{Path(name).suffix.lower()}"
+                media[shown_media] = data
             trials.append(
                 {
                     "order": order,
@@ -584,7 +588,7 @@ def build_situated_study(
         ``MANIFEST.tsv``), as :func:`stecflow.studies.stimuli.build_study`.
     """
     bundle = make_situated_study_files(sessions, lists, study=study, **options)
-    _write_tree(bundle.files, Path(out_dir), overwrite)
+    write_study(bundle, out_dir, overwrite=overwrite)
     doc = bundle.document
     summary = {
         "study": doc["study"],

@@ -106,6 +106,7 @@ from typing import TYPE_CHECKING, Any
 from stecflow.core.errors import StimuliError
 from stecflow.data.model import Item
 from stecflow.studies import speech
+from stecflow.studies.blinding import KEY_FILE, blind, media_paths
 from stecflow.studies.dmdx import make_dmdx_files
 from stecflow.studies.settings import (
     MIN_WINDOW,
@@ -129,6 +130,7 @@ __all__ = [
     "build_study",
     "make_study_files",
     "study_sha256",
+    "write_study",
 ]
 
 logger = logging.getLogger(__name__)
@@ -148,16 +150,27 @@ class StudyFiles:
     Attributes
     ----------
     document : dict
-        The study document (also in ``files["stimuli.json"]``).
+        The whole study document, every trial with its item, system and answer:
+        the organiser's (:mod:`stecflow.studies.blinding`); the web folder holds
+        only its public part.
     files : dict of str to bytes
-        Every file of the web folder, ``MANIFEST.tsv`` included.
+        Every file of the web folder (what the server serves), ``MANIFEST.tsv``
+        included: the page, the public document (no lists), the media of every list.
     audio : dict of str to bytes
         The spoken descriptions (``audio/<name>.wav``), also in *files*.
+    key : bytes
+        The organiser's key (``stimuli-key.json``, beside the web folder): the
+        document with trial IDs and entity labels, and every participant list.
+    offline : dict of str to dict
+        List ID -> the files of that list's offline copy (``offline/<list>/``):
+        the page, the public document with that list only, its media.
     """
 
     document: dict[str, Any]
     files: dict[str, bytes] = field(repr=False)
     audio: dict[str, bytes] = field(default_factory=dict, repr=False)
+    key: bytes = field(default=b"", repr=False)
+    offline: dict[str, dict[str, bytes]] = field(default_factory=dict, repr=False)
 
 
 def _digest(*parts: object) -> str:
@@ -388,6 +401,11 @@ def make_study_files(
             entities = [{**e, "image": f"images/{e['image']}"} for e in shown]
             layouts[item_id] = (grid, entities)
         grid, entities = layouts[item_id]
+        target_id = item.domain.target.id
+        if task == "rating":  # the target's frame is part of a rating stimulus
+            entities = [
+                {**e, "marked": True} if e["id"] == target_id else e for e in entities
+            ]
         sound = None
         if voice is not None:
             sound = (
@@ -416,7 +434,7 @@ def make_study_files(
                 "filler": bool(row["filler"]),
                 "description": text,
                 "audio": sound,
-                "target": item.domain.target.id,
+                "target": target_id,
                 "grid": grid,
                 "entities": entities,
             }
@@ -452,11 +470,14 @@ def study_files(
     extra: Mapping[str, bytes],
     audio: Mapping[str, bytes],
 ) -> StudyFiles:
-    """Every file of a study's web folder from its document and its media.
+    """Every file of a study from its whole document and its media.
 
-    The page (``index.html``), the document as JSON and as a script, the page's
-    assets, the *extra* files (pictures, media, audio, by relative path) and the
-    ``MANIFEST.tsv`` of them all, in path order. Shared by every kind of study.
+    The document is blinded (:func:`stecflow.studies.blinding.blind`). The web
+    folder gets the page (``index.html``), the public document as JSON and as a
+    script, the page's assets, the *extra* files (pictures, media, audio, by
+    relative path) and the ``MANIFEST.tsv`` of them all, in path order; each
+    list's offline copy gets the same page with that list only and the media it
+    shows; the key keeps the rest. Shared by every kind of study.
     """
     from stecflow.studies.screens import study_screens
 
@@ -484,6 +505,29 @@ def study_files(
                 "min_height": given.get("min_height") or height,
             },
         }
+    blinded = blind(document)
+    key = _json_bytes(blinded.key)
+    public = {**blinded.public, "design_sha256": hashlib.sha256(key).hexdigest()}
+    files = _page_files(public, extra)
+    offline: dict[str, dict[str, bytes]] = {}
+    code = (document.get("settings") or {}).get("completion_code")
+    for list_id, shown in blinded.lists.items():
+        wanted = media_paths(shown) | {"audio/sound-check.wav"}
+        own = {
+            **public,
+            "settings": {**public["settings"], "completion_code": code},
+            "lists": [shown],
+        }
+        offline[list_id] = _page_files(
+            own, {p: data for p, data in extra.items() if p in wanted}
+        )
+    return StudyFiles(
+        document=dict(document), files=files, audio=audio, key=key, offline=offline
+    )
+
+
+def _page_files(document: Mapping[str, Any], extra: Mapping[str, bytes]) -> dict:
+    """The page, its document (JSON and script), assets, *extra* and manifest."""
     stimuli_json = _json_bytes(document)
     sha = hashlib.sha256(stimuli_json).hexdigest()
     stimuli_js = (
@@ -502,7 +546,7 @@ def study_files(
         files[name] = _asset(name)
     files.update(extra)
     files["MANIFEST.tsv"] = _manifest(files)
-    return StudyFiles(document=document, files=dict(sorted(files.items())), audio=audio)
+    return dict(sorted(files.items()))
 
 
 def _render_index(document: Mapping[str, Any]) -> bytes:
@@ -559,6 +603,26 @@ def _write_tree(files: Mapping[str, bytes], out_dir: Path, overwrite: bool) -> N
         target.write_bytes(files[path])
 
 
+def write_study(
+    bundle: StudyFiles, out_dir: str | Path, *, overwrite: bool = False
+) -> None:
+    """Write a study's files: the web folder, and beside it the key and offline copies.
+
+    *out_dir* is the web folder (``results/studies/<study>/web``); the key goes to
+    ``stimuli-key.json`` and each list's offline copy to ``offline/<list>/`` in its
+    parent folder, the study folder.
+    """
+    out = Path(out_dir)
+    _write_tree(bundle.files, out, overwrite)
+    offline = {
+        f"{list_id}/{path}": data
+        for list_id, files in bundle.offline.items()
+        for path, data in files.items()
+    }
+    _write_tree(offline, out.parent / "offline", overwrite)
+    (out.parent / KEY_FILE).write_bytes(bundle.key)
+
+
 def build_study(
     design: Design,
     items: Iterable[Item],
@@ -610,7 +674,7 @@ def build_study(
         task_type=task_type,
     )
     out = Path(out_dir)
-    _write_tree(bundle.files, out, overwrite)
+    write_study(bundle, out, overwrite=overwrite)
     if dmdx_dir is not None:
         _write_tree(make_dmdx_files(bundle), Path(dmdx_dir), overwrite)
     doc = bundle.document

@@ -104,8 +104,8 @@ from stecflow.studies.stimuli import (
     STIMULI_VERSION,
     StudyFiles,
     _plain,
-    _write_tree,
     study_files,
+    write_study,
 )
 
 if TYPE_CHECKING:  # pragma: no cover - typing only (designs imports pandas)
@@ -929,7 +929,7 @@ def build_text_study(
         criteria=criteria,
         settings=settings,
     )
-    _write_tree(bundle.files, Path(out_dir), overwrite)
+    write_study(bundle, out_dir, overwrite=overwrite)
     doc = bundle.document
     summary = {
         "study": doc["study"],

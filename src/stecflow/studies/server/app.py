@@ -127,8 +127,16 @@ def _flag(payload: Mapping[str, Any], name: str) -> bool:
     return value
 
 
-_TRIAL_KEYS = frozenset({"order", "item", "system", *RESPONSE_FIELDS}) - {"correct"}
-_SITUATED_KEYS = _TRIAL_KEYS | frozenset(SITUATED_FIELDS)
+#: Stored fields that come from the study's key, never from the page: what names
+#: the trial shown, and the systems of a preference's sides and of its answer.
+_FROM_KEY = frozenset(
+    {"instance", "dialogue", "expression", "system_left", "system_right"}
+    | {"chosen_system"}
+)
+#: What the page sends for a trial: its order and opaque ID, and the answer. The
+#: item, system and correctness come from the study's key.
+_TRIAL_KEYS = frozenset({"order", "trial", *RESPONSE_FIELDS}) - {"correct"}
+_SITUATED_KEYS = (_TRIAL_KEYS | frozenset(SITUATED_FIELDS)) - _FROM_KEY
 #: How a situated trial can be answered (seed 000 §5.1: a piece on the board,
 #: its numbered button, or "I don't know").
 ANSWER_VIA = ("board", "button", "dont_know")
@@ -138,20 +146,14 @@ def _situated(payload: Mapping[str, Any], trial: Trial) -> dict[str, Any]:
     """Check the fields of a situated identification trial; return them as stored.
 
     The record of ``_validate`` (chosen piece or ``cant_tell``) is checked there;
-    this checks what names the trial shown, the clip's plays and the answer's way.
+    this checks the clip's plays and the answer's way, and adds what names the
+    trial shown, from the study's key.
     """
-    shown = {"instance": trial.item, "dialogue": trial.dialogue}
-    shown["expression"] = trial.expression
-    record: dict[str, Any] = {}
-    for name, expected in shown.items():
-        value = payload.get(name)
-        if value != expected:
-            raise HTTPError(
-                400,
-                f"{name} must be {expected!r} (trial {trial.order} of this list), "
-                f"got {value!r}",
-            )
-        record[name] = value
+    record: dict[str, Any] = {
+        "instance": trial.item,
+        "dialogue": trial.dialogue,
+        "expression": trial.expression,
+    }
     record["time_ms"] = _number(payload, "time_ms", 0, _MAX_MS, required=True)
     plays = payload.get("plays")
     if isinstance(plays, bool) or not isinstance(plays, int) or plays < 1:
@@ -188,9 +190,10 @@ def _text_fields(
     """Check the answer fields of a text rating or preference trial.
 
     Rating: ``rating_<id>`` per criterion, an integer 1..points (Likert) or
-    0-100 (slider). Preference: ``system_left`` and ``system_right`` as the trial
-    shows them, ``preferred`` (``left``, ``right``, or ``tie`` when the criterion
-    allows it) and ``chosen_system`` (the preferred side's system; null for a tie).
+    0-100 (slider). Preference: ``preferred`` (``left``, ``right``, or ``tie``
+    when the criterion allows it); the systems of the two sides and the chosen
+    one (null for a tie) are stored from the study's key: the page never knows
+    them.
     """
     record: dict[str, Any] = {}
     if study.task == "text_rating":
@@ -212,15 +215,7 @@ def _text_fields(
                 )
             record[name] = value
         return record
-    for name in ("system_left", "system_right"):
-        expected = getattr(trial, name)
-        if payload.get(name) != expected:
-            raise HTTPError(
-                400,
-                f"{name} must be {expected!r} (trial {trial.order} of this list), "
-                f"got {payload.get(name)!r}",
-            )
-        record[name] = expected
+    record.update(system_left=trial.system_left, system_right=trial.system_right)
     tie = bool(study.criteria and study.criteria[0].get("allow_tie"))
     answers = ("left", "right", "tie") if tie else ("left", "right")
     preferred = payload.get("preferred")
@@ -229,12 +224,6 @@ def _text_fields(
             400, f"preferred must be one of {', '.join(answers)}, got {preferred!r}"
         )
     chosen = {"left": trial.system_left, "right": trial.system_right}.get(preferred)
-    if payload.get("chosen_system") != chosen:
-        raise HTTPError(
-            400,
-            f"chosen_system must be {chosen!r} (the system of the {preferred} "
-            f"answer), got {payload.get('chosen_system')!r}",
-        )
     record.update(preferred=preferred, chosen_system=chosen)
     return record
 
@@ -402,7 +391,8 @@ class CollectionApp:
         if not _SAFE_PATH.match(relative) or ".." in relative.split("/"):
             raise HTTPError(404, "not found")
         suffix = Path(relative).suffix.lower()
-        if suffix not in _STATIC_TYPES:
+        if suffix not in _STATIC_TYPES or relative == "MANIFEST.tsv":
+            # the manifest names every list's media: the organiser's, not served
             raise HTTPError(404, "not found")
         with self._files_lock:
             cached = self._files.get(relative)
@@ -477,11 +467,13 @@ class CollectionApp:
             }
         if route == "session" and method == "POST":
             note["event"] = "created"
-            return self._create_session(
-                environ, read_json(environ, self.max_body_bytes), note
+            return self._with_list(
+                self._create_session(
+                    environ, read_json(environ, self.max_body_bytes), note
+                )
             )
         if route == "session":
-            return self._state(environ)
+            return self._with_list(self._state(environ))
         if route == "trial":
             note["event"] = "trial"
             return self._store_trial(
@@ -494,6 +486,18 @@ class CollectionApp:
         note["event"] = "completed"
         read_json(environ, self.max_body_bytes)
         return self._complete(environ, note)
+
+    def _with_list(self, reply: tuple[int, Any]) -> tuple[int, Any]:
+        """Add the session's own list, as its participant sees it, to a reply.
+
+        The only way a page gets trials: the list of the session whose token it
+        holds, blinded (:mod:`stecflow.studies.blinding`); no request names
+        another list.
+        """
+        status, body = reply
+        if isinstance(body, dict) and body.get("list") is not None:
+            body = {**body, "stimuli": self.study.participant_lists[body["list"]]}
+        return status, body
 
     # ----------------------------------------------------------------- endpoints
 
@@ -762,11 +766,11 @@ class CollectionApp:
         }
 
     def _validate(self, payload: Mapping[str, Any], trial: Trial) -> dict[str, Any]:
-        if payload.get("item") != trial.item or payload.get("system") != trial.system:
+        if payload.get("trial") != trial.trial_id:
             raise HTTPError(
                 400,
-                f"trial {trial.order} of this list shows item {trial.item} by "
-                f"{trial.system}, not {payload.get('item')} by {payload.get('system')}",
+                f"trial {trial.order} of this list is {trial.trial_id}, not "
+                f"{payload.get('trial')!r}",
             )
         record: dict[str, Any] = dict.fromkeys(RESPONSE_FIELDS)
         if self.study.text:
@@ -796,6 +800,11 @@ class CollectionApp:
             if payload.get(name) is not None:
                 raise HTTPError(400, f"{name} does not belong to identification")
         chosen = payload.get("chosen_entity")
+        if trial.labels and chosen is not None:
+            # the page shows labels (stecflow.studies.blinding); store the entity
+            if not isinstance(chosen, str) or chosen not in trial.labels:
+                raise HTTPError(400, "chosen_entity is not an entity of this trial")
+            chosen = trial.labels[chosen]
         if chosen is not None and (
             not isinstance(chosen, str) or chosen not in trial.entities
         ):
@@ -848,7 +857,9 @@ class CollectionApp:
     ) -> tuple[int, Any]:
         allowed = _SITUATED_KEYS if self.study.situated else _TRIAL_KEYS
         if self.study.text:
-            allowed = _TRIAL_KEYS | set(self.study.columns[len(RESPONSE_COLUMNS) :])
+            allowed = (
+                _TRIAL_KEYS | set(self.study.columns[len(RESPONSE_COLUMNS) :])
+            ) - _FROM_KEY
         unknown = sorted(set(payload) - allowed)
         if unknown:
             raise HTTPError(400, f"unknown field(s): {', '.join(unknown)}")

@@ -12,11 +12,13 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from stecflow.core.errors import StecflowError
+from stecflow.studies.blinding import KEY_FILE
 from stecflow.studies.settings import RESPONSE_COLUMNS
 
 __all__ = [
@@ -43,7 +45,9 @@ class Trial:
     """One trial of a list, as answers to it are checked and stored.
 
     ``target`` is None in a text study (nothing to identify); ``system_left``
-    and ``system_right`` are the sides of a text preference trial.
+    and ``system_right`` are the sides of a text preference trial. Everything but
+    ``trial_id``, ``order`` and the labels stays on the server: the page sees
+    the trial as its participant list shows it (:mod:`stecflow.studies.blinding`).
     """
 
     order: int
@@ -58,6 +62,10 @@ class Trial:
     expression: str | None = None
     system_left: str | None = None
     system_right: str | None = None
+    #: The opaque ID the page knows the trial by (stecflow.studies.blinding).
+    trial_id: str | None = None
+    #: Label shown -> entity ID, for trials whose pictures are clicked.
+    labels: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -88,6 +96,9 @@ class Study:
     consent : bool
         Whether the study shows a consent screen (:func:`declares_consent`):
         then a session is opened only with ``consent: true``.
+    participant_lists : mapping
+        List ID -> the list as its participant's page receives it (blinded:
+        opaque trial IDs, only what each trial shows), from the study's key.
     """
 
     web_dir: Path
@@ -100,6 +111,7 @@ class Study:
     columns: tuple[str, ...] = RESPONSE_COLUMNS
     criteria: tuple[dict[str, Any], ...] = ()
     consent: bool = False
+    participant_lists: Mapping[str, Any] = field(default_factory=dict)
 
     @property
     def situated(self) -> bool:
@@ -156,10 +168,33 @@ def load_study(study_dir: str | Path) -> Study:
     """
     web = resolve_study(study_dir)
     raw = (web / "stimuli.json").read_bytes()
+    key_path = web.parent / KEY_FILE
     try:
-        doc = json.loads(raw)
-        if doc.get("format") != "stecflow-study":
+        public = json.loads(raw)
+        if public.get("format") != "stecflow-study":
             raise ValueError("not a stecflow study document")
+    except (ValueError, TypeError, AttributeError) as error:
+        raise CollectionError(
+            f"{web / 'stimuli.json'} is not a usable study document ({error}); "
+            "rebuild the study",
+            field="stimuli.json",
+        ) from None
+    if not key_path.is_file():
+        raise CollectionError(
+            f"{key_path} is missing: the study's key (its trials, systems and "
+            "answers, kept beside the web folder and never served) is needed to "
+            "hand out lists and check answers; rebuild the study",
+            field=KEY_FILE,
+        )
+    key_raw = key_path.read_bytes()
+    if hashlib.sha256(key_raw).hexdigest() != public.get("design_sha256"):
+        raise CollectionError(
+            f"{key_path} is not the key of the study in {web} (its SHA-256 differs "
+            "from the one stimuli.json records); rebuild the study",
+            field=KEY_FILE,
+        )
+    try:
+        doc = json.loads(key_raw)
         situated = doc["task"] == SITUATED_TASK
         text = doc["task"] in TEXT_TASKS
         lists: dict[str, dict[int, Trial]] = {}
@@ -187,6 +222,8 @@ def load_study(study_dir: str | Path) -> Study:
                     expression=str(t["expression"]) if situated else None,
                     system_left=t.get("system_left") if text else None,
                     system_right=t.get("system_right") if text else None,
+                    trial_id=t.get("id"),
+                    labels=dict(t.get("labels") or {}),
                 )
             lists[str(lst["list"])] = trials
         if text and not doc.get("criteria"):
@@ -205,13 +242,13 @@ def load_study(study_dir: str | Path) -> Study:
             completion_code=settings.get("completion_code"),
             columns=columns,
             criteria=tuple(dict(c) for c in doc.get("criteria") or ()) if text else (),
-            consent=declares_consent(doc),
+            consent=declares_consent(public),  # as the page shows it
+            participant_lists=dict(doc["participant_lists"]),
         )
     except (ValueError, KeyError, TypeError) as error:
         raise CollectionError(
-            f"{web / 'stimuli.json'} is not a usable study document ({error}); "
-            "rebuild the study",
-            field="stimuli.json",
+            f"{key_path} is not a usable study key ({error}); rebuild the study",
+            field=KEY_FILE,
         ) from None
 
 

@@ -4,18 +4,22 @@
  *
  * Plain JavaScript with no library and no network access other than same-origin
  * "api/..." calls in online mode. The study document is window.STECFLOW_STUDY,
- * set by stimuli.js (see stecflow.stimuli for its fields).
+ * set by stimuli.js (see stecflow.stimuli for its fields). The page never knows a
+ * trial's item, system or answer (stecflow.studies.blinding): it shows a list of
+ * blinded trials, each with an opaque id, and sends back the id and the answer.
  *
  * Modes
  *   online:  the page is served by stecflow.server (api/ping answers). The server
- *            assigns a list; every answered trial is queued in localStorage and
- *            POSTed to api/trial (retried until acknowledged), so a reload or a
- *            server restart loses nothing; on load the page asks api/session which
- *            trials are stored and resumes at the first one missing.
- *   offline: the page is opened from disk (file://), with ?offline=1, or served
- *            without the collection server. The experimenter picks the list
- *            (or ?list=L01); trials are kept in localStorage and saved at the end
- *            as a TSV file with the same columns as the server's export.
+ *            assigns a list and sends it with the session; every answered trial is
+ *            queued in localStorage and POSTed to api/trial (retried until
+ *            acknowledged), so a reload or a server restart loses nothing; on load
+ *            the page asks api/session which trials are stored and resumes at the
+ *            first one missing.
+ *   offline: the page is one list's offline copy (offline/<list>/), opened from
+ *            disk (file://) or with ?offline=1; its stimuli.js holds that list
+ *            only. Trials are kept in localStorage and saved at the end as a TSV
+ *            file with the columns of the server's export (item, system and
+ *            correctness left for the judgments stage to fill in).
  *
  * Every screen sets document.body.dataset.screen (and dataset.order in trials),
  * which the browser tests use to follow the experiment.
@@ -26,6 +30,10 @@
   const app = document.getElementById("app");
   const statusBar = document.getElementById("status");
   const STUDY = window.STECFLOW_STUDY;
+  // The participant's own list (stecflow.studies.blinding): its trials, and the
+  // inputs and clips they show. Online it comes with the session; offline it is
+  // the one list of this copy's stimuli.js.
+  let SHOWN = { inputs: {}, contexts: {} };
 
   function fatal(message) {
     document.body.dataset.screen = "error";
@@ -79,6 +87,7 @@
     discard_confirm: "The results have not been downloaded. Discard them?",
     experimenter_download: "Experimenter: download the results file before starting a new session.",
     unknown_list_offline: "Unknown list {list}; reload the page.",
+    offline_copy_needed: "This copy of the study is the one its server serves. To run the study without a server, open index.html in the offline folder of one list (offline/<list>/index.html).",
     connecting: "Connecting to the server\u2026",
     out_of_date: "This page is out of date: the experiment was rebuilt. Please reload the page.",
     consent_agree: "I agree to take part",
@@ -344,7 +353,7 @@
         : el("div", { className: "cell", "data-entity": entity.id }, img);
       cell.style.gridColumn = String(entity.x);
       cell.style.gridRow = String(entity.y);
-      if (highlight && entity.id === trial.target) cell.classList.add("target");
+      if (highlight && entity.marked) cell.classList.add("target");
       grid.append(cell);
       loads.push(img.decode().catch(() => null));
     });
@@ -584,7 +593,7 @@
   }
 
   function makeBoard(trial, clickable) {
-    const context = STUDY.contexts[trial.context];
+    const context = SHOWN.contexts[trial.context];
     const svg = svgEl("svg", {
       id: "board", class: "board", viewBox: "0 0 " + context.area.width + " " + context.area.height,
       role: "img",
@@ -694,7 +703,7 @@
   }
 
   async function situatedTrial(trial) {
-    const context = STUDY.contexts[trial.context];
+    const context = SHOWN.contexts[trial.context];
     const video = trial.media_kind === "video";
     const board = video ? null : makeBoard(trial, true);
     const transcript = makeTranscript(context);
@@ -825,9 +834,6 @@
       audio_onset_ms: null,
       click_x: null,
       click_y: null,
-      instance: trial.item,
-      dialogue: trial.dialogue,
-      expression: trial.expression,
       time_ms: time,
       plays: plays,
       replays: plays - 1,
@@ -838,7 +844,7 @@
   // ------------------------------------------------------------------ text trials
 
   // Text rating and preference (stecflow.studies.text). The stimulus shows the
-  // item's input (STUDY.inputs, stored once per item) above the output(s): plain
+  // item's input (the list's inputs, stored once per item) above the output(s): plain
   // text, a table of triples, a table of a JSON object's fields, or the
   // organiser's HTML snippet, sanitised by the builder and built here element by
   // element from the same allow-list (never through innerHTML). Strings come
@@ -891,7 +897,7 @@
   }
 
   function makeInput(trial) {
-    const input = STUDY.inputs[trial.input];
+    const input = SHOWN.inputs[trial.input];
     if (!input || input.kind === "none") return null;
     const box = el("section", { className: "input", id: "input", "data-kind": input.kind },
       el("h2", { className: "heading", text: say("input_heading") }));
@@ -1035,13 +1041,9 @@
     document.body.dataset.order = String(trial.order);
     const t0 = await onset();
     await waitFor(next, null);
-    const chosen = choice === "left" ? trial.system_left : choice === "right" ? trial.system_right : null;
     return {
       rt_ms: r1(now() - t0),
-      system_left: trial.system_left,
-      system_right: trial.system_right,
       preferred: choice,
-      chosen_system: chosen,
     };
   }
 
@@ -1478,11 +1480,12 @@
       state = res.data;
       if (!(await sendAnswers(answers))) return;
     }
-    const list = STUDY.lists.find((l) => l.list === state.list);
-    if (!list) {
+    const list = state.stimuli;
+    if (!list || list.list !== state.list) {
       fatal(t("unknown_list", { list: state.list }));
       return;
     }
+    SHOWN = list;
     const done = new Set(state.answered);
     for (const payload of pending) done.add(payload.order);
     flush();
@@ -1493,7 +1496,7 @@
     }
     for (;;) {
       await runTrials(list, done, (trial, result) => {
-        const payload = Object.assign({ order: trial.order, item: trial.item, system: trial.system }, result);
+        const payload = Object.assign({ order: trial.order, trial: trial.id }, result);
         pending.push(payload);
         store.set("pending", pending);
         flush();
@@ -1525,11 +1528,10 @@
     return String(value).replace(/[\t\r\n]/g, " ");
   }
 
+  // The page knows no item, system or answer: the judgments stage fills them in
+  // from the study's design and key by list and order (and maps the labels of
+  // chosen pictures back to the corpus's entities).
   function offlineRow(state, trial, result) {
-    const identification = TASK === "identification" || TASK === "situated_identification";
-    let correct = null;
-    if (identification && result.chosen_entity) correct = result.chosen_entity === trial.target;
-    else if (identification && result.cant_tell) correct = false;
     const row = {
       study: STUDY.study,
       task: TASK,
@@ -1539,13 +1541,7 @@
       session_status: "offline",
       list: state.list,
       order: trial.order,
-      item: trial.item,
-      system: trial.system,
-      subdomain: trial.subdomain,
       practice: trial.practice,
-      filler: trial.filler,
-      target_entity: trial.target,
-      correct: correct,
     };
     for (const column of COLUMNS) {
       if (!(column in row)) row[column] = column in result ? result[column] : null;
@@ -1632,6 +1628,10 @@
   }
 
   async function runOffline() {
+    if (!STUDY.lists || !STUDY.lists.length) {
+      fatal(t("offline_copy_needed"));
+      return;
+    }
     let state = store.get("offline");
     if (state && state.completed) {
       offlineFinish(state);
@@ -1655,12 +1655,13 @@
       };
       store.set("offline", state);
     }
-    const list = STUDY.lists.find((l) => l.list === state.list);
+    const list = (STUDY.lists || []).find((l) => l.list === state.list);
     if (!list) {
       store.del("offline");
       fatal(t("unknown_list_offline", { list: state.list }));
       return;
     }
+    SHOWN = list;
     const done = new Set(state.rows.map((row) => row.order));
     if (done.size > 0) await message("resume", resumeTexts(list, done));
     await runTrials(list, done, (trial, result) => {
