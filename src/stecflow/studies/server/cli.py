@@ -3,7 +3,10 @@
 ``serve STUDY``, ``export STUDY --out FILE`` and the organiser's commands
 ``return STUDY SESSION`` (a place the platform returned or timed out),
 ``backup STUDY --out FILE`` (a consistent copy of the database while the server
-runs) and ``progress STUDY`` (the progress page's numbers), as :func:`main`; the
+runs), ``progress STUDY`` (the progress page's numbers), ``withdraw STUDY WHO``
+(erase a participant who withdraws, keeping an audit line without personal
+data) and ``backups STUDY`` (the backups, and which hold withdrawn data), as
+:func:`main`; the
 load and access options of ``serve`` are the same as ``stecflow serve``'s (a
 test checks that the two agree), and ``stecflow sessions`` runs the organiser's
 commands through :func:`sessions_command`.
@@ -33,7 +36,13 @@ from stecflow.studies.server.export import export_responses, sessions_path
 from stecflow.studies.server.httpd import serve
 from stecflow.studies.server.study import CollectionError
 
-__all__ = ["main", "sessions_command"]
+__all__ = [
+    "WITHDRAW_WHO_HELP",
+    "add_withdraw_options",
+    "main",
+    "sessions_command",
+    "withdrawal_key",
+]
 
 logger = logging.getLogger(__name__)
 
@@ -164,6 +173,88 @@ def _add_sessions_commands(sub: Any) -> None:
     show.add_argument("--abandon-after", type=float, default=DEFAULT_ABANDON_AFTER_S)
     show.add_argument("--per-list", type=int, default=1)
     show.add_argument("--json", action="store_true", help="print JSON")
+    gone = sub.add_parser(
+        "withdraw",
+        help="erase a participant who withdraws, keeping an audit line without "
+        "personal data",
+    )
+    gone.add_argument("study_dir")
+    gone.add_argument("session", help=WITHDRAW_WHO_HELP)
+    gone.add_argument("--db", default=None)
+    add_withdraw_options(gone)
+    listing = sub.add_parser(
+        "backups", help="list the backups and which hold withdrawn data"
+    )
+    listing.add_argument("study_dir")
+    listing.add_argument("--db", default=None)
+
+
+#: Help of the participant argument of ``withdraw``.
+WITHDRAW_WHO_HELP = (
+    "participant, session or platform session ID, or the participant's pseudonym "
+    "in the release (e.g. P07-3fa2b19c0d)"
+)
+
+
+def add_withdraw_options(parser: argparse.ArgumentParser) -> None:
+    """The key and record options of ``withdraw`` (here and ``stecflow sessions``)."""
+    parser.add_argument(
+        "--config",
+        default=None,
+        metavar="FILE",
+        help="the campaign config whose release.key (else campaign.id) keys the "
+        "audit line's hashes, as it keys the release's pseudonyms (default: "
+        "config/config.yaml when it exists)",
+    )
+    parser.add_argument(
+        "--key", default=None, help="the release key itself, instead of --config"
+    )
+    parser.add_argument(
+        "--record-only",
+        action="store_true",
+        help="record the withdrawal even when the database holds no session of "
+        "the person (answers collected offline or in the lab), so that the "
+        "workflow drops their answers",
+    )
+
+
+def withdrawal_key(key: str | None, config: str | Path | None) -> str:
+    """The key of a withdrawal's hashes: *key*, else ``release.key`` or else
+    ``campaign.id`` of the campaign config *config* (default
+    ``config/config.yaml`` when it exists).
+
+    Raises
+    ------
+    CollectionError
+        No key given and no config to read it from.
+    """
+    if key:
+        return key
+    path = Path(config) if config is not None else Path("config") / "config.yaml"
+    if config is None and not path.is_file():
+        raise CollectionError(
+            "give the campaign config with --config FILE (its release.key, else "
+            "campaign.id, keys the withdrawal's hashes as it keys the release's "
+            "pseudonyms), or the key itself with --key",
+            field="key",
+        )
+    import yaml
+
+    try:
+        document = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, UnicodeDecodeError, yaml.YAMLError) as error:
+        raise CollectionError(
+            f"cannot read the campaign config ({error})", file=str(path)
+        ) from None
+    release = document.get("release") or {}
+    campaign = document.get("campaign") or {}
+    found = release.get("key") or campaign.get("id")
+    if not found:
+        raise CollectionError(
+            "the config has neither release.key nor campaign.id; give --key",
+            file=str(path),
+        )
+    return str(found)
 
 
 def sessions_command(
@@ -177,21 +268,38 @@ def sessions_command(
     per_list: int = 1,
     as_json: bool = False,
     now: float | None = None,
+    key: str | None = None,
+    config: str | Path | None = None,
+    record_only: bool = False,
 ) -> str:
     """Run an organiser's command; return what to print.
 
     Parameters
     ----------
-    action : {"return", "backup", "progress"}
+    action : {"return", "backup", "progress", "withdraw", "backups"}
         ``return``: mark *session* (session, platform session or participant
         ID) returned, so that its list goes to the next participant; safe while
         the server runs. ``backup``: copy the database to *out*
         (:func:`~stecflow.studies.server.organiser.backup_database`).
-        ``progress``: the progress numbers, as text or JSON.
+        ``progress``: the progress numbers, as text or JSON. ``withdraw``:
+        erase the participant *session* names (an ID or a release pseudonym)
+        and record the withdrawal
+        (:func:`~stecflow.studies.server.organiser.withdraw_participant`); safe
+        while the server runs. ``backups``: the backups made with ``backup``,
+        each with whether it holds withdrawn data.
     study_dir, db_path
         The study and its database (default: beside the web folder).
+    key, config, record_only
+        ``withdraw``: the release key, or the campaign config to read it from
+        (:func:`withdrawal_key`), and whether to record a withdrawal that
+        matches no session.
     """
-    from stecflow.studies.server.organiser import backup_database, mark_returned
+    from stecflow.studies.server.organiser import (
+        backup_database,
+        mark_returned,
+        record_withdrawal,
+        withdraw_participant,
+    )
     from stecflow.studies.server.progress import progress
     from stecflow.studies.server.store import Store
     from stecflow.studies.server.study import default_db, load_study
@@ -205,10 +313,25 @@ def sessions_command(
             f"backed up {db} to {out} ({counts['sessions']} sessions, "
             f"{counts['trials']} trials)"
         )
+    if action == "backups":
+        return _backups_text(db)
+    if action == "withdraw":
+        secret = withdrawal_key(key, config)  # before anything is erased
+        if record_only and not db.is_file():
+            return _withdraw_text(
+                record_withdrawal(db, str(session), secret, current), study.study
+            )
     if not db.is_file():
         raise CollectionError(f"{db} does not exist; nothing collected yet")
     store = Store(db, study)
     try:
+        if action == "withdraw":
+            return _withdraw_text(
+                withdraw_participant(
+                    store, str(session), secret, current, record_only=record_only
+                ),
+                study.study,
+            )
         if action == "return":
             result = mark_returned(store, str(session), current)
             done = "was already marked returned" if result["already"] else "returned"
@@ -250,6 +373,49 @@ def sessions_command(
         f"participants still needed: {data['participants_needed']} (lists "
         f"{', '.join(data['lists_needed']) or 'none'})"
     )
+    return "\n".join(lines)
+
+
+def _withdraw_text(result: dict[str, Any], study: str) -> str:
+    lines = [
+        f"erased {result['sessions']} session(s), {result['trials']} trial(s) and "
+        f"{result['answers']} questionnaire answer(s); the withdrawal is recorded "
+        f"in {result['record']} (hashes {', '.join(result['hashes'])}, no ID)",
+        "the next workflow run leaves the person out of the judgments, statistics,"
+        " report and release, also from exports made before now, when the study's"
+        f" withdrawals list {Path(result['record']).name} (results/studies/{study}/"
+        "responses.withdrawals.tsv is read without being listed)",
+    ]
+    for path in result["backups"]:
+        lines.append(
+            f"backup {path} was made before and still holds the person's data; it is"
+            f" marked ({path}.withdrawn.tsv): delete it, or erase them there too"
+            f" with --db {path} and the hash {result['hashes'][0]}"
+        )
+    return "\n".join(lines)
+
+
+def _backups_text(db: Path) -> str:
+    from stecflow.studies.server.organiser import list_backups
+
+    entries = list_backups(db)
+    if not entries:
+        return f"no backup of {db} was made with `stecflow sessions backup`"
+    lines = ["backup_utc\tsessions\ttrials\tpath\tnote"]
+    for e in entries:
+        if not e["exists"]:
+            note = "missing (moved or deleted)"
+        elif e["withdrawn"]:
+            note = (
+                f"HOLDS DATA OF {e['withdrawn']} WITHDRAWN PARTICIPANT(S): delete it,"
+                " or erase them in it before restoring it (see "
+                f"{e['path']}.withdrawn.tsv)"
+            )
+        else:
+            note = "no withdrawn data"
+        lines.append(
+            f"{e['backup_utc']}\t{e['sessions']}\t{e['trials']}\t{e['path']}\t{note}"
+        )
     return "\n".join(lines)
 
 
@@ -308,6 +474,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     ),
                     per_list=getattr(args, "per_list", 1),
                     as_json=getattr(args, "json", False),
+                    key=getattr(args, "key", None),
+                    config=getattr(args, "config", None),
+                    record_only=getattr(args, "record_only", False),
                 )
             )
     except StecflowError as error:

@@ -6,32 +6,48 @@ Owns :func:`check_admin_token` (the organiser's token, from the request's
 :data:`ADMIN_TOKEN_ENV`), :func:`mark_returned` (a place the crowdsourcing
 platform returned or timed out: its session stops holding its list) and
 :func:`backup_database` (a consistent copy of the database while the server
-runs, with SQLite's online backup).
+runs, with SQLite's online backup, stamped with its time and entered in the
+database's backup register, :func:`backups_path`), :func:`withdraw_participant`
+(a participant who withdraws: every session erased, an audit line without
+personal data in the withdrawals file of
+:mod:`stecflow.studies.server.withdrawals`, and each registered backup that
+still holds the sessions marked, :func:`withdrawn_marker_path`) and
+:func:`list_backups` (the register, each backup with whether it holds withdrawn
+data).
 """
 
 from __future__ import annotations
 
 import base64
 import binascii
+import csv
 import hmac
 import os
 import sqlite3
 import tempfile
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from stecflow.studies.server.events import utc_iso
 from stecflow.studies.server.request import HTTPError
 from stecflow.studies.server.store import Store
 from stecflow.studies.server.study import CollectionError
 
 __all__ = [
     "ADMIN_TOKEN_ENV",
+    "BACKUP_COLUMNS",
     "MIN_ADMIN_TOKEN",
     "admin_token_from",
     "backup_database",
+    "backups_path",
     "check_admin_token",
+    "list_backups",
     "mark_returned",
+    "record_withdrawal",
+    "withdraw_participant",
+    "withdrawn_marker_path",
 ]
 
 #: The environment variable that holds the organiser's token.
@@ -186,13 +202,19 @@ def mark_returned(store: Store, ident: str, now: float) -> dict[str, Any]:
     }
 
 
-def backup_database(db_path: str | Path, out_path: str | Path) -> dict[str, int]:
+def backup_database(
+    db_path: str | Path, out_path: str | Path, now: float | None = None
+) -> dict[str, int]:
     """Copy a study's database consistently, even while the server writes to it.
 
     Uses SQLite's online backup (:meth:`sqlite3.Connection.backup`, in one step:
     the copy is the database at one moment, every transaction either in it or
     not), checks the copy (``PRAGMA integrity_check``) and only then moves it to
-    *out_path* (so a failed backup never leaves half a file there).
+    *out_path* (so a failed backup never leaves half a file there). The copy's
+    ``meta`` table gets ``backup_utc`` (the time of the copy, *now* or the
+    clock's), and the copy is entered in the database's backup register
+    (:func:`backups_path`), so that a later withdrawal can mark it
+    (:func:`withdraw_participant`).
 
     Returns
     -------
@@ -232,6 +254,14 @@ def backup_database(db_path: str | Path, out_path: str | Path) -> dict[str, int]
                 name: int(target.execute(f"SELECT COUNT(*) FROM {name}").fetchone()[0])
                 for name in ("sessions", "trials")
             }
+            stamp = utc_iso(time.time() if now is None else now)
+            if target.execute(_HAS_META).fetchone():
+                with target:
+                    target.execute(
+                        "INSERT OR REPLACE INTO meta (key, value) "
+                        "VALUES ('backup_utc', ?)",
+                        (stamp,),
+                    )
         finally:
             target.close()
         os.replace(temporary, out)
@@ -240,4 +270,290 @@ def backup_database(db_path: str | Path, out_path: str | Path) -> dict[str, int]
         raise
     finally:
         source.close()
+    _register_backup(source_path, out, str(stamp), counts)
     return counts
+
+
+_HAS_META = "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'meta'"
+#: The columns of a database's backup register (:func:`backups_path`).
+BACKUP_COLUMNS = ("backup_utc", "path", "sessions", "trials")
+
+
+def backups_path(db_path: str | Path) -> Path:
+    """The backup register of a database: ``<stem>.backups.tsv`` beside it, one
+    line per :func:`backup_database` copy (:data:`BACKUP_COLUMNS`; ``path``
+    absolute).
+
+    >>> backups_path("results/studies/rating/responses.sqlite").as_posix()
+    'results/studies/rating/responses.backups.tsv'
+    """
+    db = Path(db_path)
+    return db.with_name(f"{db.stem}.backups.tsv")
+
+
+def withdrawn_marker_path(backup: str | Path) -> Path:
+    """The marker beside a backup that holds withdrawn participants' data:
+    ``<backup file name>.withdrawn.tsv``, with the withdrawals' audit lines.
+
+    >>> withdrawn_marker_path("backups/rating-1.sqlite").as_posix()
+    'backups/rating-1.sqlite.withdrawn.tsv'
+    """
+    path = Path(backup)
+    return path.with_name(f"{path.name}.withdrawn.tsv")
+
+
+def _register_backup(
+    db_path: Path, out: Path, stamp: str, counts: dict[str, int]
+) -> None:
+    register = backups_path(db_path)
+    new = not register.exists() or register.stat().st_size == 0
+    with open(register, "a", encoding="utf-8", newline="") as handle:
+        writer = csv.writer(handle, delimiter="\t", lineterminator="\n")
+        if new:
+            writer.writerow(BACKUP_COLUMNS)
+        writer.writerow(
+            [stamp, str(out.resolve()), counts["sessions"], counts["trials"]]
+        )
+
+
+def _read_register(db_path: Path) -> list[dict[str, str]]:
+    register = backups_path(db_path)
+    if not register.is_file():
+        return []
+    with open(register, encoding="utf-8", newline="") as handle:
+        return [
+            row
+            for row in csv.DictReader(handle, delimiter="\t")
+            if row.get("path") and row.get("backup_utc")
+        ]
+
+
+def _matching_sessions(
+    rows: list[tuple[Any, ...]], ident: str, key: str
+) -> list[tuple[Any, ...]]:
+    """The rows (session_id, participant, external_session) of one person:
+    those *ident* names (an ID, a release pseudonym or a recorded hash), then
+    every other session of their participant IDs."""
+    from stecflow.studies.server.withdrawals import id_hash, pseudonym_digits
+
+    digits = pseudonym_digits(ident)
+    found = []
+    for row in rows:
+        ids = [str(v) for v in row if v]
+        if ident in ids or (
+            digits is not None and any(id_hash(v, key).startswith(digits) for v in ids)
+        ):
+            found.append(row)
+    people = {row[1] for row in found if row[1]}
+    return [row for row in rows if row in found or (row[1] and row[1] in people)]
+
+
+def withdraw_participant(
+    store: Store,
+    ident: str,
+    key: str,
+    now: float,
+    *,
+    record_only: bool = False,
+) -> dict[str, Any]:
+    """Erase a participant's sessions from the database and record the withdrawal.
+
+    Every session *ident* names (its session, platform session or participant
+    ID; a release pseudonym such as ``P07-3fa2b19c0d``; or a hash from an audit
+    line), with every other session of the same participant ID, is deleted
+    with its trials, its situated or text answer fields and its questionnaire
+    answers, in one transaction and with SQLite's ``secure_delete`` (the freed
+    pages are overwritten), then the write-ahead log is checkpointed and
+    truncated so that no copy of the rows stays in it. One audit line goes to
+    the withdrawals file beside the database
+    (:func:`~stecflow.studies.server.withdrawals.withdrawals_path`): the time,
+    the keyed hashes of the sessions' IDs and the counts erased, no ID. Each
+    backup of the register (:func:`backups_path`) that still holds one of the
+    sessions gets the same line in its marker (:func:`withdrawn_marker_path`).
+
+    Parameters
+    ----------
+    store : Store
+        The study's database.
+    ident : str
+        Who withdraws (see above).
+    key : str
+        The campaign's release key (``release.key``, else the campaign ID): the
+        hashes are keyed with it, as the release's pseudonyms are.
+    now : float
+        The time of the withdrawal (seconds since the epoch).
+    record_only : bool, default False
+        Record the withdrawal even when no session matches (answers collected
+        elsewhere: offline files, the lab); the hash is then that of *ident*
+        (or its pseudonym's digits).
+
+    Returns
+    -------
+    dict
+        ``sessions``, ``trials``, ``answers`` (counts erased), ``hashes``,
+        ``record`` (the withdrawals file) and ``backups`` (the backups marked).
+
+    Raises
+    ------
+    CollectionError
+        No session matches *ident* (and not *record_only*).
+    """
+    from stecflow.studies.server.withdrawals import (
+        HASH_CHARS,
+        Withdrawal,
+        append_withdrawal,
+        id_hash,
+        key_check,
+        pseudonym_digits,
+        withdrawals_path,
+    )
+
+    record = withdrawals_path(store.path)
+    with store.transaction() as db:
+        db.execute("PRAGMA secure_delete = ON")
+        everyone = db.execute(
+            "SELECT session_id, participant, external_session FROM sessions "
+            "ORDER BY created_s, session_id"
+        ).fetchall()
+        found = _matching_sessions(everyone, ident, key)
+        if not found and not record_only:
+            raise CollectionError(
+                f"no session has the session, platform session or participant ID, "
+                f"or the pseudonym, {ident!r}; nothing was erased. If the person's "
+                "answers were collected elsewhere (offline files, the lab), give "
+                "--record-only to record the withdrawal for the workflow",
+                field="participant",
+            )
+        ids = [row[0] for row in found]
+        marks = ",".join("?" * len(ids))
+        counts = {"sessions": len(ids), "trials": 0, "answers": 0}
+        if ids:
+            counts["trials"] = int(
+                db.execute(
+                    f"SELECT COUNT(*) FROM trials WHERE session_id IN ({marks})", ids
+                ).fetchone()[0]
+            )
+            counts["answers"] = int(
+                db.execute(
+                    f"SELECT COUNT(*) FROM answers WHERE session_id IN ({marks})", ids
+                ).fetchone()[0]
+            )
+            for table in (
+                "text_trials",
+                "situated_trials",
+                "trials",
+                "answers",
+                "sessions",
+            ):
+                db.execute(f"DELETE FROM {table} WHERE session_id IN ({marks})", ids)
+        hashes = {id_hash(str(v), key)[:HASH_CHARS] for row in found for v in row if v}
+        if not found:
+            hashes = {pseudonym_digits(ident) or id_hash(ident, key)[:HASH_CHARS]}
+        withdrawal = Withdrawal(
+            str(utc_iso(now)), key_check(key), tuple(sorted(hashes)), **counts
+        )
+        # recorded before the commit: an erasure is never left unrecorded
+        append_withdrawal(record, withdrawal)
+    with store.connection() as db:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    marked = _mark_backups(store.path, withdrawal, key)
+    return {
+        **counts,
+        "hashes": list(withdrawal.hashes),
+        "record": str(record),
+        "backups": marked,
+    }
+
+
+def record_withdrawal(
+    db_path: str | Path, ident: str, key: str, now: float
+) -> dict[str, Any]:
+    """Record a withdrawal without a database to erase from (answers collected
+    offline or in the lab, or the database is elsewhere): the audit line of
+    :func:`withdraw_participant` with the hash of *ident* (or its pseudonym's
+    digits) and nothing erased, in the withdrawals file beside *db_path*."""
+    from stecflow.studies.server.withdrawals import (
+        HASH_CHARS,
+        Withdrawal,
+        append_withdrawal,
+        id_hash,
+        key_check,
+        pseudonym_digits,
+        withdrawals_path,
+    )
+
+    record = withdrawals_path(db_path)
+    digits = pseudonym_digits(ident) or id_hash(ident, key)[:HASH_CHARS]
+    withdrawal = Withdrawal(str(utc_iso(now)), key_check(key), (digits,))
+    append_withdrawal(record, withdrawal)
+    return {
+        "sessions": 0,
+        "trials": 0,
+        "answers": 0,
+        "hashes": [digits],
+        "record": str(record),
+        "backups": _mark_backups(Path(db_path), withdrawal, key),
+    }
+
+
+def _backup_sessions(path: Path) -> list[tuple[Any, ...]]:
+    db = sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True)
+    try:
+        return db.execute(
+            "SELECT session_id, participant, external_session FROM sessions"
+        ).fetchall()
+    except sqlite3.Error:
+        return []
+    finally:
+        db.close()
+
+
+def _mark_backups(db_path: Path, withdrawal: Any, key: str) -> list[str]:
+    """Mark each registered backup that holds a session of *withdrawal*."""
+    from stecflow.studies.server.withdrawals import append_withdrawal, id_hash
+
+    marked = []
+    for entry in _read_register(db_path):
+        path = Path(entry["path"])
+        if not path.is_file():
+            continue
+        holds = any(
+            id_hash(str(v), key).startswith(h)
+            for row in _backup_sessions(path)
+            for v in row
+            if v
+            for h in withdrawal.hashes
+        )
+        if holds:
+            append_withdrawal(withdrawn_marker_path(path), withdrawal)
+            marked.append(str(path))
+    return sorted(set(marked))
+
+
+def list_backups(db_path: str | Path) -> list[dict[str, Any]]:
+    """The backups of the register (:func:`backups_path`), oldest first.
+
+    Returns
+    -------
+    list of dict
+        ``backup_utc``, ``path``, ``sessions``, ``trials``, ``exists`` and
+        ``withdrawn``: the number of withdrawals whose participants' data the
+        backup holds (the lines of its marker, :func:`withdrawn_marker_path`).
+    """
+    from stecflow.studies.server.withdrawals import read_withdrawals
+
+    out = []
+    for entry in _read_register(Path(db_path)):
+        path = Path(entry["path"])
+        marker = withdrawn_marker_path(path)
+        out.append(
+            {
+                "backup_utc": entry["backup_utc"],
+                "path": str(path),
+                "sessions": int(entry.get("sessions") or 0),
+                "trials": int(entry.get("trials") or 0),
+                "exists": path.is_file(),
+                "withdrawn": len(read_withdrawals([marker])) if path.is_file() else 0,
+            }
+        )
+    return sorted(out, key=lambda e: (e["backup_utc"], e["path"]))
