@@ -319,6 +319,7 @@ def test_hand_made_study_through_importer_and_merge(hand):
     assert (fs["n_correct"], fs["n_majority"], fs["n_cant_tell"]) == ("3", "1", "1")
     assert (float(fs["replays_mean"]), fs["n_replayed"]) == (1.75, "4")  # 1, 1, 2, 3
     assert summary["counts"] == {
+        "withdrawn": 0,
         "lists_in_design": 2,
         "lists_run": 2,
         "evaluators": 4,

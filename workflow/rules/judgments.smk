@@ -34,6 +34,8 @@ rule merge_judgments:
         design_settings=f"{RESULTS}/studies/{{study}}/design.json",
         responses=get_study_responses,
         corrections=get_study_corrections,
+        # participants who withdrew (stecflow.judgments.withdrawals)
+        withdrawals=get_study_withdrawals,
         testset=JOB_TESTSET,  # (REG: the compact form, a tenth of the memory)
         practice=get_practice_items,
     output:

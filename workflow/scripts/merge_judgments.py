@@ -10,7 +10,11 @@ def main(smk) -> None:
 
         # session tables among the responses -> results/judgments/sessions/<study>.tsv
         responses = merge_sessions(
-            list(smk.input.responses), smk.output.sessions, study=smk.wildcards.study
+            list(smk.input.responses),
+            smk.output.sessions,
+            study=smk.wildcards.study,
+            withdrawals=list(smk.input.withdrawals),
+            key=smk.params.pseudonym_key,
         )
         if smk.params.task == "situated_identification":
             from stecflow.judgments.situated_study import merge_situated_study
@@ -29,6 +33,7 @@ def main(smk) -> None:
                 exclusions=smk.params.spec.get("exclusions"),
                 exclusions_path=smk.output.exclusions,
                 sessions_path=getattr(smk.output, "sessions", None),
+                withdrawals=list(smk.input.withdrawals),
             )
             return
         if smk.params.task in ("text_rating", "text_preference"):
@@ -47,6 +52,7 @@ def main(smk) -> None:
                 pseudonym_key=getattr(smk.params, "pseudonym_key", None),
                 exclusions_path=smk.output.exclusions,
                 sessions_path=getattr(smk.output, "sessions", None),
+                withdrawals=list(smk.input.withdrawals),
             )
             return
         from stecflow.judgments.study import merge_study
@@ -68,6 +74,7 @@ def main(smk) -> None:
             items_paths=list(smk.input.practice),
             exclusions=smk.params.spec.get("exclusions"),
             out_exclusions_tsv=smk.output.exclusions,
+            withdrawals=list(smk.input.withdrawals),
             sessions=getattr(smk.output, "sessions", None),
             normalise=smk.params.spec.get("normalise"),
             pseudonym_key=getattr(smk.params, "pseudonym_key", None),

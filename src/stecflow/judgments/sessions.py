@@ -374,6 +374,8 @@ def merge_sessions(
     study: str | None = None,
     encoding: str | None = None,
     strict: bool = False,
+    withdrawals: Sequence[str | Path] = (),
+    key: str | None = None,
 ) -> list[str]:
     """Write a study's merged session table; return its other response files.
 
@@ -381,7 +383,10 @@ def merge_sessions(
     read (:func:`read_sessions`) and written to *out_path*
     (``results/judgments/sessions/<study>.tsv``): :data:`SESSION_COLUMNS`, the
     answer columns, then :data:`PROBLEM_COLUMN`; with none (e.g. a simulated
-    study), the fixed columns and ``problem`` without rows.
+    study), the fixed columns and ``problem`` without rows. The sessions of a
+    participant who withdrew (*withdrawals*, the study's withdrawals files, whose
+    hashes are keyed with *key*, the release key; default the study's ID:
+    :mod:`stecflow.judgments.withdrawals`) are left out.
 
     Returns
     -------
@@ -397,14 +402,24 @@ def merge_sessions(
     free = [
         c for c in columns if ("." in c or c in _FREE) and c not in FREE_TEXT_COLUMNS
     ]
+    from stecflow.judgments.withdrawals import drop_withdrawn
+
+    kept, _, withdrawal = drop_withdrawn(
+        frame.to_dict("records"), [], withdrawals, key or str(study or "")
+    )
     records = []
-    for record in frame.to_dict("records"):
+    for record in kept:
         for name in free:
             if isinstance(record.get(name), str):
                 record[name] = neutralise_formula(record[name])
         records.append(record)
     write_tsv(records, columns, out_path)
     logger.info(
-        "%d session table(s), %d session(s) -> %s", len(tables), len(frame), out_path
+        "%d session table(s), %d session(s) -> %s (%d of withdrawn participants left"
+        " out)",
+        len(tables),
+        len(records),
+        out_path,
+        withdrawal["rows_dropped"],
     )
     return responses

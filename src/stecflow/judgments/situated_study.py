@@ -666,6 +666,7 @@ def merge_situated_study(
     exclusions: Sequence[Mapping[str, Any]] | None = None,
     exclusions_path: str | Path | None = None,
     sessions_path: str | Path | None = None,
+    withdrawals: Sequence[str | Path] = (),
 ) -> dict[str, Any]:
     """Merge a situated study's responses with its design and write four files.
 
@@ -711,6 +712,10 @@ def merge_situated_study(
         without rules (header only).
     sessions_path : path, optional
         The session table, for ``answer`` rules.
+    withdrawals : sequence of paths
+        The study's withdrawals files (:mod:`stecflow.judgments.withdrawals`):
+        the rows of an evaluator who withdrew are left out of every table;
+        the summary counts them (``withdrawals``, ``counts.withdrawn``).
 
     Returns
     -------
@@ -729,6 +734,7 @@ def merge_situated_study(
     from stecflow.judgments.corrections import apply_corrections, read_corrections
     from stecflow.judgments.importers.situated import read_situated_responses
     from stecflow.judgments.situated import situated_measures
+    from stecflow.judgments.withdrawals import drop_withdrawn
 
     config = dict(settings or {})
     encoding = config.get("encoding")
@@ -760,6 +766,9 @@ def merge_situated_study(
         sources.append(
             {"file": path, "format": result.source_format, "rows": len(result.rows)}
         )
+    rows, problems, withdrawal = drop_withdrawn(
+        rows, problems, withdrawals, study if pseudonym_key is None else pseudonym_key
+    )
     usable = [r for r in rows if r["session"] is not None]
     problems.extend(_subjects(usable, study))
     joined, found = _join(usable, design, study)
@@ -857,7 +866,9 @@ def merge_situated_study(
         "simulated": bool(judgment_rows) and all(r["simulated"] for r in judgment_rows),
         "system": design_json.get("system"),
         "awaiting_responses": awaiting,
+        "withdrawals": withdrawal,
         "counts": {
+            "withdrawn": withdrawal["withdrawn"],
             "lists_in_design": int(design["list"].nunique()) if len(design) else 0,
             "lists_run": int(frame["list"].nunique()) if len(frame) else 0,
             "evaluators": int(kept["subject"].nunique()) if len(kept) else 0,

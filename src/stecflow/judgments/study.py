@@ -234,6 +234,7 @@ def merge_study(
     items_paths: Sequence[str | Path] = (),
     exclusions: Sequence[Mapping[str, Any]] | None = None,
     out_exclusions_tsv: str | Path | None = None,
+    withdrawals: Sequence[str | Path] = (),
     sessions: Any = None,
     normalise: str | None = None,
     pseudonym_key: str | None = None,
@@ -276,6 +277,11 @@ def merge_study(
     out_exclusions_tsv : path, optional
         Their audit (``results/judgments/exclusions/<study>.tsv``), written even
         without rules (header only).
+    withdrawals : sequence of paths
+        The study's withdrawals files (:mod:`stecflow.judgments.withdrawals`):
+        the rows of a participant who withdrew are left out of every table,
+        matched by their IDs' hashes keyed with *pseudonym_key*; the summary
+        counts them (``withdrawals``, ``counts.withdrawn``).
     sessions : DataFrame or path, optional
         The study's session table (``answer`` rules); a path that does not
         exist counts as no table.
@@ -314,6 +320,7 @@ def merge_study(
         short_count,
         treat_outliers,
     )
+    from stecflow.judgments.withdrawals import drop_withdrawn
 
     config = JudgmentSettings.from_mapping(settings)
     design = read_design(design_path)
@@ -359,6 +366,9 @@ def merge_study(
         )
     rows = [row for result in results for row in result.rows]
     problems = [p for result in results for p in result.problems]
+    rows, problems, withdrawal = drop_withdrawn(
+        rows, problems, withdrawals, study if pseudonym_key is None else pseudonym_key
+    )
     outcome = merge_with_design(
         rows,
         design,
@@ -450,6 +460,8 @@ def merge_study(
     )
     # A study run before its data are in: the experiment is built, the rest waits.
     summary["awaiting_responses"] = not response_paths
+    summary["withdrawals"] = withdrawal
+    summary["counts"]["withdrawn"] = withdrawal["withdrawn"]
     if exclusions:  # the rules and who they excluded, for the report
         excluded = sorted({r["participant"] for r in audit if r["excluded"]})
         summary["exclusions"] = {

@@ -1036,6 +1036,7 @@ def merge_text_study(
     pseudonym_key: str | None = None,
     exclusions_path: str | Path | None = None,
     sessions_path: str | Path | None = None,
+    withdrawals: Sequence[str | Path] = (),
 ) -> dict[str, Any]:
     """Merge a text study's responses with its design and write its four files.
 
@@ -1077,6 +1078,10 @@ def merge_text_study(
     sessions_path : path, optional
         The session table (``results/judgments/sessions/<study>.tsv``), for
         rules on questionnaire answers.
+    withdrawals : sequence of paths
+        The study's withdrawals files (:mod:`stecflow.judgments.withdrawals`):
+        the rows of a participant who withdrew are left out of every table;
+        the summary counts them (``withdrawals``, ``counts.withdrawn``).
 
     Returns
     -------
@@ -1091,6 +1096,7 @@ def merge_text_study(
     """
     from stecflow.core.io import write_json, write_tsv
     from stecflow.judgments.importers.text import read_text_responses
+    from stecflow.judgments.withdrawals import drop_withdrawn
 
     config = dict(settings or {})
     encoding = config.get("encoding")
@@ -1126,6 +1132,12 @@ def merge_text_study(
         sources.append(
             {"file": path, "format": result.source_format, "rows": len(result.rows)}
         )
+    rows, problems, withdrawal = drop_withdrawn(
+        rows,
+        problems,
+        withdrawals,
+        study_id if pseudonym_key is None else pseudonym_key,
+    )
     usable = [r for r in rows if r["session"] is not None]
     problems.extend(_subjects(usable, study_id))
     trials, found = _join(usable, design, task, study_id)
@@ -1194,6 +1206,7 @@ def merge_text_study(
         "task": task,
         "simulated": bool(table) and all(r["simulated"] for r in table),
         "awaiting_responses": not responses,
+        "withdrawals": withdrawal,
         "criteria": [
             {
                 "id": c.id,
@@ -1205,6 +1218,7 @@ def merge_text_study(
         ],
         "counts": {
             "rows": len(rows),
+            "withdrawn": withdrawal["withdrawn"],
             "sessions": len(sessions),
             "subjects": len({i["subject"] for i in sessions.values()}),
             "lists_in_design": len({d["list"] for d in test_design}),

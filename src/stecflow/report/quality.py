@@ -22,7 +22,12 @@ from stecflow.report.formatting import DASH
 from stecflow.report.statistics import correlation_caveats, design_caveat
 from stecflow.report.tables import Cell, Column, Row, Table
 
-__all__ = ["FLAG_TITLES", "quality_section", "statistics_caveats"]
+__all__ = [
+    "FLAG_TITLES",
+    "quality_section",
+    "statistics_caveats",
+    "withdrawal_sentence",
+]
 
 #: Titles of the judgments stage's measure flags
 #: (:func:`stecflow.judgments.measures.measure_flags`).
@@ -284,6 +289,7 @@ _COUNTS = (
     ("rows", "Trials read"),
     ("in_analysis", "In analysis"),
     ("excluded", "Excluded"),
+    ("withdrawn", "Withdrawn"),
     ("duplicates", "Duplicates"),
     ("timeouts", "Time-outs"),
     ("corrected", "Corrected"),
@@ -301,6 +307,41 @@ def _outlier_text(summary: Mapping[str, Any]) -> str:
     if texts:
         return "; ".join(texts)
     return str((summary.get("counts") or {}).get("outliers", DASH))
+
+
+def withdrawal_sentence(study: str, summary: Mapping[str, Any]) -> str | None:
+    """What the report says of a study's withdrawals (None without any).
+
+    >>> withdrawal_sentence("rating", {"withdrawals": {
+    ...     "withdrawn": 1, "sessions_erased": 1, "trials_erased": 8,
+    ...     "answers_erased": 2, "rows_dropped": 8}})  # doctest: +NORMALIZE_WHITESPACE
+    'Study rating: 1 participant withdrew. Their answers were erased from the
+    collection database (1 session, 8 trials, 2 questionnaire answers), and the 8
+    rows of theirs still in the response files were left out of the judgments,
+    statistics, this report and the release.'
+    """
+    counts = summary.get("withdrawals") or {}
+    n = int(counts.get("withdrawn") or 0)
+    if not n:
+        return None
+
+    def many(k: int, word: str) -> str:
+        return f"{k} {word}{'' if k == 1 else 's'}"
+
+    erased = ", ".join(
+        (
+            many(int(counts.get("sessions_erased") or 0), "session"),
+            many(int(counts.get("trials_erased") or 0), "trial"),
+            many(int(counts.get("answers_erased") or 0), "questionnaire answer"),
+        )
+    )
+    rows = int(counts.get("rows_dropped") or 0)
+    return (
+        f"Study {study}: {many(n, 'participant')} withdrew. Their answers were"
+        f" erased from the collection database ({erased}), and the"
+        f" {many(rows, 'row')} of theirs still in the response files were left out"
+        " of the judgments, statistics, this report and the release."
+    )
 
 
 def _judgment_quality(ctx: Context) -> list[Block]:
@@ -346,11 +387,18 @@ def _judgment_quality(ctx: Context) -> list[Block]:
                 rows,
                 [
                     "Simulated: answers produced by stecflow's simulated"
-                    " participants (the demo campaign), never mixed with real data."
+                    " participants (the demo campaign), never mixed with real data.",
+                    "Withdrawn: participants who withdrew and whose answers were"
+                    " erased (stecflow sessions withdraw); none of their answers is"
+                    " counted in the other columns.",
                 ],
             )
         )
     )
+    for study in studies:
+        sentence = withdrawal_sentence(study.study, study.summary)
+        if sentence is not None:
+            blocks.append(paragraph(sentence))
     for study in studies:
         if not study.quality:
             continue
