@@ -194,6 +194,30 @@ def test_a_retry_passes_the_session_limit(rating_study, tmp_path):
         app.close()
 
 
+def test_the_event_log_marks_the_retry(rating_study, tmp_path):
+    log = tmp_path / "events.jsonl"
+    app = make_app(
+        rating_study,
+        db_path=tmp_path / "logged.sqlite",
+        clock=FakeClock(),
+        log_path=log,
+    )
+    try:
+        _, first = call(app, "POST", "/api/session", start("p1", KEY))
+        call(app, "POST", "/api/session", start("p1", KEY))
+        call(app, "POST", "/api/session", start("p1", OTHER))
+    finally:
+        app.close()
+    events = [json.loads(line) for line in log.read_text().splitlines()]
+    assert [
+        (e["event"], e["status"], e["session"], e.get("duplicate")) for e in events
+    ] == [
+        ("created", 201, first["session_id"], None),
+        ("created", 200, first["session_id"], True),
+        ("refused", 409, None, None),
+    ]
+
+
 @pytest.mark.parametrize(
     "attempt", ["k" * 21, "k" * 65, "k" * 21 + ".", "k" * 21 + "\n", 12345, True]
 )
