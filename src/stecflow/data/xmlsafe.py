@@ -296,6 +296,20 @@ def parse_xml_lenient(
     encoding, skip, note = detect_encoding(data)
     if note:
         problems.append(XMLProblem(1, note, severity="warning"))
+    family = _family(encoding) if _known(encoding) else encoding
+    if not skip and family in ("utf-16", "utf-32") and data.startswith(b"<?xml"):
+        # its first bytes are ASCII (XML 1.0, appendix F): decoding it as UTF-32
+        # would give millions of undecodable spots, seconds and memory for each
+        name = family.upper()
+        return None, [
+            XMLProblem(
+                1,
+                f"the file declares {encoding.upper()}, but it starts with '<?xml'"
+                f" in single bytes, so it is not {name} (where even '<' takes"
+                f" {2 if name == 'UTF-16' else 4} bytes); declare the encoding it"
+                f' is saved in (encoding="UTF-8") or save it as {name}',
+            )
+        ]
     try:
         text = data[skip:].decode(encoding)
     except LookupError:
@@ -344,15 +358,24 @@ def _count_elements(text: str, name: str) -> int:
     return len(re.findall("<" + re.escape(name) + r"[\s/>]", text))
 
 
-#: Most undecodable spots reported one by one; the rest are counted.
+#: Most undecodable spots reported one by one; then one problem says more follow.
 MAX_REPORTED_BYTES = 50
 
 _bad_spots = threading.local()
 
 
 def _record_bad_bytes(exc: UnicodeDecodeError) -> tuple[str, int]:
+    # only the spots that are reported are kept, the others counted: a 15 MiB
+    # file declared UTF-32 but written in UTF-8 has 4 million of them (615 MB
+    # of tuples when every one was kept)
+    if len(_bad_spots.found) >= MAX_REPORTED_BYTES:
+        raise _TooManyBadBytes  # the rest is decoded in C, not spot by spot
     _bad_spots.found.append((exc.start, exc.end))
     return "\ufffd", exc.end
+
+
+class _TooManyBadBytes(Exception):
+    pass
 
 
 codecs.register_error("stecflow-record", _record_bad_bytes)
@@ -363,15 +386,22 @@ def _decode_reporting(
 ) -> str:
     """Decode *data*, recording the line and column of each invalid byte sequence.
 
-    One pass: a codec error handler notes where the bad bytes are and puts
-    U+FFFD in their place; the first :data:`MAX_REPORTED_BYTES` are reported
-    with line and column, the rest are counted.
+    A codec error handler notes where the bad bytes are and puts U+FFFD in
+    their place; the first :data:`MAX_REPORTED_BYTES` are reported with line
+    and column. At one more, the whole file is decoded again with U+FFFD in
+    every bad place by the codec itself (in C, in constant memory per spot:
+    a 15 MiB file declared UTF-32 but written in UTF-8 has 4 million spots),
+    and a last problem says that more follow.
     """
     _bad_spots.found = []
+    more = False
     try:
         text = data.decode(encoding, errors="stecflow-record")
-        spots = _bad_spots.found
+    except _TooManyBadBytes:
+        more = True
+        text = data.decode(encoding, errors="replace")
     finally:
+        spots = _bad_spots.found
         _bad_spots.found = []
     name = _name(encoding)
     why = "the encoding the file declares" if declared else "the encoding found"
@@ -391,12 +421,12 @@ def _decode_reporting(
         )
         column += 1
         position = end
-    if len(spots) > MAX_REPORTED_BYTES:
+    if more:
         problems.append(
             XMLProblem(
                 None,
-                f"{len(spots) - MAX_REPORTED_BYTES:,} more invalid byte sequences"
-                " are not listed",
+                f"more invalid byte sequences follow the first {MAX_REPORTED_BYTES};"
+                " they are not listed",
             )
         )
     return text
