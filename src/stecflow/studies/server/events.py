@@ -8,10 +8,11 @@ Each line has, in this order: ``time`` (ISO 8601 UTC with milliseconds and
 ``completed``, ``returned``), ``status`` (the HTTP status code answered),
 ``session`` (the public session ID, never its token; null when none was opened),
 ``list``, ``order`` (trial events), then event-specific fields: ``screen`` and
-``fields`` (answers), ``duplicate`` (a trial re-sent), ``reason`` (a refusal or
-error, in plain words), ``by`` (``organiser`` for a place marked returned) and,
-only when the log is configured to, ``address`` (the client address as the
-session limit counts it). Participant IDs and tokens are never written.
+``fields`` (answers), ``duplicate`` (a trial re-sent, or a ``created`` with
+status 200: a session request retried with its attempt key), ``reason`` (a
+refusal or error, in plain words), ``by`` (``organiser`` for a place marked
+returned) and, only when the log is configured to, ``address`` (the client
+address as the session limit counts it). Participant IDs and tokens are never written.
 
 The file is bounded: when it would exceed *max_bytes*, it is renamed to
 ``<name>.1`` (older copies shifted up to ``<name>.<backups>``, the oldest
