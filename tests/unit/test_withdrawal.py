@@ -186,6 +186,10 @@ def test_backups_made_before_a_withdrawal_are_marked_and_listed(study, tmp_path)
         str(p.resolve()) for p in (before, after)
     )
     assert [e["withdrawn"] for e in list_backups(db)] == [2, 1]
+    # before restoring a marked backup, the hashes of its marker erase them there
+    for w in read_withdrawals([marker]):
+        assert _withdraw(study, before, w.hashes[0])["sessions"] == w.sessions
+    assert _ids(before) == []
 
 
 # --------------------------------------------------------------------------- CLI
