@@ -13,6 +13,7 @@ from __future__ import annotations
 import csv
 import json
 import sqlite3
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -57,7 +58,7 @@ def _fill(db: Path, study: Path) -> None:
         ("s-ann-2", "L02", "PID-ann", "EXT-a2"),
         ("s-bob-1", "L03", "PID-bob", "EXT-b1"),
     ]
-    with sqlite3.connect(db) as connection:
+    with closing(sqlite3.connect(db)) as connection, connection:
         for n, (sid, lst, pid, ext) in enumerate(sessions):
             connection.execute(
                 "INSERT INTO sessions (session_id, token_sha256, list, participant, "
@@ -79,12 +80,12 @@ def _fill(db: Path, study: Path) -> None:
 
 
 def _ids(db: Path) -> list[str]:
-    with sqlite3.connect(db) as connection:
+    with closing(sqlite3.connect(db)) as connection:
         return [r[0] for r in connection.execute("SELECT session_id FROM sessions")]
 
 
 def _count(db: Path, table: str) -> int:
-    with sqlite3.connect(db) as connection:
+    with closing(sqlite3.connect(db)) as connection:
         return connection.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
 
 
@@ -165,7 +166,7 @@ def test_backups_made_before_a_withdrawal_are_marked_and_listed(study, tmp_path)
     _fill(db, study)
     before = tmp_path / "backups" / "before.sqlite"
     assert backup_database(db, before, now=T0 + 50) == {"sessions": 3, "trials": 12}
-    with sqlite3.connect(before) as copy:
+    with closing(sqlite3.connect(before)) as copy:
         assert copy.execute(
             "SELECT value FROM meta WHERE key = 'backup_utc'"
         ).fetchone() == ("2026-11-26T21:40:50Z",)
@@ -467,3 +468,42 @@ def test_the_report_counts_withdrawals(tmp_path):
     )
     assert withdrawal_sentence("rating", {"withdrawals": {"withdrawn": 0}}) is None
     assert withdrawal_sentence("rating", {}) is None
+
+
+def test_a_reader_keeps_the_log_until_it_closes(study, tmp_path):
+    db = tmp_path / "responses.sqlite"
+    _fill(db, study)
+    reader = sqlite3.connect(db)  # the running server, reading
+    reader.execute("BEGIN")
+    reader.execute("SELECT COUNT(*) FROM trials").fetchone()
+    try:
+        assert _withdraw(study, db, "PID-ann")["log_truncated"] is False
+    finally:
+        reader.rollback()
+        reader.close()  # the last connection: SQLite empties and removes the log
+    assert not (tmp_path / "responses.sqlite-wal").exists()
+    assert b"PID-ann" not in _bytes(db) and b"PID-bob" in _bytes(db)
+
+
+def test_data_quality_rows_quoting_a_withdrawn_id_go_too(tmp_path):
+    from stecflow.judgments.withdrawals import drop_withdrawn
+
+    withdrawals = tmp_path / "w.tsv"
+    _record(withdrawals, "PID-ann")
+    rows = [
+        {"session": "5f1c2e", "participant": "PID-ann"},
+        {"session": "77aa01", "participant": "PID-bob"},
+    ]
+    problems = [
+        {"check": "duplicate", "session": "", "detail": "session 5f1c2e again"},
+        {"check": "duplicate", "session": "77aa01", "detail": "session 77aa01 again"},
+        {"check": "import_problem", "subject": "PID-ann", "detail": "bad value"},
+        {"check": "note", "detail": "sessions 5f1c2ex and x5f1c2e differ"},
+    ]
+    kept, left, counts = drop_withdrawn(rows, problems, [withdrawals], KEY)
+    assert kept == rows[1:]
+    assert [p["detail"] for p in left] == [
+        "session 77aa01 again",
+        "sessions 5f1c2ex and x5f1c2e differ",
+    ]
+    assert (counts["rows_dropped"], counts["problems_dropped"]) == (1, 2)

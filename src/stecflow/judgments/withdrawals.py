@@ -16,6 +16,7 @@ report's data-quality section shows them.
 from __future__ import annotations
 
 import logging
+import re
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,8 @@ def drop_withdrawn(
         dropped when its ``participant``, ``session``, ``subject`` or
         ``external_session`` hashes to a recorded hash.
     problems : sequence of mapping
-        Data-quality rows; those naming a withdrawn session or subject go too.
+        Data-quality rows; those naming a withdrawn session or subject go too,
+        in their own columns or quoted in their ``detail``.
     paths : sequence of paths
         The study's withdrawals files (a missing one holds none).
     key : str
@@ -74,6 +76,7 @@ def drop_withdrawn(
     ([{'participant': 'bob'}], 1, 1)
     """
     from stecflow.studies.server.withdrawals import (
+        ID_COLUMNS,
         read_withdrawals,
         withdrawal_matcher,
     )
@@ -91,8 +94,27 @@ def drop_withdrawn(
             },
         )
     withdrawn = withdrawal_matcher(withdrawals, key)
-    kept = [row for row in rows if not withdrawn(row)]
-    kept_problems = [p for p in problems if not withdrawn(p)]
+    kept, gone = [], []
+    for row in rows:
+        (gone if withdrawn(row) else kept).append(row)
+    # a data-quality row goes when it names a withdrawn ID in its own columns or
+    # quotes one in its detail ("session 5f1c2e again ...")
+    ids = {str(row[c]) for row in gone for c in ID_COLUMNS if _present(row.get(c))}
+    quoted = (
+        re.compile(
+            r"(?<![\w-])("
+            + "|".join(re.escape(i) for i in sorted(ids, key=len, reverse=True))
+            + r")(?![\w-])"
+        )
+        if ids
+        else None
+    )
+    kept_problems = [
+        p
+        for p in problems
+        if not withdrawn(p)
+        and not (quoted is not None and quoted.search(str(p.get("detail") or "")))
+    ]
     counts["rows_dropped"] = len(rows) - len(kept)
     counts["problems_dropped"] = len(problems) - len(kept_problems)
     logger.info(
@@ -102,6 +124,10 @@ def drop_withdrawn(
         counts["problems_dropped"],
     )
     return kept, kept_problems, counts
+
+
+def _present(value: Any) -> bool:
+    return value is not None and value == value and str(value) != ""
 
 
 def withdrawal_summary(withdrawals: Sequence[Any]) -> dict[str, int]:

@@ -386,6 +386,13 @@ def _withdraw_text(result: dict[str, Any], study: str) -> str:
         f" withdrawals list {Path(result['record']).name} (results/studies/{study}/"
         "responses.withdrawals.tsv is read without being listed)",
     ]
+    if not result["log_truncated"]:
+        lines.append(
+            "the database's write-ahead log (-wal) could not be emptied while "
+            "another process read it (the server?): the erased rows may stay in it "
+            "until the server writes over them, at the latest until it stops "
+            "(SQLite then empties and removes the log)"
+        )
     for path in result["backups"]:
         lines.append(
             f"backup {path} was made before and still holds the person's data; it is"

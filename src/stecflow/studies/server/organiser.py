@@ -391,7 +391,10 @@ def withdraw_participant(
     -------
     dict
         ``sessions``, ``trials``, ``answers`` (counts erased), ``hashes``,
-        ``record`` (the withdrawals file) and ``backups`` (the backups marked).
+        ``record`` (the withdrawals file), ``backups`` (the backups marked) and
+        ``log_truncated`` (false when a reader, e.g. the running server, kept
+        the write-ahead log from being emptied; SQLite empties and removes it
+        when the last connection closes, i.e. when the server stops).
 
     Raises
     ------
@@ -455,13 +458,21 @@ def withdraw_participant(
         # recorded before the commit: an erasure is never left unrecorded
         append_withdrawal(record, withdrawal)
     with store.connection() as db:
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        # a reader (the server answering a request) is waited for 2 s at most
+        db.execute("PRAGMA busy_timeout = 2000")
+        try:
+            busy = db.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchone()[0]
+        finally:
+            db.execute("PRAGMA busy_timeout = 30000")
     marked = _mark_backups(store.path, withdrawal, key)
     return {
         **counts,
         "hashes": list(withdrawal.hashes),
         "record": str(record),
         "backups": marked,
+        # False while a reader (the running server) kept the log from being
+        # emptied: its old pages are overwritten as the server writes on
+        "log_truncated": not busy,
     }
 
 
@@ -493,6 +504,7 @@ def record_withdrawal(
         "hashes": [digits],
         "record": str(record),
         "backups": _mark_backups(Path(db_path), withdrawal, key),
+        "log_truncated": True,
     }
 
 
