@@ -142,6 +142,33 @@ def _load_items(path: str, data_format: str | None) -> list[Item]:
     return load_testset(path, data_format)
 
 
+def _check_as_discovered(folder: Path, root: Path) -> None:
+    """Refuse a submission folder inside the campaign's submissions folder *root*
+    that the workflow's discovery would not take: a team or system folder that
+    is a symbolic link leading out of *root*
+    (:func:`stecflow.campaign.discover_submissions` lists it as unreadable, with
+    the same words)."""
+    from stecflow.submissions.safepath import leads_outside
+
+    where = Path(os.path.abspath(folder))
+    root = Path(os.path.abspath(root))
+    if root not in where.parents:
+        return  # not in the campaign: checked as a folder of its own
+    parts = where.relative_to(root).parts
+    for depth, kind in ((1, "team"), (2, "system")):
+        if len(parts) < depth:
+            break
+        entry = root.joinpath(*parts[:depth])
+        if entry.is_symlink() and leads_outside(entry, root):
+            raise StecflowError(
+                "a symbolic link that leads out of the submissions folder"
+                f" ({root}; stecflow follows links only inside it): the workflow"
+                f" lists it as unreadable and does not validate it; put the {kind}"
+                " folder itself here",
+                file="/".join(parts[:depth]),
+            )
+
+
 def _cmd_validate(args: argparse.Namespace) -> int:
     from stecflow.submissions.report import format_report, write_validation
     from stecflow.submissions.validation import validate_submission
@@ -169,6 +196,7 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         inside = Path(_from_config(base, submissions.get("root") or "submissions"))
         if not folder.is_dir() and (inside / args.submission).is_dir():
             folder = inside / args.submission  # team/system in the campaign
+        _check_as_discovered(folder, inside)
     if not testset:
         raise StecflowError("give the test set with --testset FILE (or --config)")
     data_format = _data_format(testset, data_format)
@@ -176,16 +204,19 @@ def _cmd_validate(args: argparse.Namespace) -> int:
         tasks = [SITUATED_TASK]
     if data_format == TEXT_FORMAT and not args.tasks and not args.config:
         tasks = [TEXT_TASK]
+    # the team and system are the folder names as given (as the workflow names a
+    # folder that is a link inside the submissions folder), not the link's target
+    named = Path(os.path.abspath(folder))
     folder = folder.resolve()
     if not folder.is_dir():
         raise StecflowError(
             "not a folder; give submissions/<team>/<system>", file=args.submission
         )
     record = validate_submission(
-        folder,
+        named,
         _load_items(testset, data_format),
-        team=folder.parent.name,
-        system=folder.name,
+        team=named.parent.name,
+        system=named.name,
         campaign_tasks=list(tasks),
         deadline=deadline,
         limits=limits,

@@ -17,9 +17,42 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-__all__ = ["METADATA_FILE", "write_metadata"]
+__all__ = ["METADATA_FILE", "not_a_file", "write_metadata"]
 
 METADATA_FILE = "system.yaml"
+
+
+def not_a_file(path: str | Path) -> str | None:
+    """What stands at *path* where a regular file was expected, in words, or None
+    (a regular file, or nothing at all).
+
+    >>> import tempfile
+    >>> not_a_file(tempfile.mkdtemp())
+    'a folder'
+    """
+    import os
+    import stat
+
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISLNK(mode):
+        try:
+            mode = os.stat(path).st_mode
+        except OSError:
+            return "a symbolic link to nothing"
+    for test, kind in (
+        (stat.S_ISREG, None),
+        (stat.S_ISDIR, "a folder"),
+        (stat.S_ISFIFO, "a named pipe (FIFO)"),
+        (stat.S_ISSOCK, "a socket"),
+        (stat.S_ISCHR, "a character device"),
+        (stat.S_ISBLK, "a block device"),
+    ):
+        if test(mode):
+            return kind
+    return "not a regular file"
 
 
 def write_metadata(metadata: Mapping[str, Any], path: str | Path) -> None:

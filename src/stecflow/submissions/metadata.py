@@ -422,7 +422,18 @@ def _read_metadata(
     """
     from stecflow.core.errors import YAMLError
     from stecflow.data.yamlsafe import load_yaml
+    from stecflow.submissions.files import not_a_file
 
+    kind = not_a_file(path)
+    if kind is not None:
+        return {}, [
+            Problem(
+                "missing_metadata",
+                f"{METADATA_FILE} is {kind}, not a file; put the metadata in a"
+                f" regular file named {METADATA_FILE}",
+                label,
+            )
+        ]
     if not path.is_file():
         return {}, [
             Problem(

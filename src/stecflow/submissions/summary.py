@@ -48,6 +48,78 @@ def _supersession(records: Iterable[Mapping[str, Any]]) -> Any:
     )
 
 
+def _campaign_problems(
+    records: Sequence[Mapping[str, Any]],
+) -> dict[tuple[str, str], list[Problem]]:
+    """``(team, system)`` -> the problems only the records read together show:
+    :func:`_supersession_problems`, then two primary systems of one team and
+    team or system folder names equal but for case (warnings)."""
+    out = _supersession_problems(records)
+
+    def warn(key: tuple[str, str], code: str, message: str, field: Any) -> None:
+        out.setdefault(key, []).append(
+            Problem(
+                code,
+                message,
+                f"{key[0]}/{key[1]}/system.yaml" if field else f"{key[0]}/{key[1]}",
+                None,
+                field,
+                severity="warning",
+            )
+        )
+
+    by_team: dict[str, list[Mapping[str, Any]]] = {}
+    for record in records:
+        by_team.setdefault(record["team"], []).append(record)
+    for team, team_records in sorted(by_team.items()):
+        primary = sorted(r["system"] for r in team_records if r.get("primary"))
+        if len(primary) > 1:
+            files = ", ".join(f"{team}/{s}/system.yaml" for s in primary)
+            for system in primary:
+                warn(
+                    (team, system),
+                    "several_primary",
+                    f"team {team} marks {len(primary)} systems primary: true"
+                    f" ({files}); a team has one primary system, the one it"
+                    " ranks by: set primary: false in the others",
+                    "primary",
+                )
+    clash = (
+        " differ only in upper and lower case: on a file system that ignores"
+        " case (macOS, Windows) their files in the release archive land in one"
+        " folder, one team's overwriting the other's; rename one of them"
+    )
+    folded: dict[str, set[str]] = {}
+    for team in by_team:
+        folded.setdefault(team.casefold(), set()).add(team)
+    for names in folded.values():
+        if len(names) > 1:
+            said = " and ".join(sorted(names))
+            for team in sorted(names):
+                for record in by_team[team]:
+                    warn(
+                        (team, record["system"]),
+                        "case_clash",
+                        f"the team folders {said}{clash}",
+                        None,
+                    )
+    for team, team_records in sorted(by_team.items()):
+        systems: dict[str, set[str]] = {}
+        for record in team_records:
+            systems.setdefault(record["system"].casefold(), set()).add(record["system"])
+        for names in systems.values():
+            if len(names) > 1:
+                said = " and ".join(f"{team}/{n}" for n in sorted(names))
+                for system in sorted(names):
+                    warn(
+                        (team, system),
+                        "case_clash",
+                        f"the system folders {said}{clash}",
+                        None,
+                    )
+    return out
+
+
 def _supersession_problems(
     records: Sequence[Mapping[str, Any]],
 ) -> dict[tuple[str, str], list[Problem]]:
@@ -125,16 +197,19 @@ def summarise_validation(
     (:mod:`stecflow.submissions.supersession`): the systems of a cycle get an
     error naming every file of it (first, so that ``first_error`` shows it) and
     none of them counts as superseded, so the team stays in the statistics; the
-    systems superseding the same one get a warning. Both are added to the
-    records written to *records_path* (the report's input) and logged; the
-    statuses stay as validation gave them (the outputs themselves are fine).
+    systems superseding the same one get a warning. So do the systems of a team
+    that marks several of them ``primary: true``, and the submissions of team
+    (or system) folders whose names differ only in case (``Team-Q`` and
+    ``team-q``, one folder on macOS and Windows). All are added to the records
+    written to *records_path* (the report's input) and logged; the statuses
+    stay as validation gave them (the outputs themselves are fine).
     """
     from dataclasses import asdict
 
     rows = []
     records = [read_json(path) for path in record_paths]
     superseded_by = superseding(records)
-    for key, problems in _supersession_problems(records).items():
+    for key, problems in _campaign_problems(records).items():
         for record in records:
             if (record["team"], record["system"]) != key:
                 continue

@@ -239,9 +239,19 @@ def _check_submission(
         )
         problems.extend(output_problems)
     elif outputs_path is not None:  # None: a link out of submissions/, refused
+        from stecflow.submissions.files import not_a_file
+
         others = sorted(p.name for p in folder.iterdir()) if folder.is_dir() else []
         found = f" (the folder has: {', '.join(others)})" if others else ""
-        if len(names) == 1:
+        what = [(n, not_a_file(folder / n)) for n in names if paths[n] is not None]
+        what = [(n, kind) for n, kind in what if kind]
+        if what:
+            n, kind = what[0]
+            message = (
+                f"{n} is {kind}, not a file; put the system's outputs in a regular"
+                f" file named {n}"
+            )
+        elif len(names) == 1:
             message = f"no {name}{found}; put the system's outputs in {name}"
         else:
             choices = f"{', '.join(names[:-1])} or {names[-1]}"

@@ -63,7 +63,8 @@ def read_generic_table(
     Raises
     ------
     JudgmentsError
-        Required columns missing, no response column, or undecodable bytes.
+        Required columns missing (participant, item, and system unless list
+        is given), no response column, or undecodable bytes.
     """
     source = str(path)
     header, rows, _ = split_table(read_text(path, encoding=encoding), source)
@@ -89,6 +90,17 @@ def read_generic_table(
             file=source,
             line=1,
             field="item",
+        )
+    if "system" not in header and "list" not in header:
+        # the design could give each row's system from its list (and order);
+        # without either, every row would be left out as an unknown subject
+        raise JudgmentsError(
+            "no system column, and no list column to find each row's system in"
+            " the study's design; add a system column (the system whose output the"
+            " row judged) or list (and order); its header has " + ", ".join(header),
+            file=source,
+            line=1,
+            field="system",
         )
     if not any(c in header for c in GENERIC_RESPONSES):
         raise JudgmentsError(
