@@ -507,3 +507,31 @@ def test_data_quality_rows_quoting_a_withdrawn_id_go_too(tmp_path):
         "sessions 5f1c2ex and x5f1c2e differ",
     ]
     assert (counts["rows_dropped"], counts["problems_dropped"]) == (1, 2)
+
+
+def test_a_withdrawal_while_the_server_runs(serve, study, tmp_path):
+    from tests.unit.test_server import _trials, rating_payload
+
+    client, _ = serve(study)
+    ann = client.session("PID-ann")
+    bob = client.session("PID-bob")
+    first, second = _trials(study, ann["list"])[:2]
+    status, _, _ = client.call(
+        "POST", "/api/trial", rating_payload(first), ann["token"]
+    )
+    assert status == 201
+    db = tmp_path / "responses.sqlite"
+    assert _withdraw(study, db, "PID-ann")["trials"] == 1
+    # ann's page can send nothing more; bob goes on
+    status, data, _ = client.call(
+        "POST", "/api/trial", rating_payload(second), ann["token"]
+    )
+    assert (status, data["error"]) == (403, "unknown session")
+    trial = _trials(study, bob["list"])[0]
+    status, _, _ = client.call(
+        "POST", "/api/trial", rating_payload(trial), bob["token"]
+    )
+    assert status == 201
+    assert _ids(db) == [bob["session_id"]]
+    # the list ann held goes to the next participant
+    assert client.session("PID-cem")["list"] == ann["list"]
