@@ -1218,7 +1218,9 @@ def build_parser() -> argparse.ArgumentParser:
                 add_withdraw_options,
             )
 
-            action.add_argument("session", help=WITHDRAW_WHO_HELP)
+            action.add_argument(
+                "session", metavar="participant", help=WITHDRAW_WHO_HELP
+            )
             add_withdraw_options(action)
         elif name == "backups":
             pass

@@ -179,7 +179,7 @@ def _add_sessions_commands(sub: Any) -> None:
         "personal data",
     )
     gone.add_argument("study_dir")
-    gone.add_argument("session", help=WITHDRAW_WHO_HELP)
+    gone.add_argument("session", metavar="participant", help=WITHDRAW_WHO_HELP)
     gone.add_argument("--db", default=None)
     add_withdraw_options(gone)
     listing = sub.add_parser(
