@@ -31,6 +31,7 @@ from stecflow.release.archive import (
     relative_path,
     zenodo_metadata,
 )
+from stecflow.release.privacy import PersonalDataPolicy, consent_statement
 from stecflow.submissions.report import write_validation
 from stecflow.submissions.validation import validate_submission
 from tests.conftest import REPO
@@ -226,7 +227,9 @@ def campaign(tiny_campaign, tmp_path):
     (design / "design.json").write_text(json.dumps(settings))
     consent = tiny_campaign / "texts" / "consent.md"
     consent.parent.mkdir()
-    consent.write_text("# Consent\n\nYou agree to take part.\n")
+    # it says what the release holds (stecflow.release.privacy)
+    statement = consent_statement(PersonalDataPolicy())
+    consent.write_text(f"# Consent\n\n{statement}\n\nYou agree to take part.\n")
     config["studies"][0]["experiment"] = {
         "consent": "texts/consent.md",
         "title": "Tiny",

@@ -9,6 +9,21 @@ REPORT_TEMPLATES = sorted(
     if path.is_file()
 )
 
+# The files studies' experiment blocks name (consent, questionnaire, debrief):
+# archived under studies/<study>/materials/, each consent text checked against
+# release.personal_data (stecflow.release.privacy), so an edit re-packs.
+EXPERIMENT_FILES = sorted(
+    {
+        value
+        for study in config.get("studies") or []
+        for value in ((study or {}).get("experiment") or {}).values()
+        if isinstance(value, str)
+        and len(value) < 1000
+        and "\n" not in value
+        and pathlib.Path(value).is_file()
+    }
+)
+
 
 # code: stecflow.release.archive.build_release (via workflow/scripts/pack_release.py)
 rule pack_release:
@@ -29,6 +44,7 @@ rule pack_release:
             study=STUDIES,
             folder=["web", "dmdx"],
         ),
+        experiment_files=EXPERIMENT_FILES,
         # what `stecflow rerun` renders the report with: every template file
         templates=[
             workflow.source_path(f"../templates/report/{name}")

@@ -25,6 +25,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import logging
 import re
 import shutil
 import tempfile
@@ -33,12 +34,25 @@ from collections.abc import Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from stecflow.core.errors import ConfigError
 from stecflow.core.io import format_tsv, iter_json_records, read_json, read_tsv
+from stecflow.release.privacy import (
+    NO_ANSWER,
+    QUESTIONNAIRE_COLUMNS,
+    PersonalDataPolicy,
+    check_consent,
+    questionnaire_counts,
+    released_exclusions,
+    released_sessions,
+)
 from stecflow.submissions.outputs import outputs_file
 from stecflow.submissions.safepath import read_submission_file
 
+logger = logging.getLogger(__name__)
+
 __all__ = [
     "PERSONAL_COLUMNS",
+    "check_consents",
     "LAST_ENTRIES",
     "build_release",
     "finish_release",
@@ -260,7 +274,8 @@ def collected_counts(
     """What was collected in one study, from its judgments table (and the
     exclusions table ``judgments/exclusions/<study>.tsv`` when there is one).
 
-    Test trials are rows that are neither practice nor fillers; participants are
+    Test trials are rows that are neither practice nor fillers (``controls``
+    counts the control trials among them: a ``control`` kind set); participants are
     counted by their ID, else their subject, else their session (a study without
     participant IDs); sessions when not empty; ``lists`` maps each list run to its
     number of test trials.
@@ -276,6 +291,8 @@ def collected_counts(
         "rows": len(rows),
         "trials": len(test),
         "practice": sum(_true(r.get("practice")) for r in rows),
+        # attention checks among the test trials (the design's system CONTROL)
+        "controls": sum(1 for r in test if (r.get("control") or "").strip()),
         "fillers": sum(
             _true(r.get("filler")) and not _true(r.get("practice")) for r in rows
         ),
@@ -476,9 +493,16 @@ def _collected_line(study: Mapping[str, Any]) -> str:
     lists = collected["lists"]
     designed = study.get("subjects")
     per_list = ", ".join(f"{name} {n}" for name, n in lists.items()) or "none"
+    controls = collected.get("controls") or 0
     line = (
         f"  Collected: {collected['trials']} test trials"
-        f" ({collected['practice']} practice and {collected['fillers']} filler"
+        + (
+            f", {controls} of them control trials (attention checks)"
+            f" and {collected['trials'] - controls} of systems"
+            if controls
+            else ""
+        )
+        + f" ({collected['practice']} practice and {collected['fillers']} filler"
         f" trials besides) from {collected['participants']} participant(s) in"
         f" {collected['sessions']} session(s); {len(lists)}"
         + (f" of {designed}" if designed else "")
@@ -501,27 +525,161 @@ def _collected_line(study: Mapping[str, Any]) -> str:
 
 
 def _criteria(study: Mapping[str, Any], config_study: Mapping[str, Any]) -> str:
-    """HEDS 4.1 from the study's task and settings."""
+    """HEDS 4.1 in the study config's wording: the rating questions and slider
+    ends the participants saw (the interface language and ``experiment.strings``
+    applied), a text study's ``criteria`` questions and scales."""
     task = study.get("task")
+    if task in ("rating", "identification"):
+        ui = _interface_strings(config_study)
     if task == "rating":
         return (
-            "Adequacy (clarity) and Fluency, each on a slider mapped to 1–100 with the"
-            " scale hidden, pointer centred at the start"
+            " and ".join(
+                f"{name}: “{ui[f'{key}_question']}” (from “{ui[f'{key}_label_low']}”"
+                f" to “{ui[f'{key}_label_high']}”)"
+                for name, key in (("Adequacy", "adequacy"), ("Fluency", "fluency"))
+            )
+            + ", each on a slider mapped to 1–100 with the scale hidden, pointer"
+            " centred at the start"
         )
     if task == "identification":
+        variant = study.get("variant") or "together"
+        instructions = ui.get(f"instructions_{variant}")
         return (
             "identification accuracy and identification time (ms)"
-            + (" and reading time (ms)" if study.get("variant") == "read_first" else "")
+            + (" and reading time (ms)" if variant == "read_first" else "")
             + ": participants click the entity they think is meant"
+            + (f"; the instructions: “{instructions}”" if instructions else "")
         )
     criteria = config_study.get("criteria") or study.get("criteria")
     if criteria:
-        names = [
-            c.get("name", c.get("id")) if isinstance(c, Mapping) else c
-            for c in criteria
-        ]
-        return f"{task}: " + ", ".join(str(n) for n in names)
+        return f"{task}: " + "; ".join(
+            _criterion(c, task) if isinstance(c, Mapping) else str(c) for c in criteria
+        )
     return f"{task} (see the study's design.json and the web experiment)"
+
+
+def _interface_strings(config_study: Mapping[str, Any]) -> dict[str, str]:
+    """The interface strings a rating or identification study showed."""
+    from stecflow.studies.settings import StudySettings
+
+    experiment = dict(config_study.get("experiment") or {})
+    return StudySettings.from_mapping(experiment).ui_strings()
+
+
+def _criterion(criterion: Mapping[str, Any], task: Any) -> str:
+    """One text-study criterion as configured: its question and its scale.
+
+    >>> _criterion({"id": "fluency", "question": "How fluent is it?",
+    ...             "points": 7, "anchors": ["bad", "good"]}, "text_rating")
+    'fluency: “How fluent is it?” (Likert 1–7, from “bad” to “good”)'
+    >>> _criterion({"id": "overall", "question": "Which is better?",
+    ...             "allow_tie": True}, "text_preference")
+    'overall: “Which is better?” (the better of two texts, or no preference)'
+    """
+    name = criterion.get("name", criterion.get("id"))
+    question = criterion.get("question")
+    anchors = [str(a) for a in criterion.get("anchors") or ()]
+    ends = f", from “{anchors[0]}” to “{anchors[-1]}”" if len(anchors) >= 2 else ""
+    if task == "text_preference":
+        scale = "the better of two texts" + (
+            ", or no preference" if criterion.get("allow_tie") else ""
+        )
+    elif criterion.get("scale") == "slider":
+        scale = f"slider 0–100 without numbers{ends}"
+    else:
+        scale = f"Likert 1–{criterion.get('points') or 5}{ends}"
+    return f"{name}: “{question}” ({scale})" if question else f"{name} ({scale})"
+
+
+def _questionnaire_answer(rows: Sequence[Mapping[str, Any]] | None) -> str:
+    """HEDS 3.2.5 from the questionnaire's counts (as released), or nothing.
+
+    >>> _questionnaire_answer([
+    ...     {"field": "d.age", "type": "number", "answer": "18-27", "count": 2},
+    ...     {"field": "d.age", "type": "number", "answer": "(no answer)", "count": 1},
+    ...     {"field": "d.field", "type": "text", "answer": "(answered)", "count": 3},
+    ...     {"field": "d.field", "type": "text", "answer": "(no answer)", "count": 0}])
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ' Characteristics from the questionnaire (3 participant(s) answered; counts
+    per answer): age 18-27 2, (no answer) 1; field free text, answered by 3
+    (not released).'
+    """
+    if rows is None:
+        return ""
+    fields: dict[str, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        fields.setdefault(str(row["field"]), []).append(row)
+    if not fields:
+        return ""
+    respondents = sum(int(r["count"]) for r in next(iter(fields.values())))
+    if not respondents:
+        return " No questionnaire answers were collected."
+    parts = []
+    for field, answers in fields.items():
+        name = field.split(".", 1)[-1]
+        if answers[0]["type"] == "text":
+            answered = sum(int(r["count"]) for r in answers if r["answer"] != NO_ANSWER)
+            parts.append(f"{name} free text, answered by {answered} (not released)")
+            continue
+        shown = ", ".join(
+            f"{r['answer']} {r['count']}" for r in answers if int(r["count"])
+        )
+        parts.append(f"{name} {shown}")
+    return (
+        f" Characteristics from the questionnaire ({respondents} participant(s)"
+        f" answered; counts per answer): {'; '.join(parts)}."
+    )
+
+
+def _personal_data_answer(
+    policy: PersonalDataPolicy, studies: Sequence[Mapping[str, Any]]
+) -> str:
+    """HEDS 5.2 from the release policy and the consent checks."""
+    kept = [c for c in policy.keep_columns if c in PERSONAL_COLUMNS]
+    parts = [
+        "participant and session IDs are replaced by keyed pseudonyms"
+        " (HMAC-SHA256) in the released judgments and session tables"
+        + (f" (released as collected: {', '.join(kept)})" if kept else "")
+    ]
+    if policy.questionnaire == "aggregate":
+        parts.append(
+            "questionnaire answers are released only as counts per question and"
+            " answer (`judgments/questionnaire/`), numbers in bins of"
+            f" {policy.number_bin}, free text never"
+        )
+    else:
+        parts.append("questionnaire answers are not released")
+    if policy.answers_per_participant:
+        parts.append(
+            "by the organisers' choice (release.personal_data.per_participant)"
+            " these answers are released per participant: "
+            + ", ".join(policy.answers_per_participant)
+        )
+    times = {
+        "date": "as dates (UTC)",
+        "relative": "as seconds from the study's first session",
+        "withhold": "not at all",
+    }[policy.times]
+    parts.append(f"session start and end times are released {times}")
+    if policy.exact_times:
+        parts.append(
+            "exact times released by the organisers' choice: "
+            + ", ".join(policy.exact_times)
+        )
+    for study in studies:
+        state = study.get("consent")
+        if state == "checked":
+            parts.append(
+                f"the consent text of `{study['study']}` states what is released"
+                " (checked against this policy)"
+            )
+        elif state == "unchecked":
+            parts.append(
+                f"the consent text of `{study['study']}` holds no statement"
+                " stecflow recognises; *to complete*: check by hand that it"
+                " allows this release"
+            )
+    return "; ".join(parts) + "."
 
 
 def datasheet(config: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]) -> str:
@@ -572,8 +730,13 @@ def datasheet(config: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]) -
             f" (`{study['study']}`)",
             "",
             f"- **3.1.1 Sample size:** designed: {study['n_items']} test items,"
-            f" systems {', '.join(study['systems'])}; {study['n_trials']} trials in"
-            f" {study['subjects']} lists.",
+            f" systems {', '.join(study['systems'])}; {study['n_trials']} trials"
+            + (
+                f" and {study['n_controls']} control trials (attention checks)"
+                if study.get("n_controls")
+                else ""
+            )
+            + f" in {study['subjects']} lists.",
             _collected_line(study),
             "- **3.1.2 Selection:** the whole test set"
             + (
@@ -592,7 +755,8 @@ def datasheet(config: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]) -
             f" ({study['groups']} group(s)).",
             _power_answer(study),
             "- **3.2.2–3.2.5 Evaluator type, selection, training, characteristics:**"
-            + evaluators,
+            + evaluators
+            + _questionnaire_answer(study.get("questionnaire")),
             f"- **3.3.1 Design:** {study['kind'].replace('_', ' ')} design,"
             f" {study['squares']} squares, seed {study['seed']},"
             f" {len(study['practice_items'])} practice trials"
@@ -617,8 +781,8 @@ def datasheet(config: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]) -
         "## 5. Ethics",
         "",
         "- **5.1 Approval:** " + (release.get("ethics") or "*to complete*."),
-        "- **5.2 Personal data:** participant and session IDs are replaced by keyed"
-        " pseudonyms (HMAC-SHA256) in the released judgments.",
+        "- **5.2 Personal data:** "
+        + _personal_data_answer(PersonalDataPolicy.from_config(release), studies),
         "",
     ]
     return "\n".join(lines)
@@ -884,6 +1048,9 @@ def build_release(
     release = config.get("release") or {}
     campaign = config["campaign"]
     key = str(release.get("key") or campaign["id"])
+    # what may be released about participants, and what their consent says
+    policy = PersonalDataPolicy.from_config(release)
+    consents = check_consents(config, policy)
     entries: dict[str, Entry] = {}
     consented, withheld = [], []
     for path in validation_records:
@@ -919,9 +1086,20 @@ def build_release(
     read = {name: read_tsv(path) for name, path in tables.items()}
     order = pseudonym_order(read.values())
     for name, path in tables.items():
+        rows, columns = read[name], None
+        if name.startswith("judgments/sessions/"):  # what the policy releases
+            rows, columns = released_sessions(
+                rows, list(rows[0]) if rows else _header(path), policy
+            )
+        elif name.startswith("judgments/exclusions/"):
+            rows = released_exclusions(rows, policy)
         entries[name] = _released_table(
-            read[name], path, key, keep, project_root, order
+            rows, path, key, keep, project_root, order, columns
         )
+    # the questionnaire's answers: counts per question and answer only
+    questionnaires = _questionnaire_counts(config, read, policy)
+    for name, rows in questionnaires.items():
+        entries[name] = format_tsv(rows, QUESTIONNAIRE_COLUMNS).encode()
     for path in judgments:
         path = Path(path)
         collected[path.stem] = collected_counts(
@@ -965,6 +1143,12 @@ def build_release(
         s
         | {"title": titles.get(s["study"]), "collected": collected.get(s["study"])}
         | ({"power": power[s["study"]]} if s["study"] in power else {})
+        | {
+            "questionnaire": questionnaires.get(
+                f"judgments/questionnaire/{s['study']}.tsv"
+            ),
+            "consent": consents.get(s["study"]),
+        }
         for s in studies
     ]
     entries["DATASHEET.md"] = datasheet(config, studies).encode()
@@ -1005,21 +1189,125 @@ def build_release(
 
 
 def _released_table(
-    rows: Sequence[Mapping[str, str]],
+    rows: Sequence[Mapping[str, Any]],
     path: Path,
     key: str,
     keep: Iterable[str],
     root: str | Path | None,
     order: Mapping[str, Sequence[str]],
+    columns: Sequence[str] | None = None,
 ) -> bytes:
     """A judgments-stage table as released: personal columns pseudonymised and
-    file columns (the importers' ``source_file``) relative to the project."""
-    rows, columns = pseudonymise_table(rows, key, keep, order)
+    file columns (the importers' ``source_file``) relative to the project;
+    *columns* (default the rows', else the file's header) in this order."""
+    rows, found = pseudonymise_table(rows, key, keep, order)
     for row in rows:
         for column in FILE_COLUMNS:
             if row.get(column):
                 row[column] = relative_path(str(row[column]), root)
-    return format_tsv(rows, columns or _header(path)).encode()
+    return format_tsv(rows, list(columns or found or _header(path))).encode()
+
+
+def _study_questionnaire(study: Mapping[str, Any]) -> dict[str, Any] | None:
+    """A configured study's questionnaire (``experiment.questionnaire``), read
+    from the campaign folder; None without one."""
+    from stecflow.studies.screens import read_questionnaire
+
+    path = ((study or {}).get("experiment") or {}).get("questionnaire")
+    if not path or not Path(path).is_file():  # (not in the archive either)
+        return None
+    return read_questionnaire(path, field="experiment.questionnaire")
+
+
+def _questionnaire_counts(
+    config: Mapping[str, Any],
+    read: Mapping[str, Sequence[Mapping[str, Any]]],
+    policy: PersonalDataPolicy,
+) -> dict[str, list[dict[str, Any]]]:
+    """``judgments/questionnaire/<study>.tsv`` -> its rows, for each study with
+    a questionnaire or answer columns in its session table (none when the
+    policy withholds the questionnaire)."""
+    if policy.questionnaire != "aggregate":
+        return {}
+    configured = {
+        str(s.get("id")): s
+        for s in config.get("studies") or []
+        if isinstance(s, Mapping)
+    }
+    out = {}
+    for name, rows in read.items():
+        if not name.startswith("judgments/sessions/"):
+            continue
+        study = Path(name).stem
+        questionnaire = _study_questionnaire(configured.get(study) or {})
+        columns = list(rows[0]) if rows else []
+        if questionnaire is None and not any("." in c for c in columns):
+            continue
+        out[f"judgments/questionnaire/{study}.tsv"] = questionnaire_counts(
+            study, rows, questionnaire, columns, policy
+        )
+    return out
+
+
+def check_consents(
+    config: Mapping[str, Any], policy: PersonalDataPolicy
+) -> dict[str, str]:
+    """Check every study's consent text (``experiment.consent``) against the
+    release policy (:func:`stecflow.release.privacy.check_consent`).
+
+    Returns
+    -------
+    dict
+        Study -> ``checked`` (the text says what the release holds) or
+        ``unchecked`` (the text holds no statement stecflow recognises), for
+        the studies with a consent text.
+
+    Raises
+    ------
+    ConfigError
+        A consent text promises what the release would break; the message
+        names the file, the study's key and the statement to put in its place.
+    """
+    out = {}
+    for n, study in enumerate(config.get("studies") or []):
+        experiment = (study or {}).get("experiment") or {}
+        path = experiment.get("consent")
+        if not path:
+            continue
+        questionnaire = _study_questionnaire(study)
+        screen = (questionnaire or {}).get("screen") or "questionnaire"
+        fields = (questionnaire or {}).get("fields") or []
+        questions = {f"{screen}.{f['id']}": f["question"] for f in fields}
+        text_fields = [f"{screen}.{f['id']}" for f in fields if f["type"] == "text"]
+        language = experiment.get("language") or "en"
+        try:
+            text = Path(path).read_text(encoding="utf-8-sig")
+        except OSError as error:  # (not in the archive either)
+            logger.warning(
+                "%s (studies[%d].experiment.consent) cannot be read (%s): not"
+                " checked against release.personal_data",
+                path,
+                n,
+                error.strerror,
+            )
+            out[str(study["id"])] = "unchecked"
+            continue
+        checked, problems = check_consent(
+            text, policy, language, questions, text_fields
+        )
+        if problems:
+            raise ConfigError(
+                f"the consent text of study {study['id']} promises what the release"
+                " (release.personal_data) would break: "
+                + "; ".join(problems)
+                + ". Release only what the participants agreed to (change"
+                " release.personal_data), or change the consent text before"
+                " anyone agrees to it, then build the release again",
+                file=str(path),
+                field=f"studies[{n}].experiment.consent",
+            )
+        out[str(study["id"])] = "checked" if checked else "unchecked"
+    return out
 
 
 def _header(path: Path) -> list[str]:
