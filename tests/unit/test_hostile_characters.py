@@ -282,3 +282,21 @@ def test_server_bodies_refuse_them_with_400(body, message):
     assert read_json(_environ(b'{"a": "caf\\u00e9\\n\\t"}'), 10_000) == {
         "a": "café\n\t"
     }
+
+
+def test_a_surrogate_escape_in_a_judgments_cell_stays_text(tmp_path):
+    from stecflow.core.io import decode_cell, escape_cell
+    from stecflow.judgments.importers import read_responses
+    from tests.conftest import FIXTURES
+
+    assert decode_cell("x\\ud800y", "participant") == "x\\ud800y"
+    assert decode_cell("x\\u2028y\\x07", "participant") == "x\u2028y\x07"
+    lines = (FIXTURES / "judgments" / "server_export.tsv").read_text().split("\n")
+    cells = lines[1].split("\t")
+    cells[4] = "p\\ud800"  # participant
+    lines[1] = "\t".join(cells)
+    path = tmp_path / "export.tsv"
+    path.write_text("\n".join(lines), encoding="utf-8")
+    rows = read_responses(path).rows
+    assert rows[0]["participant"] == "p\\ud800"
+    escape_cell(rows[0]["participant"]).encode("utf-8")  # writable

@@ -110,7 +110,9 @@ _TRIGGER = "[" + re.escape("".join(FORMULA_TRIGGERS)) + "]"
 _FORMULA = re.compile("'*" + _TRIGGER)
 _NEUTRALISED = re.compile("''*" + _TRIGGER)
 _TO_ESCAPE = re.compile(r"[\\\x00-\x1f\x7f-\x9f\u2028\u2029]")
-_ESCAPED = re.compile(r"\\(?:[\\tnr]|x[0-9a-f]{2}|u[0-9a-f]{4})")
+# (not a surrogate: escape_cell never writes one, and a lone surrogate read back
+# could not be written again as UTF-8; "\ud800" in a cell stays as it is)
+_ESCAPED = re.compile(r"\\(?:[\\tnr]|x[0-9a-f]{2}|u(?!d[89a-f])[0-9a-f]{4})")
 _SHORT = {"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
 _SHORT_BACK = {v: k for k, v in _SHORT.items()}
 
@@ -165,7 +167,11 @@ def escape_cell(text: str) -> str:
 
 
 def unescape_cell(text: str) -> str:
-    """Undo :func:`escape_cell` (a backslash starting no escape stays as it is).
+    """Undo :func:`escape_cell` (a backslash starting no escape stays as it is,
+    as does the escape of a surrogate, which :func:`escape_cell` never writes).
+
+    >>> unescape_cell(r"a\\ud800b\\u00e9")
+    'a\\\\ud800bé'
 
     >>> text = "a\\tb\\u2028c\\x07d\\\\e"
     >>> unescape_cell(escape_cell(text)) == text
