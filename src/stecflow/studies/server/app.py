@@ -79,6 +79,15 @@ _STATIC_TYPES = {
     ".gif": "image/gif",
     ".webp": "image/webp",
     ".wav": "audio/wav",
+    # a situated study's clips (stecflow.studies.situated VIDEO/AUDIO_SUFFIXES)
+    ".mp4": "video/mp4",
+    ".webm": "video/webm",
+    ".ogv": "video/ogg",
+    ".mp3": "audio/mpeg",
+    ".ogg": "audio/ogg",
+    ".oga": "audio/ogg",
+    ".m4a": "audio/mp4",
+    ".opus": "audio/ogg",
     ".tsv": "text/tab-separated-values; charset=utf-8",
 }
 _SAFE_PATH = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*(/[A-Za-z0-9_][A-Za-z0-9._-]*)*$")
