@@ -14,6 +14,20 @@ Starts from a valid submission of the demo campaign (``organisers/incremental``:
   UTF-16 without a byte-order mark, stray attributes, deep nesting, huge values,
   broken or hostile YAML); the case may be accepted or rejected.
 
+The same run draws cases of the other readers (about a third of them): the
+text-generation task's ``outputs.jsonl``, ``outputs.txt`` and GEM-style
+``outputs.json`` (from the text demo's ``organisers/template``), with their own
+preserving mutations (CRLF line ends, ASCII-only JSON with surrogate-pair
+escapes, reordered lines) and destructive ones. Every reader gets **escape**
+mutations: lone surrogates, NUL, ESC and other C0 controls and the
+bidirectional overrides, written as JSON escapes (``\ud800``), YAML escapes
+(``"\\e"``), XML character references (``&#x202E;``) or raw bytes; and
+**encoding-declaration** mutations: an XML declaration naming UTF-16 or UTF-32
+on UTF-8 bytes (and the reverse), a byte-order mark that disagrees with the
+declaration, JSON or YAML saved as UTF-16 or Latin-1. A case carrying such a
+character must be rejected (its text could not be written, or would reach a
+page), never accepted and never an internal error.
+
 Each case is validated in a forked child, so its time and peak memory (the
 child's maximum resident set size, interpreter and libraries included) are its
 own. A case *fails* if validation raises, records an ``internal_error``, takes
@@ -50,6 +64,13 @@ REPO = Path(__file__).resolve().parents[1]
 BASE = REPO / "submissions" / "organisers" / "incremental"
 TESTSET = REPO / "resources" / "demo" / "test.xml"
 TASKS = ["attribute_selection", "realisation", "end_to_end"]
+#: The text-generation readers' base case and test set.
+TEXT_BASE = REPO / "resources" / "text-demo" / "submissions" / "organisers" / "template"
+TEXT_TESTSET = REPO / "resources" / "text-demo" / "test.jsonl"
+TEXT_TASKS = ["text_generation"]
+#: Characters a reader must refuse (stecflow.core.text), by code point.
+HOSTILE_CODES = (0x00, 0x01, 0x07, 0x08, 0x0B, 0x0C, 0x1B, 0x1F, 0xD800, 0xDBFF,
+                 0xDC00, 0xDFFF, 0xFFFE, 0x202E, 0x202D)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -61,6 +82,10 @@ class Case:
     preserving: bool
     outputs: bytes
     metadata: bytes
+    #: The outputs file's name: which reader reads the case.
+    name: str = "outputs.xml"
+    #: Whether the case carries a character every reader must refuse.
+    hostile: bool = False
 
 
 # ------------------------------------------------------------------- mutations
@@ -264,6 +289,48 @@ def huge_value(rng: random.Random, data: bytes) -> bytes:
     return data.replace(b'VALUE="', b'VALUE="' + b"v" * size, 1)
 
 
+def _code(rng: random.Random) -> int:
+    return rng.choice(HOSTILE_CODES)
+
+
+def char_reference(rng: random.Random, data: bytes) -> bytes:
+    """A character reference to a character XML or stecflow refuses."""
+    ref = (b"&#x%X;" if rng.random() < 0.5 else b"&#%d;") % _code(rng)
+    if rng.random() < 0.5:
+        return data.replace(b"</WORD-STRING>", ref + b"</WORD-STRING>", 1)
+    return data.replace(b'VALUE="', b'VALUE="' + ref, 1)
+
+
+def raw_control(rng: random.Random, data: bytes) -> bytes:
+    """A raw control byte or an override (UTF-8) inside a text."""
+    char = chr(rng.choice([c for c in HOSTILE_CODES if not 0xD800 <= c <= 0xDFFF]))
+    return data.replace(b"</WORD-STRING>", char.encode("utf-8") + b"</WORD-STRING>", 1)
+
+
+def declared_encoding(rng: random.Random, data: bytes) -> bytes:
+    """The declaration names a wide encoding the bytes are not in, or the bytes
+    are in a wide encoding the declaration does not name, or a byte-order mark
+    disagrees with the declaration."""
+    declared = rng.choice(
+        [b"UTF-16", b"UTF-16LE", b"UTF-32", b"UTF-32BE", b"utf-8", b"US-ASCII"]
+    )
+    choice = rng.random()
+    if choice < 0.4:  # UTF-8 bytes, another declaration
+        return data.replace(b"UTF-8", declared, 1)
+    text = data.decode("utf-8").replace("UTF-8", declared.decode(), 1)
+    if choice < 0.7:  # a byte-order mark of another encoding than declared
+        codec, bom = rng.choice(
+            [
+                ("utf-8", codecs.BOM_UTF8),
+                ("utf-16-le", codecs.BOM_UTF16_LE),
+                ("utf-32-be", codecs.BOM_UTF32_BE),
+            ]
+        )
+        return bom + text.encode(codec)
+    # wide bytes without a byte-order mark
+    return text.encode(rng.choice(["utf-16-be", "utf-32-le", "utf-32-be"]))
+
+
 DESTRUCTIVE: dict[str, Mutation] = {
     "flip_bytes": flip_bytes,
     "insert_bytes": insert_bytes,
@@ -280,7 +347,13 @@ DESTRUCTIVE: dict[str, Mutation] = {
     "stray_attributes": stray_attributes,
     "deep_nesting": deep_nesting,
     "huge_value": huge_value,
+    "char_reference": char_reference,
+    "raw_control": raw_control,
+    "declared_encoding": declared_encoding,
 }
+
+#: Mutations whose case carries a character every reader must refuse.
+HOSTILE_MUTATIONS = {"char_reference", "raw_control", "json_escape", "yaml_escape"}
 
 HOSTILE_YAML = [
     b"submitted: 2026-05-20\n",
@@ -300,7 +373,49 @@ HOSTILE_YAML = [
 ]
 
 
-def mutate_metadata(rng: random.Random, data: bytes) -> bytes:
+def _yaml_escape(rng: random.Random) -> str:
+    code = _code(rng)
+    return rng.choice(
+        [f"\\u{code:04x}", f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04X}"]
+        + (["\\0"] if code == 0 else [])
+        + (["\\e"] if code == 0x1B else [])
+    )
+
+
+def yaml_escape(rng: random.Random, data: bytes) -> bytes:
+    """A double-quoted escape of a refused character in a value or a key."""
+    text = data.decode("utf-8")
+    escape = _yaml_escape(rng)
+    lines = text.split("\n")
+    if rng.random() < 0.8:
+        key = rng.choice(["description", "contact"])
+        lines = [
+            f'{key}: "greedy {escape} baseline"' if line.startswith(f"{key}:") else line
+            for line in lines
+            if not line.startswith("  ")  # a folded description's next line
+        ]
+    else:
+        lines.append(f'"note{escape}": x')
+    return "\n".join(lines).encode("utf-8")
+
+
+def yaml_encoding(rng: random.Random, data: bytes) -> bytes:
+    """system.yaml saved as UTF-16 (with or without a byte-order mark) or Latin-1."""
+    text = data.decode("utf-8").replace("greedy", "gréedy")
+    codec = rng.choice(["utf-16", "utf-16-le", "utf-32", "latin-1"])
+    return text.replace("description: ", "description: é ", 1).encode(codec)
+
+
+def mutate_metadata(rng: random.Random, data: bytes) -> tuple[str, bytes]:
+    choice = rng.random()
+    if choice < 0.2:
+        return "yaml_escape", yaml_escape(rng, data)
+    if choice < 0.3:
+        return "yaml_encoding", yaml_encoding(rng, data)
+    return "metadata", _mutate_metadata(rng, data)
+
+
+def _mutate_metadata(rng: random.Random, data: bytes) -> bytes:
     choice = rng.random()
     if choice < 0.5:
         return data + rng.choice(HOSTILE_YAML)
@@ -309,25 +424,154 @@ def mutate_metadata(rng: random.Random, data: bytes) -> bytes:
     return truncate(rng, data)
 
 
+# ------------------------------------------------------------- the text readers
+
+TextMutation = Callable[[random.Random, bytes], tuple[str, bytes]]
+
+
+def _lines(data: bytes) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in data.decode("utf-8").splitlines()]
+
+
+def _jsonl(values: list[dict[str, Any]], **dump: Any) -> bytes:
+    return "".join(json.dumps(v, **dump) + "\n" for v in values).encode("utf-8")
+
+
+def text_crlf(rng: random.Random, data: bytes) -> tuple[str, bytes]:
+    return "outputs.jsonl", data.replace(b"\n", b"\r\n")
+
+
+def text_ascii_pairs(rng: random.Random, data: bytes) -> tuple[str, bytes]:
+    """Emoji and accents written as JSON escapes (surrogate pairs): still valid."""
+    values = _lines(data)
+    for value in rng.sample(values, 5):
+        value["output"] += rng.choice([" \U0001f600", " café", " \u05e9\u05dc"])
+    return "outputs.jsonl", _jsonl(values, ensure_ascii=True)
+
+
+def text_reorder(rng: random.Random, data: bytes) -> tuple[str, bytes]:
+    values = _lines(data)
+    rng.shuffle(values)
+    return "outputs.jsonl", _jsonl(values)
+
+
+def text_as_txt(rng: random.Random, data: bytes) -> tuple[str, bytes]:
+    lines = [v["output"] for v in _lines(data)]
+    return "outputs.txt", ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def text_as_gem(rng: random.Random, data: bytes) -> tuple[str, bytes]:
+    values = [{"gem_id": v["id"], "generated": v["output"]} for v in _lines(data)]
+    document = {"language": "en", "values": values}
+    return "outputs.json", json.dumps(document, indent=rng.choice([None, 1])).encode()
+
+
+TEXT_PRESERVING: dict[str, TextMutation] = {
+    "text_crlf": text_crlf,
+    "text_ascii_pairs": text_ascii_pairs,
+    "text_reorder": text_reorder,
+    "text_as_txt": text_as_txt,
+    "text_as_gem": text_as_gem,
+}
+
+
+def json_escape(rng: random.Random, data: bytes) -> tuple[str, bytes]:
+    """A refused character in one output, as each reader can be given it: a
+    JSON escape in outputs.jsonl or outputs.json, the raw character in
+    outputs.txt (a surrogate cannot be raw UTF-8: U+202E instead)."""
+    code = _code(rng)
+    escape = rng.choice([f"\\u{code:04x}", f"\\u{code:04X}"])
+    values = _lines(data)
+    target = rng.randrange(len(values))
+    name = rng.choice(["outputs.jsonl", "outputs.jsonl", "outputs.json", "outputs.txt"])
+    if name == "outputs.txt":
+        char = chr(code) if not 0xD800 <= code <= 0xDFFF else "\u202e"
+        lines = [v["output"] for v in values]
+        lines[target] = lines[target][:3] + char + lines[target][3:]
+        return name, ("\n".join(lines) + "\n").encode("utf-8", "surrogatepass")
+    if name == "outputs.json":
+        _, gem = text_as_gem(rng, data)
+        marker = json.dumps(values[target]["output"])[1:-1]
+        text = gem.decode("utf-8").replace(marker, marker[:3] + escape + marker[3:], 1)
+        return name, text.encode("utf-8")
+    lines = data.decode("utf-8").splitlines()
+    where = lines[target].index('"output": "') + len('"output": "')
+    lines[target] = lines[target][:where] + escape + lines[target][where:]
+    if rng.random() < 0.2:  # in a key instead
+        lines[target] = lines[target].replace('"id"', f'"i{escape}d"', 1)
+    return "outputs.jsonl", ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def text_encoding(rng: random.Random, data: bytes) -> tuple[str, bytes]:
+    """The text file in another encoding than UTF-8, with or without a mark."""
+    text = data.decode("utf-8").replace("Chair", "Chäir")
+    codec = rng.choice(["utf-16", "utf-16-be", "utf-32", "latin-1", "utf-8-sig"])
+    return rng.choice(["outputs.jsonl", "outputs.jsonl"]), text.encode(codec)
+
+
+def text_json_hostile(rng: random.Random, data: bytes) -> tuple[str, bytes]:
+    """Deep nesting, a key twice, NaN, a huge string or a huge run of escapes."""
+    lines = data.decode("utf-8").splitlines()
+    target = rng.randrange(len(lines))
+    size = rng.choice([10_000, 1_000_000, 5_000_000])
+    line = lines[target]
+    lines[target] = rng.choice(
+        [
+            line[:-1] + ', "x": ' + "[" * 5000 + "]" * 5000 + "}",
+            line[:-1] + ', "id": "t999"}',
+            line[:-1] + ', "score": NaN}',
+            line[:-1] + ', "x": "' + "a" * size + '"}',
+            line[:-1] + ', "x": "' + "\\n" * (size // 2) + '"}',
+            line.replace('"output": "', '"output": "' + "w " * (size // 2), 1),
+            line[:-1] + ', "n": ' + "9" * 5000 + "}",
+        ]
+    )
+    return "outputs.jsonl", ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def text_bytes(rng: random.Random, data: bytes) -> tuple[str, bytes]:
+    """Byte flips, insertions, deletions or truncation of outputs.jsonl."""
+    mutation = rng.choice([flip_bytes, insert_bytes, delete_bytes, truncate])
+    return "outputs.jsonl", mutation(rng, data)
+
+
+TEXT_DESTRUCTIVE: dict[str, TextMutation] = {
+    "json_escape": json_escape,
+    "text_encoding": text_encoding,
+    "text_json_hostile": text_json_hostile,
+    "text_bytes": text_bytes,
+}
+
+
 #: A composed mutation stops growing a case beyond this size.
 MAX_CASE_BYTES = 8 * 2**20
 
 
 def make_cases(
-    outputs: bytes, metadata: bytes, n: int, seed: int, preserving_share: float = 0.25
+    outputs: bytes,
+    metadata: bytes,
+    n: int,
+    seed: int,
+    preserving_share: float = 0.25,
+    text: tuple[bytes, bytes] | None = None,
+    text_share: float = 0.35,
 ) -> Iterator[Case]:
     """*n* seeded cases, one at a time: about *preserving_share* of them keep the
-    submission valid."""
+    submission valid. With *text* (the outputs.jsonl and system.yaml of a text
+    submission), about *text_share* of them are cases of the text readers."""
     rng = random.Random(seed)
     for number in range(n):
+        if text is not None and rng.random() < text_share:
+            yield _text_case(rng, number, *text, preserving_share)
+            continue
         if rng.random() < preserving_share:
             name = rng.choice(sorted(PRESERVING))
             yield Case(number, name, True, PRESERVING[name](rng, outputs), metadata)
             continue
         if rng.random() < 0.15:
-            yield Case(
-                number, "metadata", False, outputs, mutate_metadata(rng, metadata)
-            )
+            kind, mutated = mutate_metadata(rng, metadata)
+            hostile = kind in HOSTILE_MUTATIONS and mutated != metadata
+            yield Case(number, kind, False, outputs, mutated, hostile=hostile)
             continue
         names = rng.sample(sorted(DESTRUCTIVE), rng.choice([1, 1, 1, 2, 3]))
         data = outputs
@@ -338,24 +582,59 @@ def make_cases(
                 data = DESTRUCTIVE[name](rng, data)
             except (ValueError, IndexError):  # an earlier mutation left no target
                 data = flip_bytes(rng, data) if data else data
-        yield Case(number, "+".join(names), False, data, metadata)
+        # one hostile mutation alone must land: composed ones may cut it out
+        hostile = len(names) == 1 and names[0] in HOSTILE_MUTATIONS
+        yield Case(
+            number, "+".join(names), False, data, metadata,
+            hostile=hostile and data != outputs,
+        )  # fmt: skip
+
+
+def _text_case(
+    rng: random.Random,
+    number: int,
+    outputs: bytes,
+    metadata: bytes,
+    preserving_share: float,
+) -> Case:
+    """One case of the text readers."""
+    if rng.random() < preserving_share:
+        kind = rng.choice(sorted(TEXT_PRESERVING))
+        name, data = TEXT_PRESERVING[kind](rng, outputs)
+        return Case(number, kind, True, data, metadata, name)
+    if rng.random() < 0.15:
+        kind, mutated = mutate_metadata(rng, metadata)
+        hostile = kind in HOSTILE_MUTATIONS and mutated != metadata
+        return Case(
+            number, f"text_{kind}", False, outputs, mutated, "outputs.jsonl", hostile
+        )
+    kind = rng.choice(sorted(TEXT_DESTRUCTIVE))
+    name, data = TEXT_DESTRUCTIVE[kind](rng, outputs)
+    hostile = kind in HOSTILE_MUTATIONS and data != outputs
+    return Case(number, kind, False, data, metadata, name, hostile)
 
 
 # ----------------------------------------------------------------------- running
 
 
-def _validate(folder: Path, items: list[Any], case: Case) -> dict[str, Any]:
+OUTPUTS_NAMES = ("outputs.xml", "outputs.jsonl", "outputs.txt", "outputs.json")
+
+
+def _validate(folder: Path, items: Any, case: Case) -> dict[str, Any]:
     from stecflow.submissions.validation import validate_submission
 
-    (folder / "outputs.xml").write_bytes(case.outputs)
+    text = case.name != "outputs.xml"
+    for name in OUTPUTS_NAMES:
+        (folder / name).unlink(missing_ok=True)
+    (folder / case.name).write_bytes(case.outputs)
     (folder / "system.yaml").write_bytes(case.metadata)
     start = time.perf_counter()
     record = validate_submission(
         folder,
-        items,
+        items["text" if text else "reg"],
         team=folder.parent.name,
         system=folder.name,
-        campaign_tasks=TASKS,
+        campaign_tasks=TEXT_TASKS if text else TASKS,
         deadline=None,
     )
     seconds = time.perf_counter() - start
@@ -364,7 +643,7 @@ def _validate(folder: Path, items: list[Any], case: Case) -> dict[str, Any]:
 
 
 def run_case(
-    folder: Path, items: list[Any], case: Case, timeout: float = 30.0
+    folder: Path, items: Any, case: Case, timeout: float = 30.0
 ) -> dict[str, Any]:
     """Validate one case in a forked child; its result, time and peak memory."""
     read_end, write_end = os.pipe()
@@ -374,6 +653,7 @@ def run_case(
         try:
             result = _validate(folder, items, case)
             record = result["record"]
+            json.dumps(record).encode("utf-8")  # writable as it is, in UTF-8
             payload = {
                 "status": record["status"],
                 "codes": sorted({p["code"] for p in record["errors"]}),
@@ -406,15 +686,24 @@ def run_case(
 def failure(
     case: Case, result: dict[str, Any], expected_outputs: int, limits: dict[str, float]
 ) -> str | None:
-    """Why a case fails the fuzzer's rules, or None."""
+    """Why a case fails the fuzzer's rules, or None.
+
+    The memory limit is ``limits["mb"]`` or, for a case larger than 5 MB,
+    ``limits["per_mb"]`` times its size in MB plus ``limits["mb"]`` /2 (the
+    stated bound of issue #38: 20x the file plus 100 MB).
+    """
     if result["status"] not in ("accepted", "rejected"):
         return f"{result['status']}: {result.get('error')}"
     if "internal_error" in result["codes"]:
         return "internal_error recorded"
     if result["seconds"] > limits["seconds"]:
         return f"took {result['seconds']:.2f} s"
-    if result["peak_mb"] > limits["mb"]:
-        return f"peak memory {result['peak_mb']:.0f} MB"
+    size_mb = max(len(case.outputs), len(case.metadata)) / 2**20
+    bound = max(limits["mb"], limits.get("per_mb", 20) * size_mb + limits["mb"] / 2)
+    if result["peak_mb"] > bound:
+        return f"peak memory {result['peak_mb']:.0f} MB (bound {bound:.0f} MB)"
+    if case.hostile and result["status"] == "accepted":
+        return "a refused character was accepted"
     if case.preserving and (
         result["status"] != "accepted" or result["outputs"] != expected_outputs
     ):
@@ -427,20 +716,32 @@ def fuzz(
 ) -> dict[str, Any]:
     """Run *n* cases; the figures and every failing case."""
     from stecflow.data.corpus import read_items
+    from stecflow.tasks.registry import read_testset
 
-    items = read_items(TESTSET)
+    items = {"reg": read_items(TESTSET), "text": read_testset(TEXT_TESTSET)}
     outputs = (BASE / "outputs.xml").read_bytes()
     metadata = (BASE / "system.yaml").read_bytes()
-    cases = make_cases(outputs, metadata, n, seed)
-    limits = {"seconds": max_seconds, "mb": max_mb}
+    text = (
+        (TEXT_BASE / "outputs.jsonl").read_bytes(),
+        (TEXT_BASE / "system.yaml").read_bytes(),
+    )
+    cases = make_cases(outputs, metadata, n, seed, text=text)
+    limits = {"seconds": max_seconds, "mb": max_mb, "per_mb": 20}
     results, failures = [], []
+    readers: Counter = Counter()
     with tempfile.TemporaryDirectory() as tmp:
-        folder = Path(tmp) / "organisers" / "incremental"
-        folder.mkdir(parents=True)
+        folders = {}
+        for kind, base in (("reg", BASE), ("text", TEXT_BASE)):
+            folders[kind] = Path(tmp) / kind / base.parent.name / base.name
+            folders[kind].mkdir(parents=True)
         for case in cases:
-            result = run_case(folder, items, case)
+            kind = "reg" if case.name == "outputs.xml" else "text"
+            readers[case.name if case.outputs is not None else kind] += 1
+            if case.hostile:
+                readers["hostile"] += 1
+            result = run_case(folders[kind], items, case)
             results.append((case.preserving, result))
-            why = failure(case, result, len(items), limits)
+            why = failure(case, result, len(items[kind]), limits)
             if why:
                 failures.append(
                     {"case": case.number, "mutation": case.mutation, "why": why}
@@ -459,6 +760,7 @@ def fuzz(
         "worst_mb": worst_mb["peak_mb"],
         "median_seconds": sorted(r["seconds"] for r in measured)[len(measured) // 2],
         "codes": Counter(code for _, r in results for code in r.get("codes", [])),
+        "readers": readers,
     }
 
 
@@ -482,6 +784,16 @@ def _markdown(figures: dict[str, Any], command: str, elapsed: float) -> str:
             f" {figures['worst_mb']:.0f} MB |",
             "",
             f"Most frequent error codes among rejected cases: {codes}.",
+            "",
+            "Cases per outputs file: "
+            + ", ".join(
+                f"{name} {count:,}"
+                for name, count in sorted(figures.get("readers", {}).items())
+                if name != "hostile"
+            )
+            + f"; {figures.get('readers', {}).get('hostile', 0):,} cases carry a"
+            " character every reader must refuse (a lone surrogate, a C0 control,"
+            " an override), all rejected unless listed as failures.",
             "",
         ]
     )

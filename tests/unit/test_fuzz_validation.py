@@ -39,7 +39,8 @@ def test_every_mutation_kind_is_drawn(fuzzer):
         drawn |= set(case.mutation.split("+"))
         digests.append(hash(case.outputs))
         assert len(case.outputs) < 2 * fuzzer.MAX_CASE_BYTES
-    assert drawn == set(fuzzer.PRESERVING) | set(fuzzer.DESTRUCTIVE) | {"metadata"}
+    metadata = {"metadata", "yaml_escape", "yaml_encoding"}
+    assert drawn == set(fuzzer.PRESERVING) | set(fuzzer.DESTRUCTIVE) | metadata
     # same seed, same cases
     again = fuzzer.make_cases(base, b"team: x\n", 400, seed=7)
     assert [hash(c.outputs) for c in again] == digests
@@ -60,3 +61,23 @@ def test_seeded_sample_never_raises_and_keeps_valid_cases_valid(tmp_path):
     assert figures["accepted"] >= figures["preserving"] > 10
     assert figures["rejected"] > 30
     assert figures["worst_seconds"] < 2 and figures["worst_mb"] < 200
+
+
+def test_every_reader_and_text_mutation_is_drawn(fuzzer):
+    base = (fuzzer.BASE / "outputs.xml").read_bytes()
+    text = (
+        (fuzzer.TEXT_BASE / "outputs.jsonl").read_bytes(),
+        (fuzzer.TEXT_BASE / "system.yaml").read_bytes(),
+    )
+    cases = list(fuzzer.make_cases(base, b"team: x\n", 400, seed=7, text=text))
+    names = {case.name for case in cases}
+    assert names == {"outputs.xml", "outputs.jsonl", "outputs.txt", "outputs.json"}
+    kinds = {part for case in cases for part in case.mutation.split("+")}
+    assert set(fuzzer.TEXT_PRESERVING) | set(fuzzer.TEXT_DESTRUCTIVE) <= kinds
+    assert {"char_reference", "raw_control", "declared_encoding"} <= kinds
+    hostile = [c for c in cases if c.hostile]
+    assert {c.mutation for c in hostile} >= {
+        "json_escape",
+        "char_reference",
+        "raw_control",
+    }

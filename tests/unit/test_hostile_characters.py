@@ -300,3 +300,30 @@ def test_a_surrogate_escape_in_a_judgments_cell_stays_text(tmp_path):
     rows = read_responses(path).rows
     assert rows[0]["participant"] == "p\\ud800"
     escape_cell(rows[0]["participant"]).encode("utf-8")  # writable
+
+
+@pytest.mark.parametrize("reference", ["&#xD800;", "&#55296;", "&#x1B;", "&#0;"])
+def test_xml_character_references_xml_refuses_are_rejected_not_a_crash(
+    tiny_campaign, reference
+):
+    # libxml2's recovering parser kept &#xD800; as bytes lxml could not decode:
+    # an internal_error (found by benchmarks/fuzz_validation.py)
+    from stecflow.data.corpus import read_items
+
+    folder = tiny_campaign / "submissions" / "alpha" / "sys1"
+    path = folder / "outputs.xml"
+    xml = path.read_text(encoding="utf-8")
+    at = xml.index("</WORD-STRING>")
+    path.write_text(xml[:at] + reference + xml[at:], encoding="utf-8")
+    record = validate_submission(
+        folder,
+        read_items(tiny_campaign / "testset.xml"),
+        team="alpha",
+        system="sys1",
+        campaign_tasks=["end_to_end", "attribute_selection"],
+    )
+    assert record["status"] == "rejected"
+    first = record["errors"][0]
+    assert first["line"] == xml[:at].count("\n") + 1
+    assert first["message"].startswith(f"the character reference {reference} is to U+")
+    assert first["message"].endswith("which XML does not allow; remove it")

@@ -329,6 +329,10 @@ def parse_xml_lenient(
                 )
             )
             return None, problems
+    if "&#" in text:
+        refused = _refused_references(text)
+        if refused:  # libxml2 would store a surrogate that cannot be read back
+            return None, problems + refused
     # Re-encode as UTF-8 and drop the declaration so lxml reads the repaired text.
     body = re.sub(r"^\ufeff?\s*<\?xml[^>]*\?>", "", text, count=1)
     parser = _parser(recover=True)
@@ -349,6 +353,48 @@ def parse_xml_lenient(
             problems.append(XMLProblem(exc.line, exc.message, exc.field))
             root = None
     return root, problems
+
+
+_CHAR_REFERENCE = re.compile(r"&#(?:x([0-9a-fA-F]{1,8})|([0-9]{1,10}));")
+
+
+def _xml_char(code: int) -> bool:
+    """Whether XML 1.0 allows character *code* (its production Char)."""
+    return (
+        code in (0x9, 0xA, 0xD)
+        or 0x20 <= code <= 0xD7FF
+        or 0xE000 <= code <= 0xFFFD
+        or 0x10000 <= code <= 0x10FFFF
+    )
+
+
+def _refused_references(text: str) -> list[XMLProblem]:
+    """Character references to characters XML does not allow (``&#xD800;``,
+    ``&#0;``, ``&#x1B;``), each with its line; at most
+    :data:`MAX_REPORTED_BYTES` are listed.
+
+    >>> [(p.line, p.message[:45]) for p in _refused_references("<a>\\n&#xD800;</a>")]
+    [(2, 'the character reference &#xD800; is to U+D800')]
+    """
+    from stecflow.core.text import describe_character
+
+    problems = []
+    for match in _CHAR_REFERENCE.finditer(text):
+        code = int(match.group(1), 16) if match.group(1) else int(match.group(2))
+        if _xml_char(code):
+            continue
+        if len(problems) == MAX_REPORTED_BYTES:
+            problems.append(XMLProblem(None, "more such references are not listed"))
+            break
+        what = describe_character(chr(code)) if code <= 0x10FFFF else "no character"
+        problems.append(
+            XMLProblem(
+                text.count("\n", 0, match.start()) + 1,
+                f"the character reference {match.group()} is to {what}, which XML"
+                " does not allow; remove it",
+            )
+        )
+    return problems
 
 
 def _count_elements(text: str, name: str) -> int:
