@@ -42,6 +42,7 @@ from stecflow.release.privacy import (
     PersonalDataPolicy,
     check_consent,
     questionnaire_counts,
+    read_questions,
     released_exclusions,
     released_sessions,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "outputs_released",
     "ReleasedOutputs",
     "released_outputs",
+    "study_texts",
     "collected_counts",
     "datasheet",
     "environment_files",
@@ -525,30 +527,40 @@ def _collected_line(study: Mapping[str, Any]) -> str:
 
 
 def _criteria(study: Mapping[str, Any], config_study: Mapping[str, Any]) -> str:
-    """HEDS 4.1 in the study config's wording: the rating questions and slider
-    ends the participants saw (the interface language and ``experiment.strings``
-    applied), a text study's ``criteria`` questions and scales."""
+    """HEDS 4.1 in the study's own wording: the rating questions and slider ends
+    the participants saw (``texts``: the study document's, in the interface
+    language with ``experiment.strings`` applied; else the config's
+    ``experiment.strings``), a text study's ``criteria`` questions and scales.
+
+    >>> _criteria({"task": "rating", "texts": {
+    ...     "adequacy_question": "Clear?", "adequacy_labels": ["no", "yes"],
+    ...     "fluency_question": "Fluent?", "fluency_labels": ["no", "yes"]}}, {})
+    ... # doctest: +NORMALIZE_WHITESPACE
+    'Adequacy: “Clear?” (from “no” to “yes”) and Fluency: “Fluent?” (from “no” to
+    “yes”), each on a slider mapped to 1–100 with the scale hidden, pointer centred
+    at the start'
+    """
     task = study.get("task")
-    if task in ("rating", "identification"):
-        ui = _interface_strings(config_study)
     if task == "rating":
+        texts = dict(study.get("texts") or {})
+        strings = (config_study.get("experiment") or {}).get("strings") or {}
+        parts = []
+        for name, key in (("Adequacy", "adequacy"), ("Fluency", "fluency")):
+            question = strings.get(f"{key}_question") or texts.get(f"{key}_question")
+            labels = list(texts.get(f"{key}_labels") or ())
+            low = strings.get(f"{key}_label_low") or (labels[0] if labels else None)
+            high = strings.get(f"{key}_label_high") or (labels[-1] if labels else None)
+            ends = f" (from “{low}” to “{high}”)" if low and high else ""
+            parts.append(f"{name}: “{question}”{ends}" if question else name)
         return (
-            " and ".join(
-                f"{name}: “{ui[f'{key}_question']}” (from “{ui[f'{key}_label_low']}”"
-                f" to “{ui[f'{key}_label_high']}”)"
-                for name, key in (("Adequacy", "adequacy"), ("Fluency", "fluency"))
-            )
-            + ", each on a slider mapped to 1–100 with the scale hidden, pointer"
-            " centred at the start"
+            " and ".join(parts) + ", each on a slider mapped to 1–100 with the scale"
+            " hidden, pointer centred at the start"
         )
     if task == "identification":
-        variant = study.get("variant") or "together"
-        instructions = ui.get(f"instructions_{variant}")
         return (
             "identification accuracy and identification time (ms)"
-            + (" and reading time (ms)" if variant == "read_first" else "")
+            + (" and reading time (ms)" if study.get("variant") == "read_first" else "")
             + ": participants click the entity they think is meant"
-            + (f"; the instructions: “{instructions}”" if instructions else "")
         )
     criteria = config_study.get("criteria") or study.get("criteria")
     if criteria:
@@ -558,12 +570,25 @@ def _criteria(study: Mapping[str, Any], config_study: Mapping[str, Any]) -> str:
     return f"{task} (see the study's design.json and the web experiment)"
 
 
-def _interface_strings(config_study: Mapping[str, Any]) -> dict[str, str]:
-    """The interface strings a rating or identification study showed."""
-    from stecflow.studies.settings import StudySettings
-
-    experiment = dict(config_study.get("experiment") or {})
-    return StudySettings.from_mapping(experiment).ui_strings()
+def study_texts(study_dirs: Sequence[str | Path]) -> dict[str, dict[str, Any]]:
+    """Study -> the ``texts`` of its study document (the questions, scale ends
+    and instructions its page shows), from the ``web`` folders among
+    *study_dirs* (``studies/<study>/web``): the first JSON file there, in name
+    order, with a ``texts`` mapping."""
+    out: dict[str, dict[str, Any]] = {}
+    for folder in study_dirs:
+        folder = Path(folder)
+        if folder.name != "web" or not folder.is_dir():
+            continue
+        for file in sorted(folder.glob("*.json")):
+            try:
+                document = json.loads(file.read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                continue
+            if isinstance(document, dict) and isinstance(document.get("texts"), dict):
+                out[folder.parent.name] = document["texts"]
+                break
+    return out
 
 
 def _criterion(criterion: Mapping[str, Any], task: Any) -> str:
@@ -1138,6 +1163,7 @@ def build_release(
     entries.update(environment if environment is not None else environment_files())
     titles = {s["id"]: s.get("title") for s in config.get("studies") or []}
     studies = [read_json(p) for p in study_settings]
+    texts = study_texts(study_dirs)
     power = _power_results(files)
     studies = [
         s
@@ -1148,6 +1174,7 @@ def build_release(
                 f"judgments/questionnaire/{s['study']}.tsv"
             ),
             "consent": consents.get(s["study"]),
+            "texts": texts.get(s["study"]),
         }
         for s in studies
     ]
@@ -1211,12 +1238,10 @@ def _released_table(
 def _study_questionnaire(study: Mapping[str, Any]) -> dict[str, Any] | None:
     """A configured study's questionnaire (``experiment.questionnaire``), read
     from the campaign folder; None without one."""
-    from stecflow.studies.screens import read_questionnaire
-
     path = ((study or {}).get("experiment") or {}).get("questionnaire")
     if not path or not Path(path).is_file():  # (not in the archive either)
         return None
-    return read_questionnaire(path, field="experiment.questionnaire")
+    return read_questions(path)
 
 
 def _questionnaire_counts(

@@ -37,6 +37,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from pathlib import Path
 from typing import Any
 
 from stecflow.core.errors import ConfigError
@@ -48,6 +49,7 @@ __all__ = [
     "check_consent",
     "consent_statement",
     "questionnaire_counts",
+    "read_questions",
     "released_exclusions",
     "released_sessions",
 ]
@@ -325,6 +327,53 @@ def _respondents(
         who = str(row.get("participant") or row.get("session") or "")
         chosen.setdefault(who, row)
     return [chosen[k] for k in sorted(chosen)]
+
+
+def read_questions(path: str | Path) -> dict[str, Any] | None:
+    """A questionnaire file as the release reads it: ``screen`` and ``fields``
+    (``id``, ``type``, ``question``, ``min``, ``options`` as ``{"value",
+    "label"}``), or None when the file is not a questionnaire.
+
+    The file was checked when the study was built
+    (:func:`stecflow.studies.screens.read_questionnaire`, a layer the release
+    does not import); fields without an ``id`` are left out here, and a field of
+    an unknown type is counted as free text (answered or not), never quoted.
+
+    Examples
+    --------
+    >>> import tempfile, pathlib
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "q.yaml"
+    >>> _ = path.write_text("screen: d\\nfields:\\n  - {id: g, question: Gender,"
+    ...     " type: choice, options: [f, {value: m, label: Male}]}\\n")
+    >>> read_questions(path)["fields"][0]["options"]
+    [{'value': 'f', 'label': 'f'}, {'value': 'm', 'label': 'Male'}]
+    """
+    from stecflow.data.yamlsafe import load_yaml
+
+    data = load_yaml(Path(path).read_bytes(), str(path))
+    if not isinstance(data, Mapping) or not isinstance(data.get("fields"), list):
+        return None
+    fields = []
+    for field in data["fields"]:
+        if not isinstance(field, Mapping) or not field.get("id"):
+            continue
+        kind = field.get("type")
+        entry: dict[str, Any] = {
+            "id": str(field["id"]),
+            "type": kind if kind in ("choice", "number", "yes-no") else "text",
+            "question": str(field.get("question") or "").strip(),
+        }
+        if entry["type"] == "choice":
+            entry["options"] = [
+                {"value": str(o["value"]), "label": str(o["label"])}
+                if isinstance(o, Mapping) and {"value", "label"} <= set(o)
+                else {"value": str(o), "label": str(o)}
+                for o in field.get("options") or ()
+            ]
+        if entry["type"] == "number" and isinstance(field.get("min"), int | float):
+            entry["min"] = field["min"]
+        fields.append(entry)
+    return {"screen": str(data.get("screen") or "questionnaire"), "fields": fields}
 
 
 def _number_label(low: float, width: int) -> str:
