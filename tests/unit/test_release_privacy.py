@@ -341,6 +341,11 @@ def test_opting_a_field_in_needs_a_consent_that_says_so(tmp_path, monkeypatch):
         " the consent text of study rating promises what the release"
     )
     assert "“Is English your native language?”" in message
+    assert message.endswith(
+        "the time since the study began. Release only what the participants agreed"
+        " to (change release.personal_data), or change the consent text before"
+        " anyone agrees to it, then build the release again"
+    )
     assert not (tmp_path / "a.zip").exists()
     # a consent text with the policy's sentence: the opted-in fields, only (ends
     # 10:59:00, 11:59:00, 09:59:00; the first start 09:15:59)

@@ -1324,7 +1324,7 @@ def check_consents(
             raise ConfigError(
                 f"the consent text of study {study['id']} promises what the release"
                 " (release.personal_data) would break: "
-                + "; ".join(problems)
+                + "; ".join(problems).rstrip(".")
                 + ". Release only what the participants agreed to (change"
                 " release.personal_data), or change the consent text before"
                 " anyone agrees to it, then build the release again",
