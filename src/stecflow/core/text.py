@@ -19,7 +19,6 @@ May import: the standard library only.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from typing import Any
 
 __all__ = [
@@ -97,21 +96,6 @@ def escaped(text: str) -> str:
     return BAD_CHARACTERS.sub(lambda m: f"\\u{ord(m.group()):04x}", text)
 
 
-def _strings(
-    value: Any, path: tuple[Any, ...]
-) -> Iterator[tuple[tuple[Any, ...], str]]:
-    if isinstance(value, str):
-        yield path, value
-    elif isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(key, str):
-                yield (*path, key), key
-            yield from _strings(item, (*path, key))
-    elif isinstance(value, (list, tuple)):
-        for n, item in enumerate(value):
-            yield from _strings(item, (*path, n))
-
-
 def find_bad_text(value: Any) -> tuple[tuple[Any, ...], str] | None:
     """``(path, reason)`` of the first text in JSON-like *value* (keys
     included) that :func:`bad_character` refuses, or None.
@@ -121,8 +105,35 @@ def find_bad_text(value: Any) -> tuple[tuple[Any, ...], str] | None:
     >>> find_bad_text({"a": ["ok", "x\\x1by"]})
     (('a', 1), 'character 2 is U+001B (ESC, a control character); remove it')
     """
-    for path, text in _strings(value, ()):
-        reason = bad_character(text)
-        if reason is not None:
-            return path, reason
+    found = _find(value, ())
+    if found is None:
+        return None
+    path, text = found
+    return path, bad_character(text)  # type: ignore[return-value]
+
+
+_SEARCH = BAD_CHARACTERS.search
+
+
+def _find(value: Any, path: tuple[Any, ...]) -> tuple[tuple[Any, ...], str] | None:
+    """One pass, texts checked in place: a path is built per list or mapping
+    only (a GEM file of 400,000 outputs in a second)."""
+    if isinstance(value, str):
+        return (path, value) if _SEARCH(value) else None
+    if isinstance(value, dict):
+        items: Any = value.items()
+    elif isinstance(value, (list, tuple)):
+        items = enumerate(value)
+    else:
+        return None
+    for key, child in items:
+        if isinstance(key, str) and _SEARCH(key):
+            return (*path, key), key
+        if isinstance(child, str):
+            if _SEARCH(child):
+                return (*path, key), child
+        elif isinstance(child, (dict, list, tuple)):
+            found = _find(child, (*path, key))
+            if found is not None:
+                return found
     return None
