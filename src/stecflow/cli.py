@@ -1372,14 +1372,14 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _snakemake_processes(folder: Path) -> list[tuple[int, str]]:
+def _snakemake_processes(folder: Path) -> list[tuple[int, str]] | None:
     """``(pid, command line)`` of the processes of a Snakemake run in *folder*:
     Snakemake itself or one of its jobs (``.snakemake/scripts``), working in
     *folder* or given it with ``--directory``. Read from ``/proc`` (Linux);
     None where there is none to read."""
     proc = Path("/proc")
     if not (proc / "self" / "cmdline").exists():
-        return None  # type: ignore[return-value]
+        return None
     mine = {os.getpid(), os.getppid()}
     target = os.path.realpath(folder)
     found = []
