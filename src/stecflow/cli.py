@@ -45,6 +45,9 @@ SITUATED_TASK = "situated_dialogue"
 TEXT_FORMAT = "text"
 #: The task type of a JSON Lines test set's items.
 TEXT_TASK = "text_generation"
+#: Most bootstrap resamples (the config schema's maximum of
+#: ``scoring.bootstrap.resamples``).
+MAX_RESAMPLES = 10_000
 #: The baselines of the situated task (:mod:`stecflow.baselines.situated`).
 SITUATED_BASELINES = ("recency", "logistic")
 
@@ -253,6 +256,11 @@ def _cmd_score(args: argparse.Namespace) -> int:
     if args.metrics:
         scoring["metrics"] = [{"id": name} for name in args.metrics]
     if args.resamples is not None:
+        if not 0 <= args.resamples <= MAX_RESAMPLES:
+            raise StecflowError(
+                f"--resamples {args.resamples}: give 0 (no intervals) to"
+                f" {MAX_RESAMPLES:,}, as the campaign config allows"
+            )
         scoring["bootstrap"] = {
             **(scoring.get("bootstrap") or {}),
             "resamples": args.resamples,

@@ -162,3 +162,21 @@ def test_the_workflow_refuses_an_alias_bomb_before_walking_it(tmp_path):
     assert time.perf_counter() - started < 60
     out = result.stdout + result.stderr
     assert "line 2, x-bomb.lol: anchors (&l0) are not allowed" in out, out[-2000:]
+
+
+def test_cli_score_resamples_have_the_same_maximum(capsys):
+    from stecflow import cli
+
+    code = cli.main(
+        [
+            "score",
+            str(TINY / "testset.xml"),
+            str(TINY / "submissions" / "alpha" / "sys1" / "outputs.xml"),
+            "--resamples",
+            str(10**12),
+        ]
+    )
+    assert code == 2
+    assert "--resamples 1000000000000: give 0 (no intervals) to 10,000" in (
+        capsys.readouterr().err
+    )
