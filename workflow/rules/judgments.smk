@@ -3,7 +3,7 @@ rule simulate_responses:
     """Answer a study with simulated participants (studies with simulate: true)."""
     input:
         design=f"{RESULTS}/studies/{{study}}/design.tsv",
-        web=f"{RESULTS}/studies/{{study}}/web",
+        key=f"{RESULTS}/studies/{{study}}/stimuli-key.json",
         outputs=get_study_outputs,
         testset=JOB_TESTSET,  # (REG: the compact form, a tenth of the memory)
         practice=get_practice_items,
@@ -32,6 +32,8 @@ rule merge_judgments:
     input:
         design=f"{RESULTS}/studies/{{study}}/design.tsv",
         design_settings=f"{RESULTS}/studies/{{study}}/design.json",
+        # maps the picture labels of offline files back (stecflow.studies.blinding)
+        key=f"{RESULTS}/studies/{{study}}/stimuli-key.json",
         responses=get_study_responses,
         corrections=get_study_corrections,
         # participants who withdrew (stecflow.judgments.withdrawals)

@@ -78,6 +78,7 @@ def main(smk) -> None:
             sessions=getattr(smk.output, "sessions", None),
             normalise=smk.params.spec.get("normalise"),
             pseudonym_key=getattr(smk.params, "pseudonym_key", None),
+            key_path=smk.input.key,
         )
 
 

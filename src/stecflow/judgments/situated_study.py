@@ -295,7 +295,11 @@ def _join(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """Join the imported rows to the design; (trials, problems)."""
     lists = set(design["list"])
-    by_key = {(r["list"], r["item"]): r for r in design.to_dict("records")}
+    records = design.to_dict("records")
+    by_key = {(r["list"], r["item"]): r for r in records}
+    # the offline page knows no instance (stecflow.studies.blinding): its rows
+    # name the trial by list and order
+    by_order = {(r["list"], int(r["order"])): r for r in records}
     trials: list[dict[str, Any]] = []
     problems: list[dict[str, Any]] = []
     seen: dict[tuple[str, str, str], dict[str, Any]] = {}
@@ -314,6 +318,20 @@ def _join(
                 )
             )
             continue
+        if row["item"] is None and row["order"] is not None and row["list"] in lists:
+            shown = by_order.get((row["list"], int(row["order"])))
+            if shown is None:
+                problems.append(
+                    problem(
+                        "not_in_design",
+                        f"list {row['list']} has no trial {row['order']}",
+                        study=study,
+                        field="order",
+                        **where,
+                    )
+                )
+                continue
+            row["item"] = shown["item"]
         if row["session"] is None or row["list"] is None or row["item"] is None:
             continue  # reported by the importer (import_problem)
         if row["list"] not in lists:

@@ -20,6 +20,7 @@ Every output is byte-deterministic (sorted rows, fixed columns, floats through
 
 from __future__ import annotations
 
+import json
 import logging
 import math
 import re
@@ -216,6 +217,45 @@ def _records(frame: Any, columns: Sequence[str]) -> list[dict[str, Any]]:
     return out
 
 
+def unblind_choices(rows: Sequence[dict[str, Any]], key_path: str | Path) -> int:
+    """Map the picture labels an offline page recorded to the corpus's entity IDs.
+
+    The page shows each trial's pictures under opaque labels
+    (:mod:`stecflow.studies.blinding`); the server stores entity IDs, an offline
+    file the labels. A row whose ``chosen_entity`` is a label of its trial (by
+    ``list`` and ``order``) gets that label's entity; every other row is left as
+    it is. Returns how many rows were mapped.
+
+    Raises
+    ------
+    JudgmentsError
+        The key cannot be read.
+    """
+    from stecflow.studies.blinding import entity_labels
+
+    try:
+        key = json.loads(Path(key_path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as error:
+        raise JudgmentsError(
+            f"cannot read the study's key ({error}); rebuild the study's stimuli",
+            file=str(key_path),
+        ) from None
+    labels = entity_labels(key)
+    mapped = 0
+    for row in rows:
+        chosen, order = row.get("chosen_entity"), row.get("order")
+        if chosen is None or order is None or row.get("list") is None:
+            continue
+        try:
+            shown = labels.get((str(row["list"]), int(order)))
+        except (TypeError, ValueError):
+            continue
+        if shown and chosen in shown:
+            row["chosen_entity"] = shown[chosen]
+            mapped += 1
+    return mapped
+
+
 def merge_study(
     design_path: str | Path,
     response_paths: Sequence[str | Path],
@@ -238,6 +278,7 @@ def merge_study(
     sessions: Any = None,
     normalise: str | None = None,
     pseudonym_key: str | None = None,
+    key_path: str | Path | None = None,
 ) -> dict[str, Any]:
     """Merge one study's responses with its design and write the judgments tables.
 
@@ -292,6 +333,10 @@ def merge_study(
         The release key (``release.key``, else the campaign ID) the summary's
         pseudonyms are keyed with (:mod:`stecflow.judgments.public`); default:
         the study's ID.
+    key_path : path, optional
+        The study's key (``results/studies/<study>/stimuli-key.json``): the
+        pictures an offline page's rows name by the labels it showed are mapped
+        back to the corpus's entities (:func:`unblind_choices`).
 
     Returns
     -------
@@ -369,6 +414,8 @@ def merge_study(
     rows, problems, withdrawal = drop_withdrawn(
         rows, problems, withdrawals, study if pseudonym_key is None else pseudonym_key
     )
+    if key_path is not None:
+        unblind_choices(rows, key_path)
     outcome = merge_with_design(
         rows,
         design,
