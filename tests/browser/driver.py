@@ -23,8 +23,13 @@ INTERACTIVE = (
 
 
 def load_document(study_dir: Path) -> dict[str, Any]:
-    """The study document of a built study."""
-    return json.loads((study_dir / "web" / "stimuli.json").read_text())
+    """The whole study document of a built study: its key, beside ``web/``."""
+    return json.loads((study_dir / "stimuli-key.json").read_text())
+
+
+def label_of(trial: dict[str, Any], entity: str) -> str:
+    """The label the page shows an entity of *trial* by (the key's labels)."""
+    return next(k for k, v in trial["labels"].items() if v == entity)
 
 
 def trial_of(doc: dict[str, Any], list_id: str, order: int) -> dict[str, Any]:
@@ -131,5 +136,5 @@ class Participant:
         chosen = trial["target"]
         if action == "wrong":
             chosen = next(e for e in entities if e != trial["target"])
-        self.page.click(f'#grid [data-entity="{chosen}"]')
+        self.page.click(f'#grid [data-entity="{label_of(trial, chosen)}"]')
         self.answers[order] = {"chosen": chosen, "correct": chosen == trial["target"]}

@@ -12,8 +12,8 @@ from stecflow.studies.server import make_server, read_responses
 from stecflow.studies.settings import RESPONSE_COLUMNS
 from stecflow.studies.speech import espeak_version
 from tests.browser.conftest import free_port
-from tests.browser.driver import Participant, load_document
-from tests.browser.studykit import FAST, build_demo_study
+from tests.browser.driver import Participant, label_of, load_document
+from tests.browser.studykit import DEMO, FAST, build_demo_study, demo_design
 
 
 def _rows_by_order(study_dir: Path, db: Path) -> dict[int, dict]:
@@ -195,7 +195,11 @@ def test_offline_session_saves_a_results_file(tmp_path, watched):
     )
     doc = load_document(study)
     page = watched.page
-    index = (study / "web" / "index.html").resolve().as_uri()
+    # the served copy holds no list: from disk it says where the lists' copies are
+    page.goto((study / "web" / "index.html").resolve().as_uri())
+    page.wait_for_selector("#error")
+    assert "offline/<list>/index.html" in page.text_content("#error")
+    index = (study / "offline" / "L02" / "index.html").resolve().as_uri()
     page.goto(index + "?participant=lab-07")
 
     def choose(trial):
@@ -222,19 +226,44 @@ def test_offline_session_saves_a_results_file(tmp_path, watched):
     assert [int(r["order"]) for r in rows] == [t["order"] for t in trials]
     for row, trial in zip(rows, trials, strict=True):
         assert row["list"] == "L02" and row["session_status"] == "offline"
-        assert row["participant"] == "lab-07" and row["item"] == trial["item"]
-        assert row["system"] == (trial["system"] or "")
+        assert row["participant"] == "lab-07"
+        # the page knows no item, system or answer: the key fills them in
+        assert (row["item"], row["system"], row["target_entity"]) == ("", "", "")
+        assert row["correct"] == ""
         assert row["practice"] == ("true" if trial["practice"] else "false")
         if trial["order"] == 5:
-            assert (row["cant_tell"], row["correct"], row["chosen_entity"]) == (
-                "true",
-                "false",
-                "",
-            )
+            assert (row["cant_tell"], row["chosen_entity"]) == ("true", "")
         else:
-            assert row["chosen_entity"] == trial["target"] and row["correct"] == "true"
+            assert row["chosen_entity"] == label_of(trial, trial["target"])
             assert 0 < float(row["identification_time_ms"]) < FAST["timeout_ms"]
     watched.assert_clean()
+    # merged with the design and the key: items, systems and answers as the design's
+    from stecflow.core.io import read_tsv
+    from stecflow.judgments.study import merge_study
+    from stecflow.studies.setup import _design_text
+
+    design = tmp_path / "design.tsv"
+    design.write_text(_design_text(demo_design()), encoding="utf-8")
+    out = tmp_path / "judgments.tsv"
+    merge_study(
+        design,
+        [path],
+        out_judgments_tsv=out,
+        items_paths=[DEMO / "test.xml", DEMO / "dev.xml"],
+        task="identification",
+        variant="together",
+        key_path=study / "stimuli-key.json",
+        study="demo-study",
+    )
+    merged = {int(r["order"]): r for r in read_tsv(out)}
+    for trial in trials:
+        row = merged[trial["order"]]
+        assert (row["item"], row["system"]) == (trial["item"], trial["system"] or "")
+        assert row["target_entity"] == trial["target"]
+        if trial["order"] == 5:
+            assert (row["cant_tell"], row["correct"]) == ("true", "false")
+        else:
+            assert (row["chosen_entity"], row["correct"]) == (trial["target"], "true")
 
 
 @pytest.mark.skipif(

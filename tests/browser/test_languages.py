@@ -16,7 +16,7 @@ JA = UI_STRINGS["ja"]
 
 def _open(watched, study):
     page = watched.page
-    page.goto((study / "web" / "index.html").resolve().as_uri())
+    page.goto((study / "offline" / "L01" / "index.html").resolve().as_uri())
     return page
 
 

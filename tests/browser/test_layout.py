@@ -22,7 +22,7 @@ from stecflow.studies.designs import latin_square_design
 from stecflow.studies.designs.pairs import pair_design
 from stecflow.studies.speech import espeak_version
 from stecflow.studies.text import build_text_study
-from tests.browser.driver import Participant, load_document
+from tests.browser.driver import Participant, label_of, load_document
 from tests.browser.studykit import FAST, build_demo_study, build_situated_demo
 
 #: A laptop's and a desktop's screen, the window a browser leaves on the laptop
@@ -163,7 +163,9 @@ def _text_studies(root: Path) -> tuple[Path, Path]:
 
 def _open(page: Any, web: Path, size: tuple[int, int], query: str = "") -> None:
     page.set_viewport_size({"width": size[0], "height": size[1]})
-    page.goto((web / "index.html").resolve().as_uri() + query)
+    page.goto(
+        (web.parent / "offline" / "L01" / "index.html").resolve().as_uri() + query
+    )
     page.wait_for_selector("body[data-screen=welcome]")
 
 
@@ -301,7 +303,8 @@ def test_no_hover_frame_before_the_pointer_moves(studies, watched, size):
     entity = second["entities"][0]
     x = grid["x"] + (entity["x"] - 1) * step + cell["width"] / 2
     y = grid["y"] + (entity["y"] - 1) * step + cell["height"] / 2
-    page.click(f'#grid [data-entity="{lst["trials"][0]["target"]}"]')
+    first = lst["trials"][0]
+    page.click(f'#grid [data-entity="{label_of(first, first["target"])}"]')
     # the second trial: the pointer rests where a picture will appear
     page.wait_for_selector("body[data-screen=ready][data-order='2']")
     page.mouse.move(x, y)
@@ -311,7 +314,7 @@ def test_no_hover_frame_before_the_pointer_moves(studies, watched, size):
     under = page.evaluate(
         f"() => document.elementFromPoint({x}, {y}).closest('.cell').dataset.entity"
     )
-    assert under == entity["id"]
+    assert under == label_of(second, entity["id"])
     assert page.evaluate(f"() => document.elementFromPoint({x}, {y}).matches(':hover')")
     assert set(_cell_frames(page)) == {"rgba(0, 0, 0, 0)"}
     page.screenshot(path=f"{SHOTS}/layout-hover-still.png")

@@ -85,7 +85,10 @@ def test_japanese_study_walks_every_screen_without_english(tmp_path, watched):
     study = _build(tmp_path, task="rating", settings=_settings("ja"))
     doc = load_document(study)
     page = watched.page
-    page.goto((study / "web" / "index.html").resolve().as_uri() + "?PROLIFIC_PID=p1")
+    page.goto(
+        (study / "offline" / "L01" / "index.html").resolve().as_uri()
+        + "?PROLIFIC_PID=p1"
+    )
     person = Participant(page, doc, list_choice="L01", rate=lambda t: (0.5, 0.5))
     latin = re.compile(r"[A-Za-z]")
     seen = []
@@ -148,7 +151,7 @@ def test_japanese_study_walks_every_screen_without_english(tmp_path, watched):
 def test_declining_consent_leaves_no_data(tmp_path, watched):
     study = _build(tmp_path, task="rating", settings=_settings("en"))
     page = watched.page
-    page.goto((study / "web" / "index.html").resolve().as_uri())
+    page.goto((study / "offline" / "L01" / "index.html").resolve().as_uri())
     person = Participant(page, load_document(study))
     assert person.run(stop=lambda s, o: s == "consent") == "consent"
     # the organiser's file is shown as text: no markup reaches the page
@@ -167,7 +170,7 @@ def test_window_too_small_is_said_before_the_start(tmp_path, watched):
     )
     page = watched.page
     page.set_viewport_size({"width": 1100, "height": 800})
-    page.goto((study / "web" / "index.html").resolve().as_uri())
+    page.goto((study / "offline" / "L01" / "index.html").resolve().as_uri())
     page.wait_for_selector("#screen-too-small")
     assert "1400 \u00d7 600" in page.text_content("#app")
     assert "1100 \u00d7 800" in page.text_content("#app")
@@ -240,7 +243,7 @@ def test_sound_check_and_full_screen_come_before_the_start(tmp_path, watched):
     )
     assert (study / "web" / "audio" / "sound-check.wav").read_bytes()[:4] == b"RIFF"
     page = watched.page
-    page.goto((study / "web" / "index.html").resolve().as_uri())
+    page.goto((study / "offline" / "L01" / "index.html").resolve().as_uri())
     page.wait_for_selector("#screen-fullscreen")
     page.click("#fullscreen-skip")
     page.wait_for_selector("#screen-sound-check")

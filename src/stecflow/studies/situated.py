@@ -545,6 +545,8 @@ def make_situated_study_files(
             "speed": float(speed),
         },
         "speech": voice,
+        # how fast clips replay: the page's, unlike the design (kept in the key)
+        "replay_speed": float(speed),
         "contexts": dict(sorted(contexts.items())),
         "lists": out_lists,
     }

@@ -544,7 +544,7 @@
     box.innerHTML = "<svg></svg>";
     return box.firstChild.namespaceURI;
   })();
-  const SPEED = (STUDY.design && Number(STUDY.design.speed)) || 1;
+  const SPEED = Number(STUDY.replay_speed) || 1;
   const say = (key, values) => t(key, values);
   const PIECE_COLOURS = ["#e4572e", "#29335c", "#f3a712", "#a8c686", "#669bbc", "#8e6c8a", "#c9b79c"];
 
