@@ -642,9 +642,9 @@ in a free-text box is published. The day you took part, not the time.
             parts.append("Not when you took part.")
         return "- " + " ".join(parts)
     who = (
-        "募集サイトでのID（氏名ではありません）を付けて"
+        "募集サイトでの識別番号（氏名ではありません）を付けて"
         if platform
-        else "氏名やIDの代わりに符号を付けて"
+        else "氏名や識別番号の代わりに符号を付けて"
     )
     parts = [
         f"{STATEMENT_LEADS['ja']}課題への回答と回答にかかった時間を、{who}1回答ずつ"
