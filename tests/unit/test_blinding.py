@@ -324,3 +324,56 @@ def test_entities_are_listed_by_cell_not_in_corpus_order():
     )
     # the target, first in the corpus, is not first on the page
     assert (entities[0]["y"], entities[0]["x"]) != (3, 1)
+
+
+def test_an_offline_file_of_labels_merges_with_the_key(tmp_path):
+    """Rows as an offline page saves them: list, order and the label clicked."""
+    from stecflow.core.io import read_tsv, write_tsv
+    from stecflow.judgments.study import merge_study
+    from stecflow.studies.settings import RESPONSE_COLUMNS
+    from stecflow.studies.setup import _design_text
+    from tests.browser.studykit import DEMO, demo_design
+
+    study = build_demo_study(tmp_path, task="identification", settings=FAST)
+    key = _key(study)
+    design = tmp_path / "design.tsv"
+    design.write_text(_design_text(demo_design()), encoding="utf-8")
+    trials = key["lists"][0]["trials"]
+    rows = []
+    for trial in trials:
+        wrong = next(e["id"] for e in trial["entities"] if e["id"] != trial["target"])
+        chosen = wrong if trial["order"] % 3 == 0 else trial["target"]
+        label = next(k for k, v in trial["labels"].items() if v == chosen)
+        rows.append(
+            dict.fromkeys(RESPONSE_COLUMNS)
+            | {"study": key["study"], "task": "identification", "variant":
+               "together", "session": "offline-1", "participant": "lab-1",
+               "session_status": "offline", "list": "L01", "order": trial["order"],
+               "practice": trial["practice"], "chosen_entity": label,
+               "identification_time_ms": 900.0, "rt_ms": 900.0}
+        )  # fmt: skip
+    offline = tmp_path / "offline.tsv"
+    write_tsv(rows, RESPONSE_COLUMNS, offline)
+
+    def merged(**options):
+        out = tmp_path / f"judgments-{len(options)}.tsv"
+        merge_study(
+            design,
+            [offline],
+            out_judgments_tsv=out,
+            items_paths=[DEMO / "test.xml", DEMO / "dev.xml"],
+            task="identification",
+            study=key["study"],
+            **options,
+        )
+        return {int(r["order"]): r for r in read_tsv(out)}
+
+    got = merged(key_path=study / KEY_FILE)
+    for trial in trials:
+        row = got[trial["order"]]
+        assert (row["item"], row["target_entity"]) == (trial["item"], trial["target"])
+        assert row["system"] == (trial["system"] or "")
+        assert row["correct"] == ("false" if trial["order"] % 3 == 0 else "true")
+    # without the key the labels name no entity of the item: counted as wrong
+    unkeyed = merged()
+    assert {r["correct"] for r in unkeyed.values()} == {"false"}

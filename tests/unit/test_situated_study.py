@@ -715,3 +715,28 @@ def test_a_controls_rule_is_refused_for_a_situated_study(hand):
             *(folder / f"x{n}" for n in range(4)),
             exclusions=[{"name": "attention", "controls_below": 0.5}],
         )  # fmt: skip
+
+
+def test_a_blinded_offline_file_merges_by_list_and_order(hand):
+    """The page knows no instance (stecflow.studies.blinding): the design names it."""
+    folder, design, responses = hand
+    _, out = merge(folder, design, [responses], out="export")
+    blinded = [
+        dict(r, item=None, instance=None, dialogue=None, expression=None, system=None,
+             session_status="offline")
+        for r in hand_rows()
+    ]  # fmt: skip
+    offline = write_responses(folder / "offline.tsv", blinded)
+    _, again = merge(folder, design, [offline], out="offline")
+    first, second = read_tsv(out / "judgments.tsv"), read_tsv(again / "judgments.tsv")
+    assert len(second) == len(first) == 24
+    # every column as from the export, but the status the file gives
+    assert [dict(r, session_status="") for r in second] == [
+        dict(r, session_status="") for r in first
+    ]
+    assert read_tsv(again / "measures.tsv") == read_tsv(out / "measures.tsv")
+    # an order the list does not have is reported, not dropped silently
+    stray = write_responses(folder / "stray.tsv", [dict(blinded[0], order=99)])
+    _, bad = merge(folder, design, [stray], out="stray")
+    checks = [(q["check"], q["detail"]) for q in read_tsv(bad / "quality.tsv")]
+    assert ("not_in_design", "list L01 has no trial 99") in checks
