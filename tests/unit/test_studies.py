@@ -187,8 +187,11 @@ def test_attribute_selection_outputs_are_shown_realised(tiny_campaign, tmp_path)
     summary = build_stimuli(
         spec, out / "design.tsv", testset, None, dirs, None, out / "web", out / "dmdx"
     )
+    # what the pages show: each list's offline copy (the served page has no trial)
     pages = "".join(
-        p.read_text(errors="replace") for p in (out / "web").rglob("*") if p.is_file()
+        p.read_text(errors="replace")
+        for p in (out / "offline").rglob("*")
+        if p.is_file()
     )
     # alpha's set for t1 is {colour: red, type: chair}: "the red chair"
     assert "the red chair" in pages
