@@ -80,12 +80,15 @@ def test_gold_controls_in_identification_study(tiny_campaign):
     snakemake(tiny_campaign)
     results = tiny_campaign / "results"
     stimuli = json.loads(
-        (results / "studies" / "ident" / "web" / "stimuli.json").read_text()
+        (results / "studies" / "ident" / "stimuli-key.json").read_text()
     )
     gold = [
         t for lst in stimuli["lists"] for t in lst["trials"] if t["system"] == "CONTROL"
     ]
     assert len(gold) == 2 and all(t["description"] for t in gold)
+    # the participant's copy of the list does not say which trials they are
+    shown = results / "studies" / "ident" / "offline" / "L01" / "stimuli.js"
+    assert b"CONTROL" not in shown.read_bytes() and b"gold" not in shown.read_bytes()
     trials = read_tsv(results / "judgments" / "ident.tsv")
     audit = read_tsv(results / "judgments" / "exclusions" / "ident.tsv")
     for row in audit:  # excluded exactly when a gold trial was missed
