@@ -19,6 +19,7 @@ May import: the standard library only.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 __all__ = [
@@ -27,6 +28,7 @@ __all__ = [
     "describe_character",
     "escaped",
     "find_bad_text",
+    "strings_in",
 ]
 
 #: The characters refused in text from outside (see the module's docs).
@@ -110,6 +112,22 @@ def find_bad_text(value: Any) -> tuple[tuple[Any, ...], str] | None:
         return None
     path, text = found
     return path, bad_character(text)  # type: ignore[return-value]
+
+
+def strings_in(value: Any) -> Iterator[str]:
+    """Every string value in JSON-like *value* (mappings' values, lists, tuples).
+
+    >>> list(strings_in({"a": ["x", 1, {"b": "y"}], "c": "z"}))
+    ['x', 'y', 'z']
+    """
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, Mapping):
+        for child in value.values():
+            yield from strings_in(child)
+    elif isinstance(value, list | tuple):
+        for child in value:
+            yield from strings_in(child)
 
 
 _SEARCH = BAD_CHARACTERS.search

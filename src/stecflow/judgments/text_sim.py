@@ -63,10 +63,11 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
+from stecflow.core.text import strings_in
 from stecflow.judgments._common import JudgmentsError, digest_seed
 from stecflow.judgments.importers.text import Criterion
 
@@ -208,17 +209,6 @@ def _words(text: str) -> list[str]:
     return [w.lower() for w in re.findall(r"[^\W_]+", spaced)]
 
 
-def _strings(value: Any) -> Iterable[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for v in value.values():
-            yield from _strings(v)
-    elif isinstance(value, list | tuple):
-        for v in value:
-            yield from _strings(v)
-
-
 def _is_triples(value: Any) -> bool:
     return (
         isinstance(value, list | tuple)
@@ -269,7 +259,7 @@ def output_quality(
     else:
         needed = {
             w
-            for text in _strings(source)
+            for text in strings_in(source)
             for w in _words(text)
             if len(w) >= 3 and w not in _STOP
         }

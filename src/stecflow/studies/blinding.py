@@ -41,9 +41,11 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from stecflow.core.text import strings_in
 
 __all__ = [
     "HIDDEN_FIELDS",
@@ -209,17 +211,6 @@ def blind(document: Mapping[str, Any]) -> Blinded:
     return Blinded(public=public, lists=participant_lists, key=key)
 
 
-def _strings(value: Any) -> Iterator[str]:
-    if isinstance(value, str):
-        yield value
-    elif isinstance(value, Mapping):
-        for each in value.values():
-            yield from _strings(each)
-    elif isinstance(value, list | tuple):
-        for each in value:
-            yield from _strings(each)
-
-
 def media_paths(participant_list: Mapping[str, Any]) -> set[str]:
     """The media files (``images/``, ``audio/``, ``media/``) a list's trials show.
 
@@ -229,7 +220,7 @@ def media_paths(participant_list: Mapping[str, Any]) -> set[str]:
     """
     return {
         s
-        for s in _strings(participant_list)
+        for s in strings_in(participant_list)
         if s.startswith(_MEDIA) and " " not in s and "/" in s
     }
 

@@ -139,8 +139,14 @@ def _flag(payload: Mapping[str, Any], name: str) -> bool:
 #: Stored fields that come from the study's key, never from the page: what names
 #: the trial shown, and the systems of a preference's sides and of its answer.
 _FROM_KEY = frozenset(
-    {"instance", "dialogue", "expression", "system_left", "system_right"}
-    | {"chosen_system"}
+    {
+        "instance",
+        "dialogue",
+        "expression",
+        "system_left",
+        "system_right",
+        "chosen_system",
+    }
 )
 #: What the page sends for a trial: its order and opaque ID, and the answer. The
 #: item, system and correctness come from the study's key.
