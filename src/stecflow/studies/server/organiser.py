@@ -34,6 +34,16 @@ from stecflow.studies.server.events import utc_iso
 from stecflow.studies.server.request import HTTPError
 from stecflow.studies.server.store import Store
 from stecflow.studies.server.study import CollectionError
+from stecflow.studies.server.withdrawals import (
+    HASH_CHARS,
+    Withdrawal,
+    append_withdrawal,
+    id_hash,
+    key_check,
+    pseudonym_digits,
+    read_withdrawals,
+    withdrawals_path,
+)
 
 __all__ = [
     "ADMIN_TOKEN_ENV",
@@ -334,8 +344,6 @@ def _matching_sessions(
     """The rows (session_id, participant, external_session) of one person:
     those *ident* names (an ID, a release pseudonym or a recorded hash), then
     every other session of their participant IDs."""
-    from stecflow.studies.server.withdrawals import id_hash, pseudonym_digits
-
     digits = pseudonym_digits(ident)
     found = []
     for row in rows:
@@ -401,16 +409,6 @@ def withdraw_participant(
     CollectionError
         No session matches *ident* (and not *record_only*).
     """
-    from stecflow.studies.server.withdrawals import (
-        HASH_CHARS,
-        Withdrawal,
-        append_withdrawal,
-        id_hash,
-        key_check,
-        pseudonym_digits,
-        withdrawals_path,
-    )
-
     record = withdrawals_path(store.path)
     with store.transaction() as db:
         db.execute("PRAGMA secure_delete = ON")
@@ -483,16 +481,6 @@ def record_withdrawal(
     offline or in the lab, or the database is elsewhere): the audit line of
     :func:`withdraw_participant` with the hash of *ident* (or its pseudonym's
     digits) and nothing erased, in the withdrawals file beside *db_path*."""
-    from stecflow.studies.server.withdrawals import (
-        HASH_CHARS,
-        Withdrawal,
-        append_withdrawal,
-        id_hash,
-        key_check,
-        pseudonym_digits,
-        withdrawals_path,
-    )
-
     record = withdrawals_path(db_path)
     digits = pseudonym_digits(ident) or id_hash(ident, key)[:HASH_CHARS]
     withdrawal = Withdrawal(str(utc_iso(now)), key_check(key), (digits,))
@@ -522,7 +510,6 @@ def _backup_sessions(path: Path) -> list[tuple[Any, ...]]:
 
 def _mark_backups(db_path: Path, withdrawal: Any, key: str) -> list[str]:
     """Mark each registered backup that holds a session of *withdrawal*."""
-    from stecflow.studies.server.withdrawals import append_withdrawal, id_hash
 
     marked = []
     for entry in _read_register(db_path):
@@ -552,7 +539,6 @@ def list_backups(db_path: str | Path) -> list[dict[str, Any]]:
         ``withdrawn``: the number of withdrawals whose participants' data the
         backup holds (the lines of its marker, :func:`withdrawn_marker_path`).
     """
-    from stecflow.studies.server.withdrawals import read_withdrawals
 
     out = []
     for entry in _read_register(Path(db_path)):
