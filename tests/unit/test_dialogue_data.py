@@ -411,8 +411,44 @@ def test_consistency_errors_name_file_line_and_field(change, needle, field, mess
             "version",
             "expected 1, got the number 2",
         ),
+        # cursor samples of an unusual shape go to the schema one by one
+        (
+            lambda r: r["cursor"][1].update(z=1),
+            ('"t_ms": 3500', -1),
+            "cursor[1]",
+            "unknown field z (the fields are: t_ms, x, y)",
+        ),
+        (
+            lambda r: r["cursor"][2].update(x="150"),
+            '"x": "150"',
+            "cursor[2].x",
+            "expected a number, got '150'",
+        ),
+        (
+            lambda r: r["cursor"][1].update(t_ms=-5),
+            '"t_ms": -5',
+            "cursor[1].t_ms",
+            "expected at least 0, got the number -5",
+        ),
+        (
+            lambda r: r["cursor"].__setitem__(0, [0, 1, 2]),
+            ('"cursor": [', 1),
+            "cursor[0]",
+            "expected an object, got a list of 3",
+        ),
     ],
-    ids=["unknown-field", "speaker", "integer-ms", "missing-feature", "id", "version"],
+    ids=[
+        "unknown-field",
+        "speaker",
+        "integer-ms",
+        "missing-feature",
+        "id",
+        "version",
+        "cursor-field",
+        "cursor-text",
+        "cursor-negative",
+        "cursor-list",
+    ],
 )
 def test_schema_errors_name_file_line_and_field(change, needle, field, message):
     data = broken(change)
@@ -424,6 +460,8 @@ def test_schema_errors_name_file_line_and_field(change, needle, field, message):
         assert error.line == line_of(data, '"features"')
     elif field == "area":
         assert error.line == line_of(data, '"area"')
+    elif isinstance(needle, tuple):  # a sample's line: its opening bracket
+        assert error.line == line_of(data, needle[0]) + needle[1]
     else:
         assert error.line == line_of(data, needle)
 
@@ -613,3 +651,22 @@ def test_a_session_twice_in_a_corpus_file_is_refused(corpus_text):
     with pytest.raises(CorpusError, match="also the ID of sessions\\[0\\]") as caught:
         dlg.load_corpus_file(json.dumps(doc).encode(), "c.json")
     assert caught.value.field == "sessions[6].id"
+
+
+def test_the_first_error_written_is_reported_and_whole_ms_floats_are_kept() -> None:
+    raw = small()
+    raw["utterances"][1]["speaker"] = "narrator"
+    raw["cursor"][2]["x"] = "far"
+    with pytest.raises(CorpusError) as info:
+        load_session(encode(raw), "late.json")
+    assert info.value.field == "utterances[1].speaker"  # the cursor comes last
+    first = {"cursor": raw.pop("cursor"), **raw}
+    with pytest.raises(CorpusError) as info:
+        load_session(encode(first), "early.json")
+    assert (info.value.field, info.value.line) == (
+        "cursor[2].x",
+        line_of(encode(first), '"x": "far"'),
+    )
+    raw = small()
+    raw["cursor"][1]["t_ms"] = 3500.0  # a whole number, as JSON Schema reads it
+    assert load_session(encode(raw), "ok.json").cursor[1].t_ms == 3500

@@ -152,10 +152,17 @@ def test_the_bound_is_worth_stating(tmp_path):
     assert int(result.stdout) / 1024 < 100
 
 
-def _session_with(text: str, samples: int = 0) -> bytes:
+def _session_with(
+    text: str | None = None, samples: int = 0, increasing: bool = False
+) -> bytes:
     session = json.loads((REPO / "resources/dialogue-demo/s01.json").read_text())
-    session["utterances"][0]["text"] = text
-    session["cursor"] = session["cursor"] + [session["cursor"][-1]] * samples
+    if text is not None:
+        session["utterances"][0]["text"] = text
+    last = session["cursor"][-1]
+    session["cursor"] += [
+        {**last, "t_ms": last["t_ms"] + (n + 1 if increasing else 0)}
+        for n in range(samples)
+    ]
     return json.dumps(session).encode()
 
 
@@ -163,21 +170,23 @@ def _session_with(text: str, samples: int = 0) -> bytes:
     "case",
     [
         # an utterance of 15 MiB, and one of 15 MiB of escapes
-        _session_with("w" * SIZE),
-        _session_with("\u00e9" * (SIZE // 2)),
-        # 15 MiB of cursor samples: many small lists; 437 MB against 380 MB, an
-        # object per number and the schema's pass over them (not yet bounded)
-        pytest.param(
-            _session_with("ok", samples=SIZE // 40),
-            marks=pytest.mark.xfail(
-                strict=True, reason="a session's samples are not yet read in bounds"
-            ),
-        ),
+        (_session_with("w" * SIZE), "CorpusError"),
+        (_session_with("\u00e9" * (SIZE // 2)), "CorpusError"),
+        # 15 MiB of cursor samples: an error at the first repeated time, found
+        # and located in bounds; and the same number of valid samples, read
+        (_session_with(samples=SIZE // 40), "CorpusError"),
+        (_session_with(samples=SIZE // 40, increasing=True), "read"),
     ],
-    ids=["long-utterance", "escaped-utterance", "many-cursor-samples"],
+    ids=[
+        "long-utterance",
+        "escaped-utterance",
+        "repeated-cursor-samples",
+        "many-cursor-samples",
+    ],
 )
 def test_reading_a_dialogue_corpus_file_stays_under_the_bound(case, tmp_path):
     """The organiser's dialogue corpus (prepare_testset) is bounded the same way."""
+    case, outcome = case
     path = tmp_path / "s99.json"
     path.write_bytes(case[: 16 * MIB])
     script = tmp_path / "child.py"
@@ -206,3 +215,4 @@ def test_reading_a_dialogue_corpus_file_stays_under_the_bound(case, tmp_path):
     found = json.loads(result.stdout.splitlines()[-1])
     bound = 20 * path.stat().st_size / MIB + 100
     assert found["peak_mb"] < bound, (found, bound)
+    assert found["outcome"] == outcome
