@@ -540,6 +540,8 @@ def _cmd_serve(args: argparse.Namespace) -> int:
             read_timeout_s=args.read_timeout,
             max_connections=args.max_connections,
             connections_per_address=args.connections_per_address,
+            threads=args.threads,
+            trusted_proxy=args.trusted_proxy,
             sessions_per_address=args.sessions_per_address,
             session_window_s=args.session_window,
             require_participant=args.require_participant,
@@ -1132,6 +1134,21 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="take addresses from the X-Forwarded-For header that a reverse proxy"
         " on this machine adds (only behind such a proxy)",
+    )
+    serve.add_argument(
+        "--trusted-proxy",
+        default="127.0.0.1",
+        metavar="ADDRESS",
+        help="with --behind-proxy, the proxy's address: X-Forwarded-For is"
+        " believed on its connections only (default 127.0.0.1; * for any)",
+    )
+    serve.add_argument(
+        "--threads",
+        type=int,
+        default=8,
+        metavar="N",
+        help="worker threads answering requests (default 8); idle connections"
+        " take none",
     )
     serve.add_argument(
         "--read-timeout",

@@ -21,7 +21,7 @@ from stecflow.data._json import _parse
 from stecflow.data.dialogue import load_session
 from stecflow.data.jsonl import parse_lines
 from stecflow.data.yamlsafe import load_yaml
-from stecflow.studies.server.request import HTTPError, read_json
+from stecflow.serving.request import HTTPError, read_json
 from stecflow.submissions.report import write_validation
 from stecflow.submissions.validation import validate_submission
 from tests.unit import test_dialogue_data as dialogue

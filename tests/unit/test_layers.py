@@ -26,7 +26,7 @@ SRC = Path(__file__).resolve().parents[2] / "src" / "stecflow"
 #: Layers, bottom up. A package may import the packages of lower layers only.
 LAYERS = (
     ("core",),
-    ("data",),
+    ("data", "serving"),
     ("metrics", "stats"),
     ("tasks",),
     ("submissions", "baselines"),

@@ -82,7 +82,7 @@ class Client:
             decoded = json.loads(payload)
         except ValueError:
             decoded = payload
-        return response.status, decoded, dict(response.getheaders())
+        return response.status, decoded, response.headers  # any case
 
     def session(self, participant: str | None = None) -> dict[str, Any]:
         status, data, _ = self.call(

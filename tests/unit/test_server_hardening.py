@@ -123,7 +123,8 @@ def test_malformed_bodies_get_4xx(serve, rating_study, raw, status, message):
         (b"\xb2", b"HTTP/1.0 400"),  # a superscript two: str.isdigit() says yes
         (b"-1", b"HTTP/1.0 400"),
         (b"1e3", b"HTTP/1.0 400"),
-        (b"9" * 5000, b"HTTP/1.0 413"),  # int() refuses over 4,300 digits
+        (b"9" * 5000, b"HTTP/1.0 400"),  # int() refuses over 4,300 digits
+        (b"9" * 20, b"HTTP/1.0 413"),
     ],
 )
 def test_malformed_content_length_gets_4xx(serve, rating_study, length, answer):
@@ -157,18 +158,16 @@ def test_idle_connections_are_closed_after_the_read_timeout(serve, rating_study)
             start = time.monotonic()
             assert sock.recv(1024) == b""  # closed without an answer
             assert 0.4 < time.monotonic() - start < 5
-    # a body shorter than its Content-Length: 408 once the body stops coming
+    # a body shorter than its Content-Length: closed once the body stops
+    # coming (the application never sees a partial body)
     with socket.create_connection(("127.0.0.1", client.port), timeout=10) as sock:
         sock.sendall(
             b"POST /api/session HTTP/1.0\r\nHost: 127.0.0.1\r\n"
             b"Content-Type: application/json\r\nContent-Length: 10\r\n\r\n{}"
         )
         start = time.monotonic()
-        answer = sock.recv(65536)
+        assert sock.recv(65536) == b""
         assert 0.4 < time.monotonic() - start < 5
-        while chunk := sock.recv(65536):
-            answer += chunk
-    assert answer.startswith(b"HTTP/1.0 408") and b"did not arrive in time" in answer
     assert client.call("GET", "/api/ping")[0] == 200
 
 

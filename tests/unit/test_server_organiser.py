@@ -963,7 +963,7 @@ def test_serve_writes_its_log_beside_the_database_by_default(study, tmp_path):
         seen["log"] = server.app.event_log.path
         seen["token"] = server.app.admin_token
         # stop serving from another thread, as Ctrl-C would
-        threading.Thread(target=server._httpd.shutdown).start()
+        threading.Thread(target=server.shutdown).start()
 
     serve(study, port=0, db_path=db, ready=ready, admin_token=TOKEN)
     assert seen == {"log": tmp_path / "data" / "responses.events.jsonl", "token": TOKEN}

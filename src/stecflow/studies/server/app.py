@@ -13,17 +13,23 @@ import hashlib
 import json
 import logging
 import math
-import mimetypes
 import re
 import secrets
 import sqlite3
-import threading
 import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
-from urllib.parse import unquote
 
+from stecflow.serving.request import (
+    REASONS,
+    HTTPError,
+    RateLimit,
+    client_key,
+    drain_body,
+    read_json,
+)
+from stecflow.serving.static import StaticFiles
 from stecflow.studies.server.defaults import (
     ANSWERS_BODY_BYTES,
     DEFAULT_ABANDON_AFTER_S,
@@ -44,14 +50,6 @@ from stecflow.studies.server.organiser import (
 )
 from stecflow.studies.server.progress import PROGRESS_CSS, progress_html
 from stecflow.studies.server.progress import progress as study_progress
-from stecflow.studies.server.request import (
-    REASONS,
-    HTTPError,
-    RateLimit,
-    client_key,
-    drain_body,
-    read_json,
-)
 from stecflow.studies.server.store import RESPONSE_FIELDS, SITUATED_FIELDS, Store
 from stecflow.studies.server.study import (
     CollectionError,
@@ -67,30 +65,6 @@ __all__ = ["CollectionApp", "make_app"]
 logger = logging.getLogger(__name__)
 
 _MAX_MS = 3_600_000.0
-_STATIC_TYPES = {
-    ".html": "text/html; charset=utf-8",
-    ".js": "text/javascript; charset=utf-8",
-    ".css": "text/css; charset=utf-8",
-    ".json": "application/json",
-    ".svg": "image/svg+xml",
-    ".png": "image/png",
-    ".jpg": "image/jpeg",
-    ".jpeg": "image/jpeg",
-    ".gif": "image/gif",
-    ".webp": "image/webp",
-    ".wav": "audio/wav",
-    # a situated study's clips (stecflow.studies.situated VIDEO/AUDIO_SUFFIXES)
-    ".mp4": "video/mp4",
-    ".webm": "video/webm",
-    ".ogv": "video/ogg",
-    ".mp3": "audio/mpeg",
-    ".ogg": "audio/ogg",
-    ".oga": "audio/ogg",
-    ".m4a": "audio/mp4",
-    ".opus": "audio/ogg",
-    ".tsv": "text/tab-separated-values; charset=utf-8",
-}
-_SAFE_PATH = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._-]*(/[A-Za-z0-9_][A-Za-z0-9._-]*)*$")
 _PARTICIPANT = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 #: Screen IDs and answer field names (contract C1).
 _NAME = _PARTICIPANT
@@ -306,8 +280,10 @@ class CollectionApp:
         self.per_list = int(per_list)
         self.store = Store(db_path, study, synchronous)
         self._list_ids = list(study.lists)
-        self._files: dict[str, tuple[bytes, str]] = {}
-        self._files_lock = threading.Lock()
+        # the manifest names every list's media: the organiser's, not served
+        self._files = StaticFiles(
+            study.web_dir, headers=self._headers, hidden={"MANIFEST.tsv"}
+        )
 
     def close(self) -> None:
         """Close the database connections and the event log."""
@@ -332,7 +308,7 @@ class CollectionApp:
                 return self._admin(
                     method, path[len("/admin/") :], environ, start_response
                 )
-            return self._static(method, path, start_response)
+            return self._files(environ, start_response)
         except HTTPError as error:
             if error.status in (411, 413):
                 drain_body(environ)
@@ -396,35 +372,6 @@ class CollectionApp:
             self._headers("application/json", len(data)) + list(headers),
         )
         return [data]
-
-    def _static(
-        self, method: str, path: str, start_response: Callable[..., Any]
-    ) -> list[bytes]:
-        if method not in ("GET", "HEAD"):
-            raise HTTPError(405, "only GET and HEAD are allowed here")
-        relative = unquote(path).lstrip("/") or "index.html"
-        if not _SAFE_PATH.match(relative) or ".." in relative.split("/"):
-            raise HTTPError(404, "not found")
-        suffix = Path(relative).suffix.lower()
-        if suffix not in _STATIC_TYPES or relative == "MANIFEST.tsv":
-            # the manifest names every list's media: the organiser's, not served
-            raise HTTPError(404, "not found")
-        with self._files_lock:
-            cached = self._files.get(relative)
-        if cached is None:
-            target = (self.study.web_dir / relative).resolve()
-            root = self.study.web_dir.resolve()
-            if root not in target.parents or not target.is_file():
-                raise HTTPError(404, "not found")
-            cached = (
-                target.read_bytes(),
-                _STATIC_TYPES.get(suffix) or mimetypes.types_map.get(suffix, ""),
-            )
-            with self._files_lock:
-                self._files[relative] = cached
-        data, content_type = cached
-        start_response("200 OK", self._headers(content_type, len(data)))
-        return [b"" if method == "HEAD" else data]
 
     def _session(
         self, db: sqlite3.Connection, environ: Mapping[str, Any]

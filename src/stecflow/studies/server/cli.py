@@ -31,6 +31,8 @@ from stecflow.studies.server.defaults import (
     DEFAULT_READ_TIMEOUT_S,
     DEFAULT_SESSION_WINDOW_S,
     DEFAULT_SESSIONS_PER_ADDRESS,
+    DEFAULT_THREADS,
+    DEFAULT_TRUSTED_PROXY,
 )
 from stecflow.studies.server.export import export_responses, sessions_path
 from stecflow.studies.server.httpd import serve
@@ -101,6 +103,21 @@ def _add_serve_options(parser: argparse.ArgumentParser) -> None:
         help="count addresses by the X-Forwarded-For header that a reverse proxy "
         "on this host adds (use only behind such a proxy)",
     )
+    parser.add_argument(
+        "--trusted-proxy",
+        default=DEFAULT_TRUSTED_PROXY,
+        metavar="ADDRESS",
+        help="with --behind-proxy, the proxy's address: X-Forwarded-For is "
+        "believed on its connections only (default 127.0.0.1; * for any)",
+    )
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=DEFAULT_THREADS,
+        metavar="N",
+        help="worker threads answering requests (default 8); idle connections "
+        "take none",
+    )
 
     parser.add_argument(
         "--admin-token-file",
@@ -142,6 +159,8 @@ def _serve_options(args: argparse.Namespace) -> dict[str, Any]:
         "read_timeout_s": args.read_timeout,
         "max_connections": args.max_connections,
         "connections_per_address": args.connections_per_address,
+        "threads": args.threads,
+        "trusted_proxy": args.trusted_proxy,
         "sessions_per_address": args.sessions_per_address,
         "session_window_s": args.session_window,
         "require_participant": args.require_participant,

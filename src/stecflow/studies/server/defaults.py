@@ -18,6 +18,8 @@ __all__ = [
     "DEFAULT_READ_TIMEOUT_S",
     "DEFAULT_SESSION_WINDOW_S",
     "DEFAULT_SESSIONS_PER_ADDRESS",
+    "DEFAULT_THREADS",
+    "DEFAULT_TRUSTED_PROXY",
     "MAX_BODY_BYTES",
 ]
 
@@ -29,9 +31,14 @@ MAX_BODY_BYTES = 16 * 1024
 ANSWERS_BODY_BYTES = 1024 * 1024
 #: Default time after which an unfinished, silent session no longer holds its list.
 DEFAULT_ABANDON_AFTER_S = 1800.0
+#: Default number of worker threads running the application.
+DEFAULT_THREADS = 8
+#: Default address of the reverse proxy whose X-Forwarded-For is believed
+#: (``--behind-proxy``): nginx on the same machine.
+DEFAULT_TRUSTED_PROXY = "127.0.0.1"
 #: Default time a connection may stay silent before it is closed.
 DEFAULT_READ_TIMEOUT_S = 30.0
-#: Default number of connections served at once (more get a 503).
+#: Default number of connections open at once (more get a 503).
 DEFAULT_MAX_CONNECTIONS = 256
 #: Default number of those one client address may hold (more get a 503): a
 #: quarter, so that one client holding idle connections leaves the rest to others.

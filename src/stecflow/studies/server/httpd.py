@@ -1,248 +1,40 @@
-"""The threaded HTTP server around the application, and :func:`serve`.
+"""The collection server on the HTTP layer, and :func:`serve`.
 
-Owns the ``wsgiref`` server with one thread per connection: the read time-out of
-every connection, at most ``max_connections`` served at once (the ones beyond get
-an immediate 503 without a thread) and at most ``connections_per_address`` of
-them from one client address (counted as the session limit counts addresses,
-:func:`~stecflow.studies.server.request.client_key`: the socket's peer when it
-accepts the connection, or, ``behind_proxy``, the address the proxy forwards,
-once the request's headers are read; the ones beyond get a 503 as well),
-:class:`ExperimentServer` (bind, start in a thread, shut down),
-:func:`make_server` and the blocking :func:`serve`.
+Wiring only: the application (:func:`~stecflow.studies.server.app.make_app`)
+served by :class:`stecflow.serving.server.HTTPServer` (waitress) with the
+study's limits; :class:`ExperimentServer` (bind, start in a thread, shut down),
+:func:`make_server` and the blocking :func:`serve`. The limits themselves
+(connections, per-address cap, time-outs, sizes, the trusted proxy) are
+described in :mod:`stecflow.serving.server`.
 """
 
 from __future__ import annotations
 
 import logging
-import socket
-import threading
-import time
 from collections.abc import Callable
 from pathlib import Path
-from socketserver import ThreadingMixIn
 from typing import Any
-from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 
+from stecflow.serving.server import HTTPServer, Limits
 from stecflow.studies.server.app import CollectionApp, make_app
 from stecflow.studies.server.defaults import (
+    ANSWERS_BODY_BYTES,
     DEFAULT_ABANDON_AFTER_S,
     DEFAULT_CONNECTIONS_PER_ADDRESS,
     DEFAULT_MAX_CONNECTIONS,
     DEFAULT_READ_TIMEOUT_S,
     DEFAULT_SESSION_WINDOW_S,
     DEFAULT_SESSIONS_PER_ADDRESS,
+    DEFAULT_THREADS,
+    DEFAULT_TRUSTED_PROXY,
 )
 from stecflow.studies.server.events import default_log
 from stecflow.studies.server.organiser import admin_token_from
-from stecflow.studies.server.request import client_key, drain_body
 from stecflow.studies.server.study import CollectionError, default_db, resolve_study
 
 __all__ = ["ExperimentServer", "make_server", "serve"]
 
 logger = logging.getLogger(__name__)
-
-_LINGER_S = 0.5
-_MAX_LINGERING = 128
-
-
-class _Handler(WSGIRequestHandler):
-    def setup(self) -> None:
-        # StreamRequestHandler puts self.timeout on the socket: every read that
-        # waits longer raises TimeoutError.
-        self.timeout = getattr(self.server, "read_timeout_s", DEFAULT_READ_TIMEOUT_S)
-        super().setup()
-
-    def handle(self) -> None:
-        self._forwarded_key: str | None = None
-        try:
-            super().handle()
-        except OSError as error:  # silent (TimeoutError) or gone: nobody to answer
-            logger.debug("%s: connection dropped (%r)", self.client_address[0], error)
-        finally:
-            if self._forwarded_key is not None:
-                self.server.leave(self._forwarded_key)  # type: ignore[attr-defined]
-
-    def parse_request(self) -> bool:
-        """Parse the headers; behind a proxy, count the forwarded address too."""
-        if not super().parse_request():
-            return False
-        server = self.server
-        if not getattr(server, "counts_forwarded", False):
-            return True
-        forwarded = ",".join(self.headers.get_all("X-Forwarded-For") or [])
-        key = client_key(
-            {
-                "REMOTE_ADDR": self.client_address[0],
-                "HTTP_X_FORWARDED_FOR": forwarded,
-            },
-            True,
-        )
-        if not server.enter(key):  # type: ignore[attr-defined]
-            logger.debug("%s: too many connections", key)
-            # the request's body (a small one) is read so that the answer arrives
-            drain_body(
-                {
-                    "CONTENT_LENGTH": self.headers.get("Content-Length", ""),
-                    "wsgi.input": self.rfile,
-                }
-            )
-            self.wfile.write(_CROWDED)
-            self.close_connection = True
-            return False
-        self._forwarded_key = key
-        return True
-
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        logger.debug("%s %s", self.address_string(), format % args)
-
-
-def _unavailable(message: str) -> bytes:
-    """A whole 503 answer with *message*, sent without the application."""
-    body = b'{"error": "' + message.encode("ascii") + b'"}'
-    return (
-        b"HTTP/1.0 503 Service Unavailable\r\n"
-        b"Content-Type: application/json\r\n"
-        b"Content-Length: " + str(len(body)).encode("ascii") + b"\r\n"
-        b"Retry-After: 1\r\n"
-        b"Cache-Control: no-store\r\n"
-        b"Connection: close\r\n\r\n" + body
-    )
-
-
-_BUSY = _unavailable("the server is busy; please try again in a moment")
-_CROWDED = _unavailable(
-    "too many connections from your network; please try again in a moment"
-)
-
-
-class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
-    """One thread per connection, at most *max_connections* at once and at most
-    *connections_per_address* (0: no limit) from one client address."""
-
-    daemon_threads = True
-    request_queue_size = 1024
-    allow_reuse_address = True
-
-    def __init__(
-        self,
-        address: tuple[str, int],
-        handler: type[WSGIRequestHandler],
-        *,
-        read_timeout_s: float,
-        max_connections: int,
-        connections_per_address: int = 0,
-        behind_proxy: bool = False,
-    ) -> None:
-        self.read_timeout_s = float(read_timeout_s)
-        self._slots = threading.BoundedSemaphore(max_connections)
-        self.connections_per_address = int(connections_per_address)
-        # Behind a proxy every connection comes from the proxy: the address that
-        # counts is the one it forwards, known once the headers are read.
-        self.counts_peers = self.connections_per_address > 0 and not behind_proxy
-        self.counts_forwarded = self.connections_per_address > 0 and behind_proxy
-        self._per_address: dict[str, int] = {}
-        self._per_address_lock = threading.Lock()
-        self._lingering: list[tuple[float, socket.socket]] = []
-        super().__init__(address, handler)
-
-    def enter(self, key: str) -> bool:
-        """Count a connection of address *key*; False (not counted) beyond the cap."""
-        with self._per_address_lock:
-            held = self._per_address.get(key, 0)
-            if held >= self.connections_per_address:
-                return False
-            self._per_address[key] = held + 1
-            return True
-
-    def leave(self, key: str) -> None:
-        """Uncount a connection of address *key*."""
-        with self._per_address_lock:
-            held = self._per_address.get(key, 0) - 1
-            if held > 0:
-                self._per_address[key] = held
-            else:
-                self._per_address.pop(key, None)
-
-    @staticmethod
-    def _peer(client_address: Any) -> str:
-        return client_key({"REMOTE_ADDR": client_address[0]}, False)
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        peer = self._peer(client_address) if self.counts_peers else None
-        if peer is not None and not self.enter(peer):
-            logger.debug("%s: too many connections", peer)
-            self._refuse(request, _CROWDED)
-            return
-        if not self._slots.acquire(blocking=False):
-            if peer is not None:
-                self.leave(peer)
-            self._refuse(request, _BUSY)
-            return
-        try:
-            super().process_request(request, client_address)
-        except BaseException:  # the thread did not start: its slot is free
-            self._slots.release()
-            if peer is not None:
-                self.leave(peer)
-            raise
-
-    def process_request_thread(self, request: Any, client_address: Any) -> None:
-        try:
-            super().process_request_thread(request, client_address)
-        finally:
-            self._slots.release()
-            if self.counts_peers:
-                self.leave(self._peer(client_address))
-
-    def _refuse(self, request: socket.socket, answer: bytes) -> None:
-        """Answer 503 without a thread and without ever blocking the accept loop.
-
-        The socket is closed a little later (:meth:`service_actions`): closing it
-        while the request is still arriving would reset the connection before
-        the client reads the answer.
-        """
-        try:
-            request.setblocking(False)
-            _discard_input(request)
-            request.sendall(answer)  # a new socket's send buffer takes it at once
-            request.shutdown(socket.SHUT_WR)
-        except OSError:
-            self.close_request(request)
-            return
-        if len(self._lingering) >= _MAX_LINGERING:
-            self.close_request(request)
-            return
-        self._lingering.append((time.monotonic() + _LINGER_S, request))
-
-    def service_actions(self) -> None:
-        """Close refused sockets once the client has closed or after a moment."""
-        super().service_actions()
-        now = time.monotonic()
-        waiting = []
-        for deadline, request in self._lingering:
-            if _discard_input(request) or now >= deadline:
-                self.close_request(request)
-            else:
-                waiting.append((deadline, request))
-        self._lingering = waiting
-
-    def server_close(self) -> None:
-        super().server_close()
-        for _, request in self._lingering:
-            self.close_request(request)
-        self._lingering = []
-
-
-def _discard_input(request: socket.socket) -> bool:
-    """Read what a non-blocking socket holds; True once the client has closed."""
-    try:
-        while request.recv(65536):
-            pass
-    except BlockingIOError:
-        return False
-    except OSError:
-        return True
-    return True
 
 
 class ExperimentServer:
@@ -268,53 +60,51 @@ class ExperimentServer:
         read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
         max_connections: int = DEFAULT_MAX_CONNECTIONS,
         connections_per_address: int = DEFAULT_CONNECTIONS_PER_ADDRESS,
+        threads: int = DEFAULT_THREADS,
+        trusted_proxy: str = DEFAULT_TRUSTED_PROXY,
     ) -> None:
-        if not read_timeout_s > 0:
-            raise CollectionError("must be positive", field="read_timeout_s")
-        if max_connections < 1:
-            raise CollectionError("must be 1 or more", field="max_connections")
-        if connections_per_address < 0:
-            raise CollectionError(
-                "must be 0 (no limit) or more", field="connections_per_address"
-            )
-        self.app = app
-        self._httpd = _ThreadingWSGIServer(
-            (host, port),
-            _Handler,
+        limits = Limits(
             read_timeout_s=read_timeout_s,
             max_connections=max_connections,
             connections_per_address=connections_per_address,
-            behind_proxy=app.behind_proxy,
+            # the largest body the application takes, and room for its 413
+            max_body_bytes=2 * ANSWERS_BODY_BYTES,
+            threads=threads,
         )
-        self._httpd.set_app(app)
+        try:
+            limits.check()
+        except ValueError as error:
+            field, message = str(error).split(": ", 1)
+            raise CollectionError(message, field=field) from None
+        self.app = app
+        self._http = HTTPServer(
+            app,
+            host,
+            port,
+            limits=limits,
+            trusted_proxy=trusted_proxy if app.behind_proxy else None,
+        )
         self.host = host
-        self.port = int(self._httpd.server_address[1])
-        self.url = f"http://{host}:{self.port}/"
-        self._thread: threading.Thread | None = None
+        self.port = self._http.port
+        self.url = self._http.url
 
     def serve_forever(self) -> None:
         """Serve until :meth:`shutdown` is called (from another thread)."""
-        self._httpd.serve_forever(poll_interval=0.2)
+        self._http.serve_forever()
 
     def start(self) -> ExperimentServer:
         """Serve in a daemon thread; return self."""
-        self._thread = threading.Thread(
-            target=self.serve_forever, name="stecflow-server", daemon=True
-        )
-        self._thread.start()
+        self._http.start()
         return self
 
     def shutdown(self) -> None:
         """Stop serving (if :meth:`start` was used), then :meth:`close`."""
-        if self._thread is not None:
-            self._httpd.shutdown()
-            self._thread.join(timeout=10)
-            self._thread = None
+        self._http.shutdown()
         self.close()
 
     def close(self) -> None:
         """Close the listening socket and the database."""
-        self._httpd.server_close()
+        self._http.close()
         self.app.close()
 
     def __enter__(self) -> ExperimentServer:
@@ -334,6 +124,8 @@ def make_server(
     read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
     connections_per_address: int = DEFAULT_CONNECTIONS_PER_ADDRESS,
+    threads: int = DEFAULT_THREADS,
+    trusted_proxy: str = DEFAULT_TRUSTED_PROXY,
     **options: Any,
 ) -> ExperimentServer:
     """Bind a server for a study without starting it.
@@ -348,19 +140,24 @@ def make_server(
     port : int, default 8000
         Port; 0 picks a free one (see :attr:`ExperimentServer.port`).
     read_timeout_s : float, default 30
-        A connection that sends nothing for this long is closed (a stalled body
-        gets 408).
+        A connection silent this long with no request under way is closed
+        (also one whose headers or body stall).
     max_connections : int, default 256
-        Connections served at once; the ones beyond get an immediate 503 with
-        ``Retry-After: 1`` (the experiment page retries).
+        Connections open at once; the ones beyond get an immediate 503 with
+        ``Retry-After: 1`` (the experiment page retries). Idle connections
+        cost no thread: they wait on the server's event loop.
     connections_per_address : int, default 64
-        Connections one client address may hold at once (0: no limit); the ones
-        beyond get a 503 as well, so that one client holding idle connections
-        does not take the server from everyone else. The address is the
-        socket's peer, or, with ``behind_proxy``, the one the proxy forwards in
-        ``X-Forwarded-For`` (counted once a request's headers arrived; the
-        proxy itself holds the idle connections of its clients). Raise it for
-        a lab whose computers share one address.
+        Connections one client address (IPv6: one /64) may hold at once (0: no
+        limit); the ones beyond get a 503 as well, so that one client holding
+        idle connections does not take the server from everyone else. Behind
+        a proxy (``behind_proxy``) every connection comes from the proxy: its
+        own per-address limit counts instead (nginx ``limit_conn``). Raise it
+        for a lab whose computers share one address.
+    threads : int, default 8
+        Worker threads running the application (whole requests only).
+    trusted_proxy : str, default "127.0.0.1"
+        With ``behind_proxy``, the proxy's address: only on its connections is
+        the last address of ``X-Forwarded-For`` the client's (``*``: any peer).
 
     Returns
     -------
@@ -378,6 +175,8 @@ def make_server(
             read_timeout_s=read_timeout_s,
             max_connections=max_connections,
             connections_per_address=connections_per_address,
+            threads=threads,
+            trusted_proxy=trusted_proxy,
         )
     except (OSError, CollectionError):
         app.close()
@@ -395,6 +194,8 @@ def serve(
     read_timeout_s: float = DEFAULT_READ_TIMEOUT_S,
     max_connections: int = DEFAULT_MAX_CONNECTIONS,
     connections_per_address: int = DEFAULT_CONNECTIONS_PER_ADDRESS,
+    threads: int = DEFAULT_THREADS,
+    trusted_proxy: str = DEFAULT_TRUSTED_PROXY,
     sessions_per_address: int = DEFAULT_SESSIONS_PER_ADDRESS,
     session_window_s: float = DEFAULT_SESSION_WINDOW_S,
     require_participant: bool = False,
@@ -422,7 +223,7 @@ def serve(
     synchronous : {"FULL", "NORMAL"}, default "FULL"
         SQLite durability (see :func:`make_app`); NORMAL is about twice as fast
         per write but may lose the last answers on a power cut.
-    read_timeout_s, max_connections, connections_per_address
+    read_timeout_s, max_connections, connections_per_address, threads, trusted_proxy
         As for :func:`make_server`.
     sessions_per_address, session_window_s, require_participant, behind_proxy
         As for :func:`make_app`.
@@ -461,6 +262,8 @@ def serve(
         read_timeout_s=read_timeout_s,
         max_connections=max_connections,
         connections_per_address=connections_per_address,
+        threads=threads,
+        trusted_proxy=trusted_proxy,
         sessions_per_address=sessions_per_address,
         session_window_s=session_window_s,
         require_participant=require_participant,
@@ -481,11 +284,12 @@ def serve(
     if ready is not None:
         ready(server)
     try:
-        server.serve_forever()
+        server.serve_forever()  # returns on Ctrl-C (waitress catches it)
     except KeyboardInterrupt:
-        logger.info("stopped")
+        pass
     finally:
         server.close()
+        logger.info("stopped")
 
 
 # --------------------------------------------------------------------------- export

@@ -30,8 +30,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from stecflow.serving.request import HTTPError
 from stecflow.studies.server.events import utc_iso
-from stecflow.studies.server.request import HTTPError
 from stecflow.studies.server.store import Store
 from stecflow.studies.server.study import CollectionError
 from stecflow.studies.server.withdrawals import (
