@@ -1,7 +1,8 @@
 """The collection server of a human study: serves the web experiment, stores answers.
 
-A small WSGI application on the standard library (``wsgiref`` with one thread per
-request) and SQLite in WAL mode. It serves a study folder built by
+A small WSGI application served by waitress through stecflow's HTTP layer
+(:mod:`stecflow.serving`: an event loop holds the connections, worker threads
+answer whole requests) and SQLite in WAL mode. It serves a study folder built by
 :func:`stecflow.studies.stimuli.build_study` and stores every trial the moment it is
 answered. Run it with :func:`serve` (blocking) or :func:`make_server` (tests,
 embedding); export with :func:`export_responses`. From a shell::
@@ -23,14 +24,14 @@ Modules
     :func:`check_study`) and :class:`CollectionError`.
 :mod:`~stecflow.studies.server.store`
     The SQLite store: schema, response fields, connection pool.
-:mod:`~stecflow.studies.server.request`
-    Reading a request: strict JSON bodies and their limits, the client's
-    address, the per-address session limit.
+:mod:`stecflow.serving` (below this package)
+    The HTTP server and its limits, reading a request (strict JSON bodies, the
+    client's address, per-address rate limits), static files.
 :mod:`~stecflow.studies.server.app`
     The WSGI application (:class:`CollectionApp`, :func:`make_app`).
 :mod:`~stecflow.studies.server.httpd`
-    The threaded HTTP server (:class:`ExperimentServer`, :func:`make_server`,
-    :func:`serve`).
+    The application on the HTTP server (:class:`ExperimentServer`,
+    :func:`make_server`, :func:`serve`).
 :mod:`~stecflow.studies.server.export`
     Reading and exporting the responses (:func:`read_responses`,
     :func:`export_responses`).
@@ -69,21 +70,25 @@ Behaviour
   400), and is checked field by field against the trial it answers (400);
   unknown or missing tokens get 403. Only the experiment's own files are
   served. No request body, however malformed, gets a 500.
-* **Bounded load.** A connection that sends nothing for ``read_timeout_s``
-  seconds (30 by default) is closed (408 if its body stalls); at most
-  ``max_connections`` (256) are served at once, and the ones beyond get an
+* **Bounded load.** Idle and slow clients wait on the event loop and hold no
+  worker; the application sees a request only once its body has arrived. A
+  connection that sends nothing for ``read_timeout_s`` seconds (30 by
+  default) is closed, also when its headers or body stall; at most
+  ``max_connections`` (256) are open at once, and the ones beyond get an
   immediate 503 (``Retry-After: 1``; the page retries). One client address
   may hold at most ``connections_per_address`` (64) of them (503 beyond), so
-  that a client holding idle connections leaves the server to the others; the
-  address is the socket's peer, or, with ``behind_proxy``, the one the proxy
-  forwards, counted once a request's headers are read.
+  that a client holding idle connections leaves the server to the others.
+  Behind a reverse proxy (``behind_proxy``) every connection comes from the
+  proxy, and the proxy's own per-address limits count (nginx ``limit_conn``
+  and ``limit_req``: ``resources/deploy/nginx-stecflow.conf``).
 * **Who may start.** Each client address may open ``sessions_per_address``
   sessions (20) per ``session_window_s`` seconds (600), 429 with
   ``Retry-After`` beyond that, on top of the study's cap (``max_sessions``,
   409: final, so the page tells a latecomer the study is full instead of
   waiting for the server). Behind a reverse proxy, set ``behind_proxy`` so
-  that the address is the last one of ``X-Forwarded-For`` (IPv6 addresses
-  count per /64). With ``require_participant``, a session needs a participant
+  that the address is the last one of ``X-Forwarded-For``, believed only on
+  connections from the proxy (``trusted_proxy``, 127.0.0.1 by default; from
+  anyone else the header is removed). IPv6 addresses count per /64. With ``require_participant``, a session needs a participant
   ID (400 without).
 * **A lost answer is not a second attempt.** The page sends an attempt key
   (``attempt``: 22-64 letters, digits, ``-`` or ``_``; it keeps it in
