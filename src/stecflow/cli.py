@@ -320,11 +320,13 @@ def _cmd_score(args: argparse.Namespace) -> int:
     }
     targets = {"tsv": args.tsv, "json": args.json, "latex": args.latex}
     if "-" not in targets.values():
-        sys.stdout.write(format_score_table(system_rows, scoring, caption=caption))
+        sys.stdout.write(
+            format_score_table(system_rows, scoring, caption=caption, tasks=tasks)
+        )
     for fmt, target in targets.items():
         if target:
             text = format_score_table(
-                system_rows, scoring, fmt, caption=caption, header=header
+                system_rows, scoring, fmt, caption=caption, header=header, tasks=tasks
             )
             _write(text, target)
     if args.items_tsv:
@@ -735,14 +737,17 @@ def _rerun_in(
         data = (out / row["path"]).read_bytes()
         if hashlib.sha256(data).hexdigest() != row["sha256"]:
             raise StecflowError(
-                f"{archive}: {row['path']} does not match its sha256 in MANIFEST.tsv"
+                f"{archive}: {row['path']} does not match its sha256 in MANIFEST.tsv:"
+                " the archive was damaged or changed; get it again from where it"
+                " was published (README.md, section Re-running)"
             )
     config = json.loads((out / "config.json").read_text(encoding="utf-8"))
     previous = (config.get("report") or {}).get("previous_release")
     if previous and previous_release is None:
         raise StecflowError(
             f"this release compares its results with the previous release ({previous});"
-            " give that archive with --previous"
+            " give that archive with --previous, as README.md's section Re-running"
+            " says"
         )
     studies = [str(s["id"]) for s in config.get("studies") or []]
     tasks = config["campaign"]["tasks"]
@@ -774,11 +779,20 @@ def _rerun_in(
             posthoc=statistics.get("posthoc"),
         )
     testsets = sorted((out / "data").glob("testset.*"))
+    if not testsets and source_testset is not None:
+        # prepared as the campaign's rule prepare_testset did
+        from stecflow.campaign import prepare_testset, prepared_testset_name
+
+        data_format = str((config.get("data") or {}).get("format") or "tuna")
+        prepared = out / "data" / prepared_testset_name(data_format)
+        prepared.parent.mkdir(parents=True, exist_ok=True)
+        prepare_testset(source_testset, data_format, prepared)
+        testsets = [prepared]
     if not testsets:
         raise StecflowError(
-            f"{archive} holds no test set (release.include_testset is false): get it"
-            " as README.md says, prepare it with the campaign's Snakemake rule"
-            " prepare_testset, and put it in the archive's data/ folder"
+            f"{archive} holds no test set (release.include_testset is false): get"
+            " it as README.md's section Re-running says and give it with"
+            " --source-testset"
         )
     source = source_testset
     if source is None:
@@ -856,6 +870,14 @@ def _cmd_rerun(args: argparse.Namespace) -> int:
         f"{len(results) - len(different)} of {len(results)} files identical"
         f" (rerun in {Path(args.out) / 'rerun'})"
     )
+    if different:
+        print(
+            "stecflow rerun: the files marked DIFFERENT are not the archived ones:"
+            " check that this environment is the release's (README.md, section"
+            " Re-running: the Python of environment/python.txt, then"
+            " pip install -r environment/requirements.lock in a new venv)",
+            file=sys.stderr,
+        )
     return 1 if different else 0
 
 
@@ -1360,7 +1382,10 @@ def build_parser() -> argparse.ArgumentParser:
     rerun.add_argument(
         "--source-testset",
         default=None,
-        help="the configured test set, when the archive does not hold it",
+        help=(
+            "the configured test set (file or folder, data.testset), when the"
+            " archive does not hold it: prepared as the campaign prepared it"
+        ),
     )
     rerun.add_argument(
         "--previous",

@@ -77,8 +77,20 @@ def test_score_recency_prints_the_confusion_matrix_of_classification(
     assert "system DP      TP     68  FP         35" in out
     assert "system not DP  FN     61  TN        204" in out
     assert "Pronoun decisions (368 instances;" in out
-    # the table's overall scores are the same numbers (2 decimals), through the
-    # registered decision metrics; n is each one's denominator
+    # the table's overall scores are the same numbers, with the report's three
+    # decimals (seed 000's), through the registered decision metrics; its
+    # columns count the instances, as the report's do (precision's n is 103)
+    table = out.splitlines()[2]
+    assert "All items (n = 368)" in table and "S01 (n = 63)" in table
+    sessions = {}
+    for item in items:
+        name = item.subdomain.upper()
+        sessions[name] = sessions.get(name, 0) + 1
+    assert sum(sessions.values()) == 368 and sessions["S01"] == 63
+    assert all(f"{s} (n = {n})" in table for s, n in sessions.items())
+    lines = {line.split()[0]: line.split()[1] for line in out.splitlines()[3:6]}
+    assert lines == {"Precision": "0.660", "Recall": "0.527", "F-measure": "0.586"}
+    # the long records keep each metric's denominator
     import csv
 
     from stecflow.scoring.score import score_outputs
@@ -87,9 +99,9 @@ def test_score_recency_prints_the_confusion_matrix_of_classification(
         rows = list(csv.DictReader(handle, delimiter="\t"))
     shown = {r["metric"]: (r["value"], r["n"]) for r in rows if r["subset"] == "all"}
     assert shown == {
-        "decision_precision": ("0.66", "103"),
-        "decision_recall": ("0.53", "129"),
-        "decision_f": ("0.59", "368"),
+        "decision_precision": ("0.660", "103"),
+        "decision_recall": ("0.527", "129"),
+        "decision_f": ("0.586", "368"),
     }
     _, system_rows = score_outputs(
         items, outputs, {"bootstrap": {"resamples": 0}}, tasks=["situated_dialogue"]

@@ -225,11 +225,16 @@ def _metrics(rows: Sequence[Mapping[str, Any]]) -> list[str]:
 
 
 def _subsets(rows: Sequence[Mapping[str, Any]]) -> list[tuple[str, str, Any]]:
-    """``(kind, name, n)`` of the subsets scored, all first, then as scoring orders."""
+    """``(kind, name, n)`` of the subsets scored, all first, then as scoring
+    orders; n counts the subset's items, as the report's headers do (also those
+    a metric leaves out, e.g. precision the instances the system did not mark)."""
     seen: dict[tuple[str, str], Any] = {}
     for row in rows:
         if row.get("status") == "scored":
-            seen.setdefault((row["subset_kind"], row["subset"]), row.get("n", ""))
+            n = row.get("n", "")
+            if isinstance(n, int) and isinstance(row.get("n_skipped"), int):
+                n += row["n_skipped"]
+            seen.setdefault((row["subset_kind"], row["subset"]), n)
     keys = sorted(seen, key=lambda k: (_ORDER.get(k[0], 3), k[1]))
     return [(kind, name, seen[(kind, name)]) for kind, name in keys]
 

@@ -21,6 +21,7 @@ def format_score_table(
     *,
     caption: str = "Automatic scores.",
     header: Mapping[str, Any] | None = None,
+    tasks: Sequence[str] | None = None,
 ) -> str:
     """Render one system's scores exactly as the campaign report shows them.
 
@@ -39,6 +40,9 @@ def format_score_table(
         ``table`` (aligned text), ``tsv``, ``json`` or ``latex``.
     caption, header
         The table's caption; extra top-level keys of the JSON document.
+    tasks
+        The task types scored (their default metrics, when ``scoring`` names
+        none), as the campaign's ``campaign.tasks``.
 
     Examples
     --------
@@ -62,7 +66,10 @@ def format_score_table(
     from stecflow.report.inputs import metric_infos
     from stecflow.report.presentation import render_scores
 
-    infos = metric_infos({"scoring": dict(scoring or {})})
+    config: dict[str, Any] = {"scoring": dict(scoring or {})}
+    if tasks:
+        config["campaign"] = {"tasks": list(tasks)}
+    infos = metric_infos(config)
     return render_scores(
         system_rows, infos, scoring, fmt, caption=caption, header=header
     )
