@@ -88,8 +88,8 @@ Behaviour
   waiting for the server). Behind a reverse proxy, set ``behind_proxy`` so
   that the address is the last one of ``X-Forwarded-For``, believed only on
   connections from the proxy (``trusted_proxy``, 127.0.0.1 by default; from
-  anyone else the header is removed). IPv6 addresses count per /64. With ``require_participant``, a session needs a participant
-  ID (400 without).
+  anyone else the header is removed). IPv6 addresses count per /64. With
+  ``require_participant``, a session needs a participant ID (400 without).
 * **A lost answer is not a second attempt.** The page sends an attempt key
   (``attempt``: 22-64 letters, digits, ``-`` or ``_``; it keeps it in
   ``localStorage``) with ``POST api/session``, and the server stores its
