@@ -833,22 +833,23 @@ def test_systemd_units_verify():
 
 
 def _nginx_blocks(text: str) -> list[tuple[str, list[str]]]:
-    """(block name, its directives) of an nginx file, braces checked."""
+    """(block name, its directives) of an nginx file, braces checked; the
+    directives outside every block (the file is included in nginx's http {})
+    come last, as the block "http"."""
     lines = [re.sub(r"#.*", "", line).strip() for line in text.splitlines()]
-    stack: list[tuple[str, list[str]]] = []
+    stack: list[tuple[str, list[str]]] = [("http", [])]
     blocks = []
     for line in filter(None, lines):
         if line.endswith("{"):
             stack.append((line[:-1].strip(), []))
         elif line == "}":
-            assert stack, "unbalanced }"
+            assert len(stack) > 1, "unbalanced }"
             blocks.append(stack.pop())
         else:
             assert line.endswith(";"), f"directive without ';': {line}"
-            assert stack, f"directive outside a block: {line}"
             stack[-1][1].append(line[:-1])
-    assert not stack, "unclosed block"
-    return blocks
+    assert len(stack) == 1, "unclosed block"
+    return [*blocks, stack[0]]
 
 
 def test_reverse_proxy_configurations_are_well_formed():
@@ -859,10 +860,21 @@ def test_reverse_proxy_configurations_are_well_formed():
         )
         if name.startswith("location")
     )
-    location = blocks["location /"]
-    assert "proxy_pass http://127.0.0.1:8000" in location
-    assert "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for" in location
+    for name in ("location /", "location /api/", "location = /api/answers"):
+        location = blocks[name]
+        assert "proxy_pass http://127.0.0.1:8000" in location, name
+        assert (
+            "proxy_set_header X-Forwarded-For $proxy_add_x_forwarded_for" in location
+        ), name
+    for name in ("location /api/", "location = /api/answers"):
+        assert "proxy_next_upstream off" in blocks[name], name
+        assert "limit_req zone=stecflow_api burst=100 nodelay" in blocks[name], name
     text = (DEPLOY / "nginx-stecflow.conf").read_text()
+    # the zones at http level (the file is included in http {}), used by the server
+    http = dict(_nginx_blocks(text))["http"]
+    assert any(d.startswith("limit_conn_zone $binary_remote_addr ") for d in http)
+    assert any(d.startswith("limit_req_zone $binary_remote_addr ") for d in http)
+    assert "limit_conn stecflow_conn 32" in text
     assert "ssl_certificate " in text and "return 301 https://" in text
     caddy = (DEPLOY / "Caddyfile").read_text()
     assert caddy.count("{") == caddy.count("}")
