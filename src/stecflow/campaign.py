@@ -27,6 +27,7 @@ __all__ = [
     "OWNER_FILE",
     "Discovery",
     "check_config",
+    "check_tasks",
     "check_config_files",
     "check_results_owner",
     "read_config_file",
@@ -512,34 +513,32 @@ def _check_submissions_root(root: Any) -> None:
         )
 
 
-def check_config(config: Mapping[str, Any]) -> None:
-    """Check the rules of a campaign config that its JSON schema cannot express.
+def check_tasks(config: Mapping[str, Any]) -> None:
+    """Check that ``campaign.tasks`` names task types stecflow knows and that
+    they fit the test set's format (``data.format``): the first check of the
+    workflow and of every command given ``--config``, before any file is read
+    by the wrong reader.
 
     Raises
     ------
     ConfigError
-        Naming the key path of the first problem found.
+        Naming the key path: an unknown task type (with the known ones), or
+        tasks that do not fit the data.
     """
-    from stecflow.submissions.metadata import parse_timestamp
     from stecflow.tasks.registry import get as task_type
 
-    _check_submissions_root((config.get("submissions") or {}).get("root"))
-    campaign = config.get("campaign", {})
-    for n, name in enumerate(campaign.get("tasks") or []):
+    campaign = config.get("campaign") or {}
+    data = config.get("data") or {}
+    if not isinstance(campaign, Mapping) or not isinstance(data, Mapping):
+        return  # the schema says what is wrong
+    tasks = campaign.get("tasks") or []
+    if not isinstance(tasks, list):
+        return
+    for n, name in enumerate(tasks):
         try:
-            task_type(name)
+            task_type(str(name))
         except ConfigError as exc:
             raise ConfigError(exc.message, field=f"campaign.tasks[{n}]") from None
-    deadline = campaign.get("deadline")
-    if deadline is not None:
-        try:
-            parse_timestamp(str(deadline))
-        except ValueError as exc:
-            raise ConfigError(
-                f"{exc}; write it as 2026-06-01T23:59:59Z", field="campaign.deadline"
-            ) from None
-    data = config.get("data", {})
-    tasks = list(campaign.get("tasks") or [])
     dialogue = data.get("format") == "dialogue"
     if dialogue != ("situated_dialogue" in tasks) or (dialogue and len(tasks) != 1):
         raise ConfigError(
@@ -557,6 +556,31 @@ def check_config(config: Mapping[str, Any]) -> None:
             " [text_generation] with data.format: text",
             field="campaign.tasks",
         )
+
+
+def check_config(config: Mapping[str, Any]) -> None:
+    """Check the rules of a campaign config that its JSON schema cannot express.
+
+    Raises
+    ------
+    ConfigError
+        Naming the key path of the first problem found.
+    """
+    from stecflow.submissions.metadata import parse_timestamp
+
+    _check_submissions_root((config.get("submissions") or {}).get("root"))
+    check_tasks(config)
+    campaign = config.get("campaign", {})
+    deadline = campaign.get("deadline")
+    if deadline is not None:
+        try:
+            parse_timestamp(str(deadline))
+        except ValueError as exc:
+            raise ConfigError(
+                f"{exc}; write it as 2026-06-01T23:59:59Z", field="campaign.deadline"
+            ) from None
+    data = config.get("data", {})
+    text = data.get("format") == "text"
     for n, name in enumerate(data.get("subsets") or []):
         if not text:
             raise ConfigError(

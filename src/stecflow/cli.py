@@ -54,10 +54,19 @@ SITUATED_BASELINES = ("recency", "logistic")
 
 def _load_yaml(path: str) -> dict:
     """A campaign config, read as the workflow reads it
-    (:func:`stecflow.campaign.read_config_file`: no aliases, no key twice)."""
-    from stecflow.campaign import read_config_file
+    (:func:`stecflow.campaign.read_config_file`: no aliases, no key twice), its
+    task types known and fitting its test set's format
+    (:func:`stecflow.campaign.check_tasks`): a typo in ``campaign.tasks`` is
+    named before any file is read with the wrong reader."""
+    from stecflow.campaign import check_tasks, read_config_file
+    from stecflow.core.errors import ConfigError
 
-    return read_config_file(path)
+    config = read_config_file(path)
+    try:
+        check_tasks(config)
+    except ConfigError as exc:
+        raise ConfigError(exc.message, file=path, field=exc.field) from None
+    return config
 
 
 def _campaign_folder(config_path: str) -> Path:
@@ -875,7 +884,7 @@ def _cmd_rerun(args: argparse.Namespace) -> int:
             "stecflow rerun: the files marked DIFFERENT are not the archived ones:"
             " check that this environment is the release's (README.md, section"
             " Re-running: the Python of environment/python.txt, then"
-            " pip install -r environment/requirements.lock in a new venv)",
+            " pip install --no-deps -r environment/requirements.lock in a new venv)",
             file=sys.stderr,
         )
     return 1 if different else 0

@@ -401,3 +401,44 @@ def test_study_id_is_found_in_a_campaigns_own_results_folder(tmp_path, monkeypat
         _study_dir("rating")
     (tmp_path / "results" / "studies" / "rating").mkdir(parents=True)
     assert _study_dir("rating") == "results/studies/rating"  # the demo's first
+
+
+def test_validate_names_a_typo_in_the_config_tasks_first(tmp_path, capsys):
+    """A typo in campaign.tasks (or tasks that do not fit the test set) is named
+    with the config's key path before a file is read with the wrong reader."""
+    text = (REPO / "config" / "text-demo.yaml").read_text(encoding="utf-8")
+    team = REPO / "resources" / "text-demo" / "submissions" / "human" / "ref"
+    for tasks, expected in (
+        (
+            "[text_generaton]",
+            "campaign.tasks[0]: 'text_generaton' is not a task type stecflow knows"
+            " (it knows: attribute_selection, realisation, end_to_end,"
+            " situated_dialogue, text_generation)",
+        ),
+        (
+            "[end_to_end]",
+            "campaign.tasks: a JSON Lines test set (data.format: text) is for the"
+            " text_generation task alone",
+        ),
+    ):
+        config = tmp_path / "config.yaml"  # refused before any path is read
+        config.write_text(
+            text.replace("tasks: [text_generation]", f"tasks: {tasks}"),
+            encoding="utf-8",
+        )
+        assert main(["validate", str(team), "--config", str(config)]) == 2
+        err = capsys.readouterr().err
+        assert err.startswith(f"stecflow validate: error: {config}, {expected}"), err
+        assert "bug" not in err and "Traceback" not in err
+
+
+def test_validate_against_another_test_set_says_so_in_one_line(capsys):
+    team = REPO / "submissions" / "organisers" / "greedy"
+    dev = REPO / "resources" / "demo" / "dev.xml"
+    assert main(["validate", str(team), "--testset", str(dev)]) == 1
+    out = capsys.readouterr().out
+    assert (
+        "**Diagnosis:** none of the outputs is for an item of this test set (outputs"
+        " for t001, t002, t003, …; the test set has 148 items, e.g. dv-0001)"
+    ) in out
+    assert out.index("**Diagnosis:**") < out.index("## Errors")

@@ -38,6 +38,9 @@ def format_report(record: Mapping[str, Any]) -> str:
         f"- warnings: {record.get('n_warnings', len(record['warnings']))}",
         "",
     ]
+    diagnosis = _diagnosis(record)
+    if diagnosis:
+        lines += [f"**Diagnosis:** {diagnosis}", ""]
     if record["status"] == "rejected":
         lines += [
             "This submission is not scored until every error below is fixed.",
@@ -68,6 +71,39 @@ def format_report(record: Mapping[str, Any]) -> str:
     if not record["errors"] and not record["warnings"]:
         lines += ["No problems found.", ""]
     return "\n".join(lines)
+
+
+def _diagnosis(record: Mapping[str, Any]) -> str | None:
+    """One line for the commonest cause of hundreds of errors: outputs of
+    another test set (no output is for an item of this one), or None.
+
+    >>> _diagnosis({"n_outputs": 0, "n_items": 148, "errors": [
+    ...     {"code": "unknown_item", "field": "TRIAL t001"},
+    ...     {"code": "unknown_item", "field": "TRIAL t002"},
+    ...     {"code": "missing_item", "field": "TRIAL dv-0001"}]})
+    'none of the outputs is for an item of this test set (outputs for t001, t002; the test set has 148 items, e.g. dv-0001): the outputs were made for other data; check the test set given (--testset, or data.testset of --config)'
+    """  # noqa: E501
+    if record.get("n_outputs") or not record.get("n_items"):
+        return None
+
+    def ids(code: str) -> list[str]:
+        return [
+            str(e.get("field") or "").split(" ", 1)[-1]
+            for e in record.get("errors") or []
+            if e.get("code") == code and e.get("field")
+        ]
+
+    unknown, missing = ids("unknown_item"), ids("missing_item")
+    if not unknown:
+        return None
+    shown = ", ".join(unknown[:3]) + (", …" if len(unknown) > 3 else "")
+    example = f", e.g. {missing[0]}" if missing else ""
+    return (
+        f"none of the outputs is for an item of this test set (outputs for"
+        f" {shown}; the test set has {record['n_items']} items{example}): the"
+        " outputs were made for other data; check the test set given"
+        " (--testset, or data.testset of --config)"
+    )
 
 
 def _md_cell(text: str) -> str:
