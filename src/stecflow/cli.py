@@ -1057,6 +1057,8 @@ def build_parser() -> argparse.ArgumentParser:
     baseline.add_argument(
         "algorithm",
         choices=("full-brevity", "greedy", "incremental", *SITUATED_BASELINES),
+        help="the baseline: full-brevity, greedy or incremental (REG tasks, Dale"
+        " and Reiter's algorithms), recency or logistic (situated dialogue)",
     )
     baseline.add_argument(
         "data", nargs="?", help="the test set (XML file or corpus folder)"
@@ -1101,12 +1103,15 @@ def build_parser() -> argparse.ArgumentParser:
         "--no-strings", action="store_true", help="attribute sets only (no realiser)"
     )
     baseline.add_argument(
-        "--contact", default="organisers", help="contact in system.yaml"
+        "--contact",
+        default="organisers",
+        help="contact in system.yaml (default organisers)",
     )
     baseline.add_argument(
         "--submitted",
         default="2026-01-01T00:00:00Z",
-        help="timestamp for system.yaml (fixed, so outputs are reproducible)",
+        help="timestamp for system.yaml (fixed, so outputs are reproducible;"
+        " default 2026-01-01T00:00:00Z)",
     )
     baseline.set_defaults(func=_cmd_baseline)
 
@@ -1126,7 +1131,12 @@ def build_parser() -> argparse.ArgumentParser:
         help="study ID (results/studies/<ID>, or results/<campaign>/studies/<ID>)"
         " or study folder",
     )
-    serve.add_argument("--host", default="127.0.0.1", help="address to listen on")
+    serve.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1; 0.0.0.0 only behind a TLS"
+        " proxy)",
+    )
     serve.add_argument("--port", type=int, default=8000, help="port (default 8000)")
     serve.add_argument(
         "--db", help="SQLite file (default: responses.sqlite beside web/)"
@@ -1282,9 +1292,19 @@ def build_parser() -> argparse.ArgumentParser:
             pass
         else:
             action.add_argument(
-                "--abandon-after", type=float, default=1800.0, metavar="SECONDS"
+                "--abandon-after",
+                type=float,
+                default=1800.0,
+                metavar="SECONDS",
+                help="a session silent this long counts as abandoned (default 1800)",
             )
-            action.add_argument("--per-list", type=int, default=1, metavar="N")
+            action.add_argument(
+                "--per-list",
+                type=int,
+                default=1,
+                metavar="N",
+                help="completed sessions wanted per list (default 1)",
+            )
             action.add_argument("--json", action="store_true", help="print JSON")
     sessions.set_defaults(func=_cmd_sessions)
 
@@ -1307,7 +1327,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--db", help="SQLite file (default: responses.sqlite beside web/)"
     )
     export.add_argument(
-        "--abandon-after", type=float, default=1800.0, metavar="SECONDS"
+        "--abandon-after",
+        type=float,
+        default=1800.0,
+        metavar="SECONDS",
+        help="a session silent this long is exported as abandoned (default 1800)",
     )
     export.add_argument(
         "--no-practice", action="store_true", help="leave practice trials out"
@@ -1325,7 +1349,10 @@ def build_parser() -> argparse.ArgumentParser:
     convert.add_argument("source", help="corpus file or folder")
     convert.add_argument("output", help="XML file to write")
     convert.add_argument(
-        "--format", choices=[f for f in FORMATS if f != DIALOGUE_FORMAT], default="tuna"
+        "--format",
+        choices=[f for f in FORMATS if f != DIALOGUE_FORMAT],
+        default="tuna",
+        help="the corpus's format (default tuna: a shared-task file)",
     )
     convert.set_defaults(func=_cmd_convert)
 
@@ -1341,7 +1368,11 @@ def build_parser() -> argparse.ArgumentParser:
         ),
     )
     power.add_argument("study", help="study ID in the config")
-    power.add_argument("--config", default="config/config.yaml", help="campaign config")
+    power.add_argument(
+        "--config",
+        default="config/config.yaml",
+        help="campaign config (default config/config.yaml)",
+    )
     power.add_argument(
         "--pilot", help="pilot judgments (results/judgments/<study>.tsv)"
     )
@@ -1366,8 +1397,16 @@ def build_parser() -> argparse.ArgumentParser:
             " seed. The same seed gives the same bytes."
         ),
     )
-    demo.add_argument("--resources", default="resources/demo", help="corpus folder")
-    demo.add_argument("--submissions", default="submissions", help="submissions folder")
+    demo.add_argument(
+        "--resources",
+        default="resources/demo",
+        help="corpus folder (default resources/demo)",
+    )
+    demo.add_argument(
+        "--submissions",
+        default="submissions",
+        help="submissions folder (default submissions)",
+    )
     demo.add_argument(
         "--seed", type=int, default=2009, help="random seed (default 2009)"
     )

@@ -442,3 +442,32 @@ def test_validate_against_another_test_set_says_so_in_one_line(capsys):
         " for t001, t002, t003, …; the test set has 148 items, e.g. dv-0001)"
     ) in out
     assert out.index("**Diagnosis:**") < out.index("## Errors")
+
+
+def test_every_option_says_what_it_does_and_its_default():
+    import argparse
+
+    missing = []
+
+    def walk(parser: argparse.ArgumentParser, command: str) -> None:
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, child in action.choices.items():
+                    walk(child, f"{command} {name}")
+                continue
+            if isinstance(action, (argparse._HelpAction, argparse._VersionAction)):
+                continue
+            name = "/".join(action.option_strings) or action.dest
+            help_text = action.help or ""
+            if not help_text or help_text == argparse.SUPPRESS:
+                missing.append(f"{command} {name}: no help")
+            elif (
+                action.option_strings
+                and action.default not in (None, False, argparse.SUPPRESS)
+                and not action.required
+                and "default" not in help_text
+            ):
+                missing.append(f"{command} {name}: default {action.default!r} unsaid")
+
+    walk(build_parser(), "stecflow")
+    assert missing == []
