@@ -157,3 +157,20 @@ def test_lint_has_only_justified_warnings():
     lints = set(re.findall(r"^\s+\* (.+?):?$", text, flags=re.MULTILINE))
     assert "Lints for" in text or result.returncode == 0, text
     assert lints <= ALLOWED_LINTS, lints - ALLOWED_LINTS
+
+
+def test_the_readme_says_the_job_counts_of_the_dry_runs():
+    """The README's job counts of the shipped campaigns are what Snakemake plans."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    said = {}
+    for match in re.finditer(
+        r"^snakemake .*--configfile (config/[\w-]+\.yaml)$", text, re.M
+    ):
+        section = text[match.end() :].split("\n#", 1)[0]  # to the next heading
+        count = re.search(r"runs (\d+) jobs", section)
+        if count:
+            said[match.group(1)] = int(count.group(1))
+    assert set(said) == {"config/dialogue-demo.yaml", "config/b5-ref.yaml"}
+    for config, n in said.items():
+        jobs = planned_jobs(REPO, "--forceall", "--configfile", config)
+        assert sum(jobs.values()) == n, (config, dict(jobs))
