@@ -355,7 +355,9 @@ def test_environment_lock_is_pinned_sorted_and_stable():
     first, second = environment_files(), environment_files()
     assert first == second
     lines = first[LOCK_FILE].decode().splitlines()
-    pins = [line for line in lines if not line.startswith("#")]
+    pins = [line for line in lines if not line.startswith(("#", "-"))]
+    # stecflow from the wheel beside the lock (a folder relative to the lock)
+    assert "--find-links ." in lines
     names = [p.split("==")[0] for p in pins]
     assert names == sorted(names) and len(names) == len(set(names))
     assert all(re.fullmatch(r"[a-z0-9][a-z0-9-]*==\S+", p) for p in pins)

@@ -46,6 +46,7 @@ from stecflow.release.privacy import (
     released_exclusions,
     released_sessions,
 )
+from stecflow.release.source import SOURCE_FILE, WHEEL_DIR, Source, source_json
 from stecflow.submissions.outputs import outputs_file
 from stecflow.submissions.safepath import read_submission_file
 
@@ -224,10 +225,17 @@ LOCK_FILE = "environment/requirements.lock"
 PLATFORM_FILE = "environment/python.txt"
 
 
-def environment_files() -> dict[str, bytes]:
+def environment_files(source: Source | None = None) -> dict[str, bytes]:
     """The exact environment: a pip requirements file pinning every installed
-    distribution (``name==version``, names normalised as PEP 503, sorted) and a
-    small file with the Python version and platform.
+    distribution (``name==version``, names normalised as PEP 503, sorted), a
+    small file with the Python version and platform, and stecflow itself.
+
+    stecflow is on no package index, so the archive holds the stecflow that
+    built it as a wheel beside the lock (*source*, default
+    :func:`stecflow.release.source.stecflow_source`: the one imported), which
+    the lock's ``--find-links .`` (a folder relative to the lock file) makes
+    pip install; ``environment/source.json`` names its version, git commit and
+    whether its sources differed from that commit.
 
     The lock depends on the environment only: the same environment gives the
     same bytes (no path, time, host or user). A name installed twice (two
@@ -237,6 +245,8 @@ def environment_files() -> dict[str, bytes]:
     import platform
     import sys
     from email.parser import HeaderParser
+
+    from stecflow.release.source import stecflow_source
 
     pins: dict[str, str] = {}
     headers = HeaderParser()
@@ -249,9 +259,15 @@ def environment_files() -> dict[str, bytes]:
         if not name or not version:
             continue
         pins.setdefault(re.sub(r"[-_.]+", "-", name).lower(), version)
+    source = source if source is not None else stecflow_source()
+    pins["stecflow"] = source.version  # the wheel's (an editable install's
+    # metadata is as old as its install)
     lock = [
-        "# The Python packages of the environment that built this release"
-        " (pip install -r requirements.lock).",
+        "# Every Python package of the environment that built this release"
+        " (pip install --no-deps -r requirements.lock).",
+        f"# stecflow is installed from {source.wheel_name}, beside this file"
+        " (--find-links: a folder relative to this file).",
+        "--find-links .",
         *(f"{name}=={version}" for name, version in sorted(pins.items())),
     ]
     info = [
@@ -263,6 +279,8 @@ def environment_files() -> dict[str, bytes]:
     return {
         LOCK_FILE: ("\n".join(lock) + "\n").encode(),
         PLATFORM_FILE: ("\n".join(info) + "\n").encode(),
+        f"{WHEEL_DIR}/{source.wheel_name}": source.wheel,
+        SOURCE_FILE: source_json(source),
     }
 
 
@@ -707,7 +725,11 @@ def _personal_data_answer(
     return "; ".join(parts) + "."
 
 
-def datasheet(config: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]) -> str:
+def datasheet(
+    config: Mapping[str, Any],
+    studies: Sequence[Mapping[str, Any]],
+    software: Mapping[str, Any] | None = None,
+) -> str:
     """Answers to the Human Evaluation Datasheet (HEDS) questions, as Markdown.
 
     Shimorina & Belz (2022), "The Human Evaluation Datasheet", HumEval. The answers
@@ -731,6 +753,15 @@ def datasheet(config: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]) -
         " and the judgments collected (Shimorina & Belz 2022, HEDS 2.0). Items"
         " marked *to complete* need the organisers.",
         "",
+        *(
+            [
+                f"Built by {_software(software)}; the wheel of that stecflow is"
+                f" `{software['wheel']}` (sha256 {software['wheel_sha256']}).",
+                "",
+            ]
+            if software
+            else []
+        ),
         "## 2. Evaluated system",
         "",
         *_task_lines(tasks, release),
@@ -1178,7 +1209,12 @@ def build_release(
         }
         for s in studies
     ]
-    entries["DATASHEET.md"] = datasheet(config, studies).encode()
+    software = (
+        json.loads(entries[SOURCE_FILE])
+        if isinstance(entries.get(SOURCE_FILE), bytes)
+        else None
+    )
+    entries["DATASHEET.md"] = datasheet(config, studies, software).encode()
     entries["CITATION.cff"] = _citation(config).encode()
     entries[".zenodo.json"] = (
         json.dumps(zenodo_metadata(config), indent=2, ensure_ascii=False) + "\n"
@@ -1192,6 +1228,10 @@ def build_release(
         consented,
         withheld,
         next((n for n in entries if n.startswith("data/testset.")), None),
+        # the name the workflow gives it (results/release/), whatever out_zip is
+        archive=f"{campaign['id']}-{campaign.get('version', '1')}.zip",
+        software=software,
+        project_root=project_root,
     ).encode()
     last = {n: entries.pop(n) for n in list(entries) if n.startswith(LAST_ENTRIES)}
     out = Path(out_zip)
@@ -1410,11 +1450,25 @@ def _without_contact(data: bytes) -> bytes:
     return "".join(line for n, line in enumerate(lines) if n not in drop).encode()
 
 
+def _software(software: Mapping[str, Any]) -> str:
+    """The stecflow of ``environment/source.json``, in words."""
+    return Source(
+        str(software["version"]),
+        software.get("git_commit"),
+        software.get("dirty"),
+        tuple(software.get("changed_files") or ()),
+    ).describe()
+
+
 def _readme(
     config: Mapping[str, Any],
     consented: Sequence[str],
     withheld: Sequence[str],
     testset_entry: str | None,
+    *,
+    archive: str = "<this archive>.zip",
+    software: Mapping[str, Any] | None = None,
+    project_root: str | Path | None = None,
 ) -> str:
     campaign = config["campaign"]
     release = config.get("release") or {}
@@ -1437,15 +1491,111 @@ def _readme(
         "- Study materials: `studies/<study>/` (design, balance, the web experiment"
         " in `web/`, DMDX files in `dmdx/`, consent and other texts in"
         " `materials/`); validation reports: `validation/`.",
-        "- The environment: `environment/requirements.lock` (pip install -r) and"
-        " `environment/python.txt` (Python version and platform).",
-        "- Re-run the statistics and the report from this archive alone and"
-        " compare them byte for byte: `stecflow rerun <this archive> --out <dir>`.",
+        "- The environment: `environment/requirements.lock` (pip install -r),"
+        " `environment/python.txt` (Python version and platform) and the"
+        " stecflow that built this release, as a wheel, with"
+        " `environment/source.json` (its version and git commit).",
         "- Metadata: `DATASHEET.md` (HEDS), `CITATION.cff`, `.zenodo.json`.",
         "- `MANIFEST.tsv` lists the size and sha256 of every file.",
         "",
+        *_rerun_steps(config, archive, testset_entry, software, project_root),
     ]
     return "\n".join(lines)
+
+
+def _commented(commands: Sequence[tuple[str, str]]) -> list[str]:
+    """Shell commands with their comments aligned after the commented ones.
+
+    >>> _commented([("ls", "list"), ("true", "")])
+    ['ls  # list', 'true']
+    """
+    width = max((len(c) for c, note in commands if note), default=0)
+    return [f"{c:<{width}}  # {note}" if note else c for c, note in commands]
+
+
+def _rerun_steps(
+    config: Mapping[str, Any],
+    archive: str,
+    testset_entry: str | None,
+    software: Mapping[str, Any] | None,
+    project_root: str | Path | None,
+) -> list[str]:
+    """The README's section Re-running: the exact steps, from an empty folder
+    to ``stecflow rerun``'s verdict (its error messages point here)."""
+    results = str(config.get("results") or "results")
+    if Path(results).is_absolute() or ".." in Path(results).parts:
+        results = Path(results).name
+    rerun = f"venv/bin/stecflow rerun {archive} --out rerun-check"
+    notes = []
+    if not testset_entry:
+        data = config.get("data") or {}
+        configured = relative_path(
+            str(data.get("testset") or "the test set"), project_root
+        )
+        rerun += " --source-testset <test set>"
+        pointer = (config.get("release") or {}).get("testset_pointer")
+        notes += [
+            "",
+            "This archive does not hold the test set"
+            f" ({pointer or 'it is distributed separately'}). Get it as the"
+            " campaign read it (`data.testset` in `config.json`:"
+            f" `{configured}`, format `{data.get('format') or 'tuna'}`) and give"
+            " its file or folder as `<test set>`: `stecflow rerun` prepares it"
+            " as the campaign did.",
+        ]
+    previous = (config.get("report") or {}).get("previous_release")
+    if previous:
+        rerun += " --previous <previous archive>"
+        notes += [
+            "",
+            "This release compares its results with the previous release"
+            f" (`{relative_path(str(previous), project_root)}`): give that"
+            " archive as `<previous archive>`.",
+        ]
+    built = (
+        f"It was built by {_software(software)}: `{software['wheel']}` is that"
+        " stecflow, which the lock file installs (`--find-links .`), so no"
+        " package index needs to hold it."
+        if software
+        else "Install the stecflow version the lock file names."
+    )
+    return [
+        "## Re-running",
+        "",
+        "The statistics and the report can be made again from this archive"
+        " alone and compared with the archived ones byte for byte. " + built,
+        "",
+        "Use the Python version of `environment/python.txt` (the lock pins the"
+        " packages built for it). In an empty folder holding only"
+        f" `{archive}`:",
+        "",
+        "```bash",
+        *_commented(
+            [
+                (f"python -m zipfile -e {archive} release", "unpack (or any unzip)"),
+                ("python -m venv venv", "a new, empty environment"),
+                (
+                    "venv/bin/pip install --no-deps"
+                    " -r release/environment/requirements.lock",
+                    "",
+                ),
+                (rerun, ""),
+            ]
+        ),
+        "```",
+        "",
+        "(On Windows: `venv\\Scripts\\pip` and `venv\\Scripts\\stecflow`.)"
+        " pip installs every package at the version the release was built with"
+        " (from PyPI) and stecflow from `release/environment/`; the lock pins"
+        " every package of that environment, so pip is told not to resolve"
+        " dependencies again (`--no-deps`). `stecflow rerun`"
+        f" unpacks the archive into `rerun-check/{results}/`, checks every file"
+        " against `MANIFEST.tsv`, runs the statistics and renders the report"
+        " again into `rerun-check/rerun/`, prints `identical` or `DIFFERENT` for"
+        " each file and exits with status 0 when all are identical.",
+        *notes,
+        "",
+    ]
 
 
 def outputs_released(record: Mapping[str, Any]) -> bool:
