@@ -196,9 +196,8 @@ class Participant(threading.Thread):
             return
         self.token = data["token"]
         self.call("state", "GET", "/api/session")
-        trials = next(x for x in self.doc["lists"] if x["list"] == data["list"])[
-            "trials"
-        ]
+        # the page gets its own list, blinded, with its session (opaque trial IDs)
+        trials = data["stimuli"]["trials"]
         for trial in trials:
             if time.monotonic() > self.deadline:
                 return
@@ -206,8 +205,7 @@ class Participant(threading.Thread):
                 time.sleep(self.random.uniform(0, 2 * self.think_s))
             payload = {
                 "order": trial["order"],
-                "item": trial["item"],
-                "system": trial["system"],
+                "trial": trial["id"],
                 "adequacy": self.random.randint(1, 100),
                 "fluency": self.random.randint(1, 100),
                 "rt_ms": round(self.random.uniform(800, 9000), 1),
@@ -250,7 +248,8 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="stecflow-load-") as tmp:
         root = Path(tmp)
         study = build_study(root, args.items, args.lists)
-        doc = json.loads((study / "web" / "stimuli.json").read_text())
+        key = json.loads((study / "stimuli-key.json").read_text())
+        doc = {"lists": list(key["participant_lists"].values())}
         db = root / "responses.sqlite"
         port = free_port()
         server = start_server(study, db, port, root / "server.log", args.synchronous)
