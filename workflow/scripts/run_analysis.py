@@ -2,7 +2,7 @@
 
 import logging
 
-from stecflow.analysis.analyses import prefetch_item_frames, run_analysis
+from stecflow.analysis.analyses import prefetch_item_frames, run_analysis_or_note
 from stecflow.core.logs import job_log
 
 
@@ -10,8 +10,8 @@ def main(smk) -> None:
     """Run one job; `smk` is the object Snakemake injects as `snakemake`.
 
     Runs every analysis of the group, in order, each writing its own table and
-    record; one that fails does not stop the others, and the job fails at the end
-    naming every analysis that failed.
+    record; one that cannot be computed writes a row saying why
+    (`run_analysis_or_note`) and does not stop the others or the workflow.
     """
     with job_log(smk.log[0]):
         specs = [smk.params.specs[analysis] for analysis in smk.params.analyses]
@@ -19,33 +19,22 @@ def main(smk) -> None:
             prefetch_item_frames(smk.input.item_scores, specs)
         except Exception:  # each analysis reads them itself and says what is wrong
             logging.getLogger("stecflow.analysis").debug("prefetch failed", exc_info=1)
-        failed = []
         for analysis, table, record in zip(
             smk.params.analyses, smk.output.tables, smk.output.records, strict=True
         ):
-            try:
-                run_analysis(
-                    smk.params.specs[analysis],
-                    smk.input.item_scores,
-                    smk.input.systems,
-                    table,
-                    record,
-                    alpha=smk.params.alpha,
-                    higher_is_better=smk.params.higher_is_better,
-                    exclude_references_from_correlations=smk.params.exclude_references,
-                    judgments=smk.params.judgments[analysis],
-                    ss_type=smk.params.ss_type,
-                    digits=smk.params.digits,
-                    posthoc=smk.params.posthoc,
-                )
-            except Exception:
-                logging.getLogger("stecflow.analysis").exception(
-                    "analysis %s failed", analysis
-                )
-                failed.append(analysis)
-        if failed:
-            raise SystemExit(
-                f"analyses failed (see the log above): {', '.join(failed)}"
+            run_analysis_or_note(
+                smk.params.specs[analysis],
+                smk.input.item_scores,
+                smk.input.systems,
+                table,
+                record,
+                alpha=smk.params.alpha,
+                higher_is_better=smk.params.higher_is_better,
+                exclude_references_from_correlations=smk.params.exclude_references,
+                judgments=smk.params.judgments[analysis],
+                ss_type=smk.params.ss_type,
+                digits=smk.params.digits,
+                posthoc=smk.params.posthoc,
             )
 
 

@@ -40,9 +40,20 @@ Kruskal-Wallis test on Accuracy; for each rating study SYSTEM × DOMAIN ANOVAs o
 Adequacy and Fluency with Tukey subsets; for each identification study a SYSTEM ×
 DOMAIN ANOVA of identification time with Tukey subsets and a Kruskal-Wallis test on
 identification accuracy; and the Pearson correlations between all these measures.
-For the situated task instead: ``confusion`` when decision_precision and
-decision_recall are scored, and ``<study>-ttests`` for each situated study (see
-:func:`_default_analyses`).
+Only metrics the campaign scores enter: a campaign whose tasks output no word
+strings (attribute selection, without ``scoring.realise``) gets the same
+analyses of its attribute sets instead (Dice for string-edit distance, set
+accuracy for Accuracy; correlations of Dice, MASI, accuracy and set-edit
+distance, as ``config/b5-ref.yaml`` sets them). For the situated task instead:
+``confusion`` when decision_precision and decision_recall are scored, and
+``<study>-ttests`` for each situated study (see :func:`_default_analyses`).
+
+An analysis that cannot be computed (a metric no analysed system has scores of,
+no system entering, too few systems, a degenerate design, a missing judgments
+table) writes a table whose rows say why (``computable`` false, ``reason``) and
+a record with ``computable`` false (:func:`run_analysis_or_note`), which the
+report shows in its place; it never stops the other analyses or the workflow.
+Correlations compute the pairs they can and mark the others.
 
 Which systems enter: accepted submissions, human reference sets included, late
 ones only if ``statistics.include_late`` (the official ranking excludes them).
@@ -86,8 +97,13 @@ __all__ = [
     "analysis_specs",
     "collect_item_scores",
     "correlation_exclusions",
+    "failure_reason",
+    "not_computable_rows",
     "run_analysis",
+    "run_analysis_or_note",
     "system_properties",
+    "unscored_measures",
+    "write_not_computable",
 ]
 
 log = logging.getLogger(__name__)
@@ -264,10 +280,59 @@ def _decision_metric_ids(metrics: Mapping[str, Any]) -> list[str]:
     return found
 
 
+#: The attribute-set metrics of the default analyses of a campaign that scores no
+#: word strings (correlated; ANOVA and Tukey on Dice, Kruskal-Wallis on accuracy).
+_SET_DEFAULTS = ("dice", "masi", "set_accuracy", "set_edit")
+
+
+def _computed_metrics(
+    metrics: Mapping[str, Any],
+    tasks: Sequence[str] | None,
+    scoring: Mapping[str, Any] | None,
+) -> dict[str, Any]:
+    """The configured metrics that give the campaign's outputs a score.
+
+    A word-string metric scores nothing in a campaign whose task types output no
+    word string (attribute selection) unless ``scoring.realise`` realises the
+    attribute sets: every system gets a ``skipped`` row for it, and no analysis
+    has data. The default analyses (:func:`_default_analyses`) use only these.
+
+    Examples
+    --------
+    >>> from stecflow.metrics import get_metric
+    >>> metrics = {"dice": get_metric("dice"), "se": get_metric("se")}
+    >>> list(_computed_metrics(metrics, ["attribute_selection"], {}))
+    ['dice']
+    >>> list(_computed_metrics(metrics, ["attribute_selection"],
+    ...                        {"realise": "template"}))
+    ['dice', 'se']
+    >>> list(_computed_metrics(metrics, ["end_to_end"], {}))
+    ['dice', 'se']
+    """
+    from stecflow.tasks.registry import task_types
+
+    outputs = {o for task in task_types(tasks) for o in task.outputs}
+    realised = bool((scoring or {}).get("realise")) and "attribute_set" in outputs
+    texts = "word_string" in outputs or realised
+    return {
+        mid: metric
+        for mid, metric in metrics.items()
+        if texts or getattr(metric, "input_type", None) != "text"
+    }
+
+
 def _default_analyses(
     metrics: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]
 ) -> list[dict[str, Any]]:
     """What TUNA-REG'09 reported, for the metrics and studies configured.
+
+    *metrics* are those the campaign computes (:func:`_computed_metrics`): the
+    analyses of word strings (string-edit distance, string accuracy, BLEU-3,
+    NIST-5) where it scores them; otherwise, in an attribute-selection campaign,
+    the same analyses of the attribute sets as TUNA-AS'08 reported them (Dice
+    for string-edit distance, set accuracy for string accuracy, correlations of
+    Dice, MASI, accuracy and set-edit distance); no analysis names a metric the
+    campaign does not compute.
 
     For the situated task (seed 000) instead: ``confusion`` when the decision
     metrics are scored (the seed's intrinsic evaluation is P, R, F and each
@@ -278,18 +343,22 @@ def _default_analyses(
     out: list[dict[str, Any]] = []
     if _decision_metric_ids(metrics):
         out.append({"id": "confusion", "test": "confusion"})
-    if "se" in metrics:
-        out += [
-            {"id": "se-anova", "test": "anova", "measure": "se"},
-            {"id": "se-tukey", "test": "tukey", "measure": "se"},
-        ]
-    if "string_accuracy" in metrics:
-        out.append(
-            {"id": "accuracy-kruskal", "test": "kruskal", "measure": "string_accuracy"}
-        )
-    correlated = [
-        m for m in ("string_accuracy", "se", "bleu3", "nist5") if m in metrics
-    ]
+    strings = [m for m in ("string_accuracy", "se", "bleu3", "nist5") if m in metrics]
+    # an attribute-selection campaign (no word strings scored): the measures
+    # TUNA-AS'08 reported, as config/b5-ref.yaml sets them
+    sets = [] if strings else [m for m in _SET_DEFAULTS if m in metrics]
+    correlated = strings or sets
+    for measure in ("se", "dice"):
+        if measure in correlated:
+            out += [
+                {"id": f"{measure}-anova", "test": "anova", "measure": measure},
+                {"id": f"{measure}-tukey", "test": "tukey", "measure": measure},
+            ]
+    accuracy = next(
+        (m for m in ("string_accuracy", "set_accuracy") if m in correlated), None
+    )
+    if accuracy:
+        out.append({"id": "accuracy-kruskal", "test": "kruskal", "measure": accuracy})
     two_way = ["system", "subdomain"]
     for study in studies:
         sid = study["id"]
@@ -376,14 +445,10 @@ def analysis_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     from stecflow.scoring.specs import build_metrics, metric_specs
 
     statistics = config.get("statistics") or {}
+    tasks = (config.get("campaign") or {}).get("tasks") or None
     metrics = {
         spec.id: metric
-        for spec, metric in build_metrics(
-            metric_specs(
-                config.get("scoring"),
-                (config.get("campaign") or {}).get("tasks") or None,
-            )
-        )
+        for spec, metric in build_metrics(metric_specs(config.get("scoring"), tasks))
     }
     studies = {s["id"]: s for s in config.get("studies") or []}
     declared = dict((config.get("submissions") or {}).get("properties") or {})
@@ -399,7 +464,8 @@ def analysis_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
             dict.fromkeys((f"{sid}:{m}" for m in _study_measures(study)), sid)
         )
     entries = statistics.get("analyses") or _default_analyses(
-        metrics, list(studies.values())
+        _computed_metrics(metrics, tasks, config.get("scoring")),
+        list(studies.values()),
     )
     specs, seen = [], set()
     for n, entry in enumerate(entries):
@@ -1395,6 +1461,243 @@ def run_analysis(
     write_tsv(result.to_dict(orient="records"), list(result.columns), out_tsv)
     write_json(record, out_json)
     log.info("%s: %d result rows", spec["id"], len(result))
+    return record
+
+
+def run_analysis_or_note(
+    spec: Mapping[str, Any],
+    items_path: str | Path,
+    systems_path: str | Path,
+    out_tsv: str | Path,
+    out_json: str | Path,
+    **settings: Any,
+) -> dict[str, Any]:
+    """:func:`run_analysis`, or, if it cannot run, a record saying why.
+
+    An analysis that cannot be computed (a measure no system has scores of, too
+    few systems, a degenerate design, a study whose systems were all rejected)
+    still writes its table and record (:func:`write_not_computable`): one row
+    ``computable`` false with the reason, which the report shows where the
+    result would be. It never stops the other analyses or the workflow; what
+    went wrong is logged with its traceback. *settings* are the keyword
+    arguments of :func:`run_analysis`.
+    """
+    alpha = settings.get("alpha", 0.05)
+    try:
+        unscored = unscored_measures(spec, systems_path)
+        measures = list(spec.get("measures") or [])
+        if spec["test"] == "correlations" and unscored:
+            kept = [m for m in measures if m not in unscored]
+            if len(kept) >= 2:  # the other pairs are computed
+                record = run_analysis(
+                    {**spec, "measures": kept},
+                    items_path,
+                    systems_path,
+                    out_tsv,
+                    out_json,
+                    **settings,
+                )
+                return _with_unscored_pairs(spec, unscored, record, out_tsv, out_json)
+        if unscored:
+            reason = "; ".join(unscored.values())
+            return write_not_computable(
+                spec, reason, systems_path, out_tsv, out_json, alpha=alpha
+            )
+        return run_analysis(
+            spec, items_path, systems_path, out_tsv, out_json, **settings
+        )
+    except Exception as exc:  # noqa: BLE001 (every failure becomes a row)
+        log.warning("%s could not be computed", spec["id"], exc_info=True)
+        return write_not_computable(
+            spec, failure_reason(exc), systems_path, out_tsv, out_json, alpha=alpha
+        )
+
+
+def unscored_measures(spec: Mapping[str, Any], systems_path: str | Path) -> dict:
+    """Metric -> why no system entering the analysis has a score of it.
+
+    The metrics an analysis of the automatic scores names (``measure``, or the
+    ``measures`` of a correlation that are not ``<study>:<measure>``; those of a
+    study's analysis that ``scores/analysed.tsv`` lists as metrics) that no
+    analysed system has a ``scored`` row of: the reason its systems were
+    skipped (``no system has scores of se: the outputs have no word strings (12
+    of 12 items)``), or that no
+    system enters the statistics at all. Empty when every metric has scores.
+    """
+    measures = list(spec.get("measures") or [])
+    if spec.get("measure"):
+        measures = [spec["measure"], *measures]
+    measures = [m for m in measures if ":" not in m]
+    if spec["test"] in ("preference", *SITUATED_KEYS) or not measures:
+        return {}
+    scored: set[str] = set()
+    skipped: dict[str, str] = {}
+    labels: set[str] = set()
+    for label, metric, status, reason in iter_tsv_columns(
+        systems_path, ("label", "metric", "status", "reason")
+    ):
+        labels.add(str(label))
+        if status == "scored":
+            scored.add(str(metric))
+        else:
+            skipped.setdefault(str(metric), str(reason or status or ""))
+    if spec.get("source", "scores") != "scores":  # the study's own measures
+        measures = [m for m in measures if m in scored or m in skipped]
+    if not labels and spec.get("source", "scores") == "scores":
+        return dict.fromkeys(
+            measures,
+            "no system enters the statistics (no accepted submission; late ones"
+            " only with statistics.include_late)",
+        )
+    return {
+        m: f"no system has scores of {m}"
+        + (f": {skipped[m]}" if skipped.get(m) else "")
+        for m in measures
+        if m not in scored
+    }
+
+
+def _with_unscored_pairs(
+    spec: Mapping[str, Any],
+    unscored: Mapping[str, str],
+    record: dict[str, Any],
+    out_tsv: str | Path,
+    out_json: str | Path,
+) -> dict[str, Any]:
+    """A correlation table and record computed without the *unscored* measures,
+    completed with a not-computable row for each of their pairs (in the order
+    of the configured measures) and the configured spec."""
+    rows = read_tsv(out_tsv)
+    columns = list(rows[0]) if rows else ["measure_a", "measure_b"]
+    columns += [c for c in ("computable", "reason") if c not in columns]
+    computed = {(r["measure_a"], r["measure_b"]): r for r in rows}
+    measures = list(spec["measures"])
+    table = []
+    for i, a in enumerate(measures):
+        for b in measures[i + 1 :]:
+            row = computed.get((a, b)) or computed.get((b, a))
+            if row is None:
+                why = "; ".join(unscored[m] for m in (a, b) if m in unscored)
+                row = {"measure_a": a, "measure_b": b, "computable": False}
+                row["reason"] = why
+                record["text"].append(
+                    {"about": f"{a} ~ {b}", "text": f"not computable ({why})"}
+                )
+            table.append(row)
+    record["spec"] = dict(spec)
+    record["unscored"] = dict(unscored)
+    write_tsv(table, columns, out_tsv)
+    write_json(record, out_json)
+    log.info("%s: not computable for %s", spec["id"], ", ".join(unscored))
+    return record
+
+
+def failure_reason(exc: BaseException) -> str:
+    """Why an analysis could not be computed, from the error it raised.
+
+    Our own errors (:class:`~stecflow.core.errors.StecflowError`, e.g. a
+    statistics function's :class:`~stecflow.stats._common.StatsInputError`) and
+    value errors say it themselves; anything else is named with its type.
+
+    >>> failure_reason(ValueError("fewer than 2 systems"))
+    'fewer than 2 systems'
+    >>> failure_reason(ZeroDivisionError("division by zero"))
+    'ZeroDivisionError: division by zero'
+    """
+    from stecflow.core.errors import StecflowError
+
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    if isinstance(exc, StecflowError | ValueError):
+        return text
+    return f"{type(exc).__name__}: {text}"
+
+
+def not_computable_rows(spec: Mapping[str, Any], reason: str) -> list[dict[str, Any]]:
+    """The table of an analysis that could not be computed: why, in the columns
+    the report reads for its test (``computable`` false, ``reason``).
+
+    One row per pair of measures for correlations (each cell of the matrix
+    says why), one row of the first factor's effect otherwise.
+
+    Examples
+    --------
+    >>> not_computable_rows({"test": "kruskal", "factors": ["system"]}, "no data")
+    [{'source': 'system', 'computable': False, 'reason': 'no data'}]
+    >>> [(r["measure_a"], r["measure_b"]) for r in not_computable_rows(
+    ...     {"test": "correlations", "measures": ["dice", "masi", "se"]}, "x")]
+    [('dice', 'masi'), ('dice', 'se'), ('masi', 'se')]
+    """
+    test = spec.get("test")
+    measures = list(spec.get("measures") or [])
+    if spec.get("measure"):
+        measures = [spec["measure"], *measures]
+    factors = list(spec.get("factors") or [])
+    status = {"computable": False, "reason": reason}
+    if test == "correlations":
+        pairs = [
+            {"measure_a": a, "measure_b": b}
+            for i, a in enumerate(measures)
+            for b in measures[i + 1 :]
+        ]
+        return [{**p, **status} for p in pairs or [{"measure_a": "", "measure_b": ""}]]
+    if test == "tukey":
+        return [{"system": "", "letters": "", **status}]
+    if test == "ttest":
+        return [{"level_a": "", "level_b": "", **status}]
+    if test == "property_means":
+        first = factors[0] if factors else ""
+        return [
+            {"factor": first, "level": "", "measure": m, **status}
+            for m in measures or [""]
+        ]
+    if test == "preference":
+        return [{"system": "", **status}]
+    return [{"source": factors[0] if factors else "system", **status}]
+
+
+def write_not_computable(
+    spec: Mapping[str, Any],
+    reason: str,
+    systems_path: str | Path,
+    out_tsv: str | Path,
+    out_json: str | Path,
+    *,
+    alpha: float = 0.05,
+) -> dict[str, Any]:
+    """Write the table and record of an analysis that could not be computed.
+
+    The table is :func:`not_computable_rows`; the record has the spec, the
+    systems that would have entered, ``computable`` false, the ``reason`` and
+    a text line ``not computable (<reason>)`` (what the report shows of the
+    analyses it has no table for).
+    """
+    try:
+        systems = sorted(
+            {str(label) for (label,) in iter_tsv_columns(systems_path, ("label",))}
+        )
+    except Exception:  # noqa: BLE001 (the reason is the analysis's, not this)
+        systems = []
+    rows = not_computable_rows(spec, reason)
+    about = [_about(row) if "measure_a" in row else spec["id"] for row in rows]
+    record = {
+        "id": spec["id"],
+        "test": spec["test"],
+        "alpha": alpha,
+        "spec": dict(spec),
+        "settings": {},
+        "computable": False,
+        "reason": reason,
+        "systems": systems,
+        "judgments": {},
+        "awaiting_responses": [],
+        "text": [
+            {"about": a, "text": f"not computable ({reason})"}
+            for a in dict.fromkeys(about)
+        ],
+    }
+    write_tsv(rows, list(rows[0]), out_tsv)
+    write_json(record, out_json)
+    log.info("%s: not computable: %s", spec["id"], reason)
     return record
 
 
