@@ -187,3 +187,26 @@ def test_cli_validate_follows_the_workflows_rule_for_linked_folders(
         "| alpha/again/system.yaml | 2 | system | says the text 'sys1' but the"
         " folder is named 'again'; make them the same |"
     ) in out
+
+
+def test_a_late_copy_of_outputs_already_in_gets_a_warning(tiny_campaign, tmp_path):
+    """The same outputs file submitted again (a late resubmission without
+    supersedes): both submissions are told, the late one says so."""
+    copy_system(tiny_campaign, "alpha", "sys1", "alpha", "sys1-late", primary="false")
+    meta = tiny_campaign / "submissions" / "alpha" / "sys1-late" / "system.yaml"
+    meta.write_text(meta.read_text() + "late: true\n")
+    pairs = [("alpha", "sys1"), ("alpha", "sys1-late"), ("beta", "sys2")]
+    _, records = summary_of(tiny_campaign, tmp_path, pairs)
+    assert records[("alpha", "sys1-late")]["late"] is True
+    [(file, field, message)] = codes(
+        records[("alpha", "sys1-late")], "identical_outputs"
+    )
+    assert (file, field) == ("alpha/sys1-late", None)
+    assert message == (
+        "the outputs are byte for byte those of alpha/sys1 (this one is late): the"
+        " same file submitted twice? If this system corrects another, say so with"
+        " supersedes in system.yaml; otherwise send this system's own outputs"
+    )
+    [(_, _, message)] = codes(records[("alpha", "sys1")], "identical_outputs")
+    assert message.startswith("the outputs are byte for byte those of alpha/sys1-late:")
+    assert codes(records[("beta", "sys2")], "identical_outputs") == []

@@ -52,8 +52,9 @@ def _campaign_problems(
     records: Sequence[Mapping[str, Any]],
 ) -> dict[tuple[str, str], list[Problem]]:
     """``(team, system)`` -> the problems only the records read together show:
-    :func:`_supersession_problems`, then two primary systems of one team and
-    team or system folder names equal but for case (warnings)."""
+    :func:`_supersession_problems`, then two primary systems of one team,
+    team or system folder names equal but for case, and byte-identical outputs
+    files of two submissions (warnings)."""
     out = _supersession_problems(records)
 
     def warn(key: tuple[str, str], code: str, message: str, field: Any) -> None:
@@ -117,6 +118,36 @@ def _campaign_problems(
                         f"the system folders {said}{clash}",
                         None,
                     )
+    # the same outputs file twice: a late resubmission of a system already in
+    # (without supersedes), or a file sent into the wrong folder
+    by_outputs: dict[tuple[tuple[str, str], ...], list[tuple[str, str]]] = {}
+    for record in records:
+        outputs = tuple(
+            sorted(
+                (name, digest)
+                for name, digest in (record.get("checksums") or {}).items()
+                if name != "system.yaml" and digest
+            )
+        )
+        if outputs:
+            key = (record["team"], record["system"])
+            by_outputs.setdefault(outputs, []).append(key)
+    for same in by_outputs.values():
+        if len(same) < 2:
+            continue
+        for key in sorted(same):
+            late = {(r["team"], r["system"]) for r in records if r.get("late")}
+            others = ", ".join(f"{t}/{s}" for t, s in sorted(same) if (t, s) != key)
+            warn(
+                key,
+                "identical_outputs",
+                f"the outputs are byte for byte those of {others}"
+                + (" (this one is late)" if key in late else "")
+                + ": the same file submitted twice? If this system corrects"
+                " another, say so with supersedes in system.yaml; otherwise send"
+                " this system's own outputs",
+                None,
+            )
     return out
 
 
