@@ -79,9 +79,12 @@ include: "workflow/rules/report.smk"
 include: "workflow/rules/release.smk"
 
 
-# A run (not a dry run) claims the results folder for this campaign.
+# A run (not a dry run) claims the results folder for this campaign, and removes
+# the results of submissions taken out of the submissions folder since the last.
 onstart:
     campaign.claim_results(RESULTS, config["campaign"]["id"])
+    for gone in campaign.prune_removed_submissions(RESULTS, SUBMISSIONS):
+        logger.info(f"removed the results of {gone} (no longer in the submissions)")
 
 
 rule all:

@@ -28,6 +28,7 @@ __all__ = [
     "Discovery",
     "check_config",
     "check_tasks",
+    "prune_removed_submissions",
     "check_config_files",
     "check_results_owner",
     "read_config_file",
@@ -691,6 +692,51 @@ def claim_results(results: str | Path, campaign_id: str) -> None:
     if not owner_file.is_file():
         owner_file.parent.mkdir(parents=True, exist_ok=True)
         owner_file.write_text(f"{campaign_id}\n", encoding="utf-8")
+
+
+#: The per-submission outputs of the workflow (``check_submission``), by folder
+#: under the results and suffix.
+SUBMISSION_OUTPUTS = (
+    ("validation", ".json"),
+    ("validation", ".md"),
+    ("scores/items", ".tsv"),
+    ("scores/systems", ".json"),
+    ("logs/check_submission", ".log"),
+)
+
+
+def prune_removed_submissions(
+    results: str | Path, submissions: Sequence[tuple[str, str]]
+) -> list[str]:
+    """Remove the per-submission results of submissions no longer in the
+    submissions folder, and their team folders once empty.
+
+    A submission taken out (withdrawn, moved, renamed) leaves nothing behind:
+    no validation record or score file a reader of ``results/`` could take for
+    part of the campaign. Only the files the workflow writes per submission
+    (:data:`SUBMISSION_OUTPUTS`) are touched.
+
+    Returns
+    -------
+    list of str
+        ``team/system`` of every submission whose results were removed, sorted.
+    """
+    results = Path(results)
+    keep = {f"{team}/{system}" for team, system in submissions}
+    removed: set[str] = set()
+    for folder, suffix in SUBMISSION_OUTPUTS:
+        base = results / folder
+        if not base.is_dir():
+            continue
+        for path in sorted(base.glob(f"*/*{suffix}")):
+            name = f"{path.parent.name}/{path.name[: -len(suffix)]}"
+            if name not in keep and path.is_file() and not path.is_symlink():
+                path.unlink()
+                removed.add(name)
+        for team in sorted(p for p in base.iterdir() if p.is_dir()):
+            if not any(team.iterdir()):
+                team.rmdir()
+    return sorted(removed)
 
 
 def load_testset(path: str | Path, data_format: str = "tuna") -> list[Item]:

@@ -162,6 +162,19 @@ def test_new_submission_reruns_only_its_jobs(tiny_campaign):
     assert ("delta", "late1", "accepted", "true") in [
         (r["team"], r["system"], r["status"], r["late"]) for r in rows
     ]
+    # taken out again: its results go too, and nothing else is run again
+    shutil.rmtree(tiny_campaign / "submissions" / "delta")
+    snakemake(tiny_campaign)
+    results = tiny_campaign / "results"
+    left = [
+        p.relative_to(results)
+        for folder in ("validation", "scores/items", "scores/systems")
+        for p in (results / folder).rglob("*")
+        if "delta" in p.parts
+    ]
+    assert left == []
+    rows = read_tsv(results / "validation" / "summary.tsv")
+    assert "delta" not in {r["team"] for r in rows}
 
 
 def test_late_submission_leaves_the_statistics_alone(tiny_campaign):
