@@ -62,6 +62,11 @@ BENCHMARKS: dict[str, tuple[list[str], list[str]]] = {
         ["--cases", "100", "--seed", "13"],
     ),
     "server_load": (["--participants", "200"], ["--participants", "20"]),
+    # waitress and the former wsgiref server (wsgiref_server.py) behind nginx
+    "server_stack": (
+        ["--participants", "500", "--trials-per-participant", "102", "--kills", "5"],
+        ["--participants", "20", "--trials-per-participant", "10", "--kills", "1"],
+    ),
     "aggregates": (
         ["--submissions", "1000", "--rounds", "3"],
         ["--submissions", "6", "--rounds", "1"],
