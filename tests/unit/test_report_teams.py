@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 
 from stecflow.core.io import read_tsv
-from stecflow.data.model import Output, Reference, attribute_set
+from stecflow.data.model import Domain, Item, Output, Reference, attribute_set
 from stecflow.release.archive import released_outputs
 from stecflow.report import render_report, teams
 from stecflow.report.formatting import system_anchor
@@ -484,3 +484,67 @@ def test_competition_ranks_by_bisection_equal_the_definition():
                 for v in values
             ]
             assert ranks_of(values, higher) == expected
+
+
+# -- many references: the closest few, then a count ---------------------------
+
+
+def test_an_item_of_150_references_shows_the_closest_few():
+    references = tuple(
+        Reference(word_string=f"the chair number {n}", id=f"r{n:03d}")
+        for n in range(1, 151)
+    )
+    item = Item("t1", Domain(()), "furniture", references=references)
+    texts = teams._reference_texts(item, (("word_string", "words"),), {})
+    assert len(texts) == 150
+    info = MetricInfo("dice", "dice", "Dice", "Dice", "set", "item", True)
+    # the output's Dice against each reference: r150 closest, r001 farthest;
+    # r075 has no score of its own (listed after the scored ones)
+    closeness = {f"r{n:03d}": n / 150 for n in range(1, 151) if n != 75}
+    text, more = teams.reference_cell(texts, closeness, info)
+    lines = text.split("\n")
+    assert len(lines) == teams.SHOWN_REFERENCES + 1 <= 6
+    assert more == 150 - teams.SHOWN_REFERENCES
+    assert lines[-1] == f"… and {more} more"
+    assert lines[:2] == [
+        "r150 (1.00): the chair number 150",
+        "r149 (0.99): the chair number 149",
+    ]
+    # lower is better: the lowest first
+    lower = MetricInfo("se", "se", "SE", "SE", "set", "item", False)
+    first = teams.reference_cell(texts, closeness, lower)[0].split("\n")[0]
+    assert first == "r001 (0.01): the chair number 1"
+    # without scores per reference: the first in test-set order, no scores
+    plain = teams.reference_cell(texts)[0].split("\n")
+    assert plain[:2] == ["r001: the chair number 1", "r002: the chair number 2"]
+    assert plain[-1] == "… and 145 more"
+    # few references: all, in test-set order, without scores
+    assert teams.reference_cell(texts[:3], closeness, info) == (
+        "r001: the chair number 1\nr002: the chair number 2\nr003: the chair number 3",
+        0,
+    )
+
+
+def test_items_show_their_closest_references_with_a_pointer(
+    campaign, tmp_path, monkeypatch
+):
+    # the tiny campaign's items have two references: show one of them
+    alpha = alpha_part(
+        campaign, tmp_path / "index.html", monkeypatch, SHOWN_REFERENCES=1
+    )
+    rows = grid_rows(alpha, "All 4 items of alpha/sys1, worst first.")
+    table = next(
+        p for p in campaign["item_scores"] if p.parts[-2:] == ("alpha", "sys1.tsv")
+    )
+    se = {
+        (r["item"], r["reference"]): float(r["value"])
+        for r in read_tsv(table)
+        if r["metric"] == "se" and r["reference"] != "*"
+    }
+    for row in rows:
+        cell = row[3].split("\n")
+        assert len(cell) == 2 and cell[1] == "… and 1 more", row
+        closest = min(("HUMAN-1", "HUMAN-2"), key=lambda ref: se[(row[0], ref)])
+        assert cell[0].startswith(f"{closest} ({se[(row[0], closest)]:.2f}): "), row
+    assert "An item lists at most 1 of its references: those closest to the" in alpha
+    assert "<code>scores/items/alpha/sys1.tsv</code>" in alpha

@@ -11,6 +11,9 @@ import math
 import re
 from typing import Any
 
+# the LaTeX escaping lives in stecflow.report.latex; kept here for its callers
+from stecflow.report.latex import latex_escape
+
 __all__ = [
     "DASH",
     "fixed",
@@ -120,43 +123,3 @@ def p_text(p: float | None, digits: int = 3) -> str:
     if cell == DASH:
         return "p = n/a"
     return f"p {cell}" if cell.startswith("<") else f"p = {cell}"
-
-
-_LATEX_SPECIAL = {
-    "\\": r"\textbackslash{}",
-    "&": r"\&",
-    "%": r"\%",
-    "$": r"\$",
-    "#": r"\#",
-    "_": r"\_",
-    "{": r"\{",
-    "}": r"\}",
-    "~": r"\textasciitilde{}",
-    "^": r"\textasciicircum{}",
-    "<": r"\textless{}",
-    ">": r"\textgreater{}",
-    "|": r"\textbar{}",
-    "†": r"\textdagger{}",
-    "‡": r"\textdaggerdbl{}",
-    "–": "--",
-    "—": "---",
-    "−": "-",
-    "×": r"$\times$",
-    "χ": r"$\chi$",
-    "²": r"\textsuperscript{2}",
-    "η": r"$\eta$",
-    "α": r"$\alpha$",
-    "±": r"$\pm$",
-    "≤": r"$\leq$",
-}
-
-
-def latex_escape(text: str) -> str:
-    r"""Escape *text* for LaTeX (text mode), mapping the report's symbols.
-
-    Examples
-    --------
-    >>> latex_escape("a_b & 50% † –")
-    'a\\_b \\& 50\\% \\textdagger{} --'
-    """
-    return "".join(_LATEX_SPECIAL.get(char, char) for char in text)

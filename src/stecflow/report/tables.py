@@ -18,7 +18,8 @@ from functools import cached_property
 from urllib.parse import quote
 
 from stecflow.core.io import FREE_TEXT_COLUMNS, neutralise_formula
-from stecflow.report.formatting import DASH, latex_escape
+from stecflow.report.formatting import DASH
+from stecflow.report.latex import latex_escape, latex_needs
 
 __all__ = [
     "BEST_NOTE",
@@ -574,6 +575,8 @@ class Table:
         lines.append(rf"\caption{{{caption}}}")
         lines.append(rf"\label{{tab:{self.id}}}")
         lines.append(r"\end{table}")
+        # what the table needs beyond booktabs (T1, xelatex), after its first line
+        lines[1:1] = ["% " + need for need in latex_needs("\n".join(lines))]
         return "\n".join(lines) + "\n"
 
     # -- plain text -----------------------------------------------------------

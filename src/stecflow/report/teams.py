@@ -13,7 +13,11 @@ For each submission the section "Submissions" of the report shows
   items first by the primary metric (the report's ranking metric, or the first
   metric the submission has item scores for); the first :data:`SHOWN_ITEMS`
   shown, the rest (up to :data:`MAX_ITEMS` in all, fewer when many submissions
-  share :data:`ITEM_ROWS`: :func:`item_limit`) in a collapsed block.
+  share :data:`ITEM_ROWS`: :func:`item_limit`) in a collapsed block. An item
+  lists at most :data:`SHOWN_REFERENCES` references (:func:`reference_cell`):
+  when it has more, those closest to the output by the primary metric (its
+  rows per reference in the item table), then how many more there are; every
+  reference is in the test set, and its score in the item table.
 
 Each submission's part starts with a heading whose id is
 :func:`stecflow.report.formatting.system_anchor`, which the score tables link
@@ -45,17 +49,19 @@ from stecflow.report.context import (
     subset_title,
 )
 from stecflow.report.formatting import DASH, fixed, parse_float, system_anchor
-from stecflow.report.inputs import PathLike, SystemEntry
+from stecflow.report.inputs import MetricInfo, PathLike, SystemEntry
 from stecflow.report.presentation import score_text
 
 __all__ = [
     "ITEM_ROWS",
     "MAX_ITEMS",
     "SHOWN_ITEMS",
+    "SHOWN_REFERENCES",
     "competition_ranks",
     "ItemScores",
     "read_item_scores",
     "read_items",
+    "reference_cell",
     "status_text",
     "teams_section",
 ]
@@ -68,6 +74,9 @@ MAX_ITEMS = 500
 #: items per submission (at least :data:`SHOWN_ITEMS`), so the one report stays
 #: small enough to open (1,000 submissions x 112 items would be 112,000 rows).
 ITEM_ROWS = 20_000
+#: References listed per item at most (an item of the b5-ref corpus has ~150):
+#: the closest to the output by the primary metric, then "… and N more".
+SHOWN_REFERENCES = 5
 #: Problems listed per kind (errors, warnings) in a submission's part.
 SHOWN_PROBLEMS = 5
 
@@ -119,6 +128,24 @@ class ItemScores(Mapping[Key, dict[str, dict[str, "float | None"]]]):
         for item, metric, value in rows:
             items.setdefault(item, {})[metric] = parse_float(value)
         return items
+
+    def read_references(
+        self, key: Key, metric: str, items: Collection[str]
+    ) -> dict[str, dict[str, float | None]]:
+        """Item -> reference ID -> the submission's score against that reference
+        alone, on *metric*, of the *items* (none for a metric scored over all
+        references only)."""
+        out: dict[str, dict[str, float | None]] = {}
+        wanted = frozenset(items)
+        rows = iter_tsv_columns(
+            self._paths[key],
+            ("item", "reference", "value"),
+            among=("metric", (metric,)),
+        )
+        for item, reference, value in rows:
+            if reference != "*" and item in wanted and reference is not None:
+                out.setdefault(item, {})[reference] = parse_float(value)
+        return out
 
     def __contains__(self, key: object) -> bool:  # without reading the table
         return key in self._paths
@@ -350,6 +377,9 @@ def _item_metrics(ctx: Context, primary: str, scores: Mapping[str, Any]) -> list
     ]
 
 
+#: item ID -> reference ID -> an output's score against that reference alone
+ReferenceScores = Mapping[str, Mapping[str, "float | None"]]
+
 #: (item ID, fields) -> what :func:`_reference_texts` made of the item
 ReferenceTexts = dict[tuple[str, tuple[tuple[str, str], ...]], list[tuple[str, str]]]
 
@@ -381,6 +411,61 @@ def item_limit(n_submissions: int) -> int:
     return max(SHOWN_ITEMS, min(MAX_ITEMS, share))
 
 
+def reference_cell(
+    references: Sequence[tuple[str, str]],
+    closeness: Mapping[str, float | None] | None = None,
+    info: MetricInfo | None = None,
+    limit: int | None = None,
+) -> tuple[str, int]:
+    """An item's references cell, and how many references it leaves out.
+
+    *references* are ``(reference ID, "ID: what it says")`` in test-set order,
+    all shown when they are *limit* or fewer. Of more, *limit* are shown: given
+    the output's score against each reference alone (*closeness*, on *info*'s
+    metric), the closest first, each with that score (``ID (0.75): ...``);
+    otherwise the first in test-set order. A last line counts the others.
+    *limit* is :data:`SHOWN_REFERENCES` unless given.
+
+    Examples
+    --------
+    >>> refs = [(f"r{n}", f"r{n}: text {n}") for n in range(1, 8)]
+    >>> print(reference_cell(refs, limit=2)[0])
+    r1: text 1
+    r2: text 2
+    … and 5 more
+    >>> info = MetricInfo("dice", "dice", "Dice", "Dice", "set", "item", True)
+    >>> text, more = reference_cell(refs, {"r3": 0.5, "r6": 0.9}, info, limit=2)
+    >>> print(text)
+    r6 (0.90): text 6
+    r3 (0.50): text 3
+    … and 5 more
+    >>> more
+    5
+    """
+    limit = SHOWN_REFERENCES if limit is None else limit
+    if len(references) <= limit:
+        return "\n".join(text for _, text in references) or DASH, 0
+    lines = []
+    if closeness and info is not None:
+        sign = -1.0 if info.higher_is_better else 1.0
+
+        def distance(n: int) -> tuple[int, float, int]:
+            value = closeness.get(references[n][0])
+            return (1, 0.0, n) if value is None else (0, sign * value, n)
+
+        for n in sorted(range(len(references)), key=distance)[:limit]:
+            ref_id, text = references[n]
+            value = closeness.get(ref_id)
+            if value is not None:
+                score = fixed(info.show(value), info.digits)
+                text = f"{ref_id} ({score}):" + text.removeprefix(f"{ref_id}:")
+            lines.append(text)
+    else:
+        lines = [text for _, text in references[:limit]]
+    more = len(references) - limit
+    return "\n".join([*lines, f"… and {more} more"]), more
+
+
 def _item_blocks(
     ctx: Context,
     entry: SystemEntry,
@@ -390,9 +475,12 @@ def _item_blocks(
     outputs: Callable[[Collection[str]], Sequence[Output]] | None,
     limit: int | None = None,
     references: ReferenceTexts | None = None,
+    reference_scores: Callable[[str, Collection[str]], ReferenceScores] | None = None,
 ) -> list[Block]:
     """Its items, worst first; *outputs* gives the outputs of the items listed
-    (None: the outputs are not shown)."""
+    (None: the outputs are not shown); *reference_scores* (metric, item IDs) the
+    scores against each reference alone (:meth:`ItemScores.read_references`),
+    to show the closest of an item's many references (:func:`reference_cell`)."""
     primary = _primary_metric(ctx, scores)
     info = ctx.metric(primary) if primary is not None else None
     metrics = _item_metrics(ctx, primary, scores) if primary is not None else []
@@ -417,6 +505,23 @@ def _item_blocks(
     listed = scored[: max(limit, SHOWN_ITEMS)]  # the worst items, up to the limit
     found = outputs([item.id for item in listed]) if outputs is not None else ()
     by_id = {o.item_id: o for o in found}
+    ref_lists = {
+        item.id: [
+            (ref_id, text)
+            for ref_id, text in _reference_texts(item, fields, references)
+            if ref_id != exclude
+        ]
+        for item in listed
+    }
+    crowded = [i for i, refs in ref_lists.items() if len(refs) > SHOWN_REFERENCES]
+    # the closest references by the first shown metric scored per reference
+    close_by: MetricInfo | None = None
+    closeness: ReferenceScores = {}
+    for metric in metrics if crowded and reference_scores is not None else ():
+        closeness = reference_scores(metric, crowded)
+        if closeness:
+            close_by = ctx.metric(metric)
+            break
     rows = []
     for item in listed:
         row = [_cell(item.id)]
@@ -425,12 +530,8 @@ def _item_blocks(
             for name, _ in fields:
                 text = _field_text(output, name) if output is not None else None
                 row.append(_cell(DASH if text is None else text, classes="t"))
-        refs = [
-            text
-            for ref_id, text in _reference_texts(item, fields, references)
-            if ref_id != exclude
-        ]
-        row.append(_cell("\n".join(refs) or DASH, classes="t refs"))
+        refs, _ = reference_cell(ref_lists[item.id], closeness.get(item.id), close_by)
+        row.append(_cell(refs, classes="t refs"))
         for metric in metrics:
             shown = ctx.metric(metric).show(scores.get(item.id, {}).get(metric))
             row.append(_cell(fixed(shown, ctx.metric(metric).digits), classes="n"))
@@ -457,6 +558,23 @@ def _item_blocks(
                 )
             )
         ]
+    if crowded:
+        where = f"scores/items/{entry.team}/{entry.system}.tsv"
+        blocks.append(
+            paragraph(
+                f"An item lists at most {SHOWN_REFERENCES} of its references: "
+                + (
+                    f"those closest to the output by {close_by.display_name}"
+                    " (its score against each reference alone in brackets)"
+                    if close_by is not None
+                    else "the first in the test set"
+                )
+                + ", then how many more it has. All of an item's references are"
+                " in the test set, and the output's score against each in ",
+                {"code": where, "text": where},
+                " (the rows of its reference ID).",
+            )
+        )
     if outputs is None:
         consented = bool(((record or {}).get("metadata") or {}).get("release_consent"))
         blocks.append(
@@ -547,6 +665,16 @@ def _scores_of(
     return scores if _primary_metric(ctx, scores) == ranking_metric(ctx) else read(key)
 
 
+def _reference_scores_of(
+    item_scores: Mapping[Key, Any], key: Key
+) -> Callable[[str, Collection[str]], ReferenceScores] | None:
+    """How to read a submission's scores per reference (None: not at hand)."""
+    read = getattr(item_scores, "read_references", None)
+    if read is None or key not in item_scores:
+        return None
+    return partial(read, key)
+
+
 def teams_section(
     ctx: Context,
     items: Sequence[Item],
@@ -608,5 +736,6 @@ def teams_section(
             _outputs_of(outputs, key),
             item_limit(len(keys)),
             references,
+            _reference_scores_of(item_scores, key),
         )
     return blocks
