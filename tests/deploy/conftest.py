@@ -9,4 +9,3 @@ from __future__ import annotations
 # one headless chromium for the session, shared with the browser tests (skips,
 # saying what to install, without chromium or playwright)
 from tests.browser.conftest import browser  # noqa: F401
-
