@@ -249,14 +249,23 @@ def test_datasheet_answers_the_power_question(tmp_path):
         (int(r["participants"]), r["test"]): float(r["power"])
         for r in power["rating"]["rows"]
     }
-    line = next(x for x in text.splitlines() if "3.2.1 Power analysis" in x)
+    # HEDS 3.0 3.1.3.1-3.1.3.3: the method, the power, the code
+    method, line, code = (
+        next(x for x in text.splitlines() if x.startswith(f"- **{q} "))
+        for q in ("3.1.3.1", "3.1.3.2", "3.1.3.3")
+    )
     assert f"anova (3: {rows[(3, 'anova')]:.2f}, 6: {rows[(6, 'anova')]:.2f};" in line
-    assert "10 simulated studies per participant number, alpha 0.05" in line
+    assert "10 simulated studies per participant number" in method
+    assert "alpha 0.05" in method
+    assert "`power/rating.json`" in code
     # 32 trials (30 + 2 practice) x 3.5 s + 120 s = 232 s.
     assert "Session duration median 3.9 min" in line
     del study["power"]
     text = datasheet({"campaign": {"title": "T", "tasks": ["end_to_end"]}}, [study])
-    assert "3.2.1 Power analysis:** none recorded (*to complete*)." in text
+    assert (
+        "3.1.3.1 Method of statistical power analysis:** None run by stecflow" in text
+    )
+    assert "3.1.3.2 Statistical power of the sample:** N/A" in text
 
 
 def test_schema_accepts_the_power_keys_and_refuses_unknown_ones():

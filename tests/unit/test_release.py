@@ -298,7 +298,8 @@ def test_datasheet_and_citation(inputs, tmp_path):
         citation = archive.read("CITATION.cff").decode()
         datasheet = archive.read("DATASHEET.md").decode()
     assert "cff-version: 1.2.0" in citation and 'license: "CC-BY-4.0"' in citation
-    assert "Human Evaluation Datasheet" in datasheet and "5.1 Approval" in datasheet
+    assert "Human Evaluation Datasheet" in datasheet
+    assert "5.1 Ethics approval" in datasheet
 
 
 def test_outside_text_in_released_tables_is_safe_and_unchanged(inputs, tmp_path):

@@ -409,18 +409,24 @@ def test_datasheet_counts_control_trials_and_quotes_the_studys_wording(tmp_path)
     (web / "stimuli.json").write_text(json.dumps({"texts": texts}), encoding="utf-8")
     design["texts"] = study_texts([web, web.parent / "dmdx"])["rating"]
     sheet = datasheet(config, [design])
-    assert (
-        "4.1 Quality criteria:** Adequacy: “この説明はどのくらい明確ですか。”"
-        " (from “明確でない” to “とても明確”) and Fluency: “この説明はどのくらい"
-        "自然ですか。” (from “自然でない” to “とても自然”), each on a slider" in sheet
-    )
+    assert "6 test trials, 3 of them control trials (attention checks)" in sheet
+    # HEDS 3.0 4.3.7, once per criterion (Adequacy, then Fluency)
+    assert [x for x in sheet.splitlines() if x.startswith("- **4.3.7 ")] == [
+        "- **4.3.7 Verbatim question, prompt or instruction:** “この説明はどのくらい"
+        "明確ですか。” (left end “明確でない”, right end “とても明確”)",
+        "- **4.3.7 Verbatim question, prompt or instruction:** “この説明はどのくらい"
+        "自然ですか。” (left end “自然でない”, right end “とても自然”)",
+    ]
     # a string the config replaces
     config = copy.deepcopy(config)
     config["studies"][0]["experiment"] = {
         "strings": {"adequacy_question": "Can you find the picture from this?"}
     }
     sheet = datasheet(config, [design])
-    assert "Adequacy: “Can you find the picture from this?” (from “明確でない”" in sheet
+    assert (
+        "4.3.7 Verbatim question, prompt or instruction:** “Can you find the"
+        " picture from this?” (left end “明確でない”" in sheet
+    )
 
 
 def test_datasheet_quotes_a_text_studys_criteria():
@@ -466,9 +472,24 @@ def test_datasheet_quotes_a_text_studys_criteria():
         )
     )
     sheet = datasheet(config, [study])
+    # one HEDS 3.0 Section 4 per criterion, in the config's order
+    blocks = sheet.split("### 4. Quality criterion ")[1:]
+    assert [b.split("\n", 1)[0] for b in blocks] == [
+        "1 of 2: fluency (`quality`)",
+        "2 of 2: faithful (`quality`)",
+    ]
+    fluency, faithful = blocks
+    assert "4.3.3 Size of the scale or rating instrument:** 7." in fluency
+    assert "4.3.4 Possible values of the scale:** 1–7 (“not at all” to" in fluency
+    assert "4.3.5 How the scale is presented:** Multiple-choice options" in fluency
     assert (
-        "4.1 Quality criteria:** text_rating: fluency: “How fluent is the text?”"
-        " (Likert 1–7, from “not at all” to “perfectly”); faithful: “Does it say only"
-        " what the data say?” (slider 0–100 without numbers, from “no” to “yes”)."
-        in sheet
+        "4.3.7 Verbatim question, prompt or instruction:** “How fluent is the"
+        " text?”" in fluency
     )
+    assert "4.3.3 Size of the scale or rating instrument:** 101." in faithful
+    assert (
+        "4.3.4 Possible values of the scale:** 0–100 (the slider's position)"
+        " (left end “no”, right end “yes”)" in faithful
+    )
+    assert "4.3.5 How the scale is presented:** Slider" in faithful
+    assert "“Does it say only what the data say?”" in faithful

@@ -410,23 +410,46 @@ def test_datasheet_reports_what_was_collected(campaign, tmp_path, monkeypatch):
         " L01 8, L02 4, L04 4)." in sheet
     )
     assert "1 participant(s) excluded (by rule: attention 1), 4 test trials" in sheet
-    assert "designed: 4 test items" in sheet and "24 trials in 6 lists" in sheet
+    assert "4 test items, 24 test trials over 2 systems" in sheet
+    assert "in 6 lists (designed)" in sheet
     # the task from the registry, the language from the config
     assert "2.3 Task:** end_to_end: end-to-end generation" in sheet
-    assert "2.4 Language:** English." in sheet
+    assert "2.4 Language(s) of the inputs:** English." in sheet
     assert "interface language English" in sheet
-    # what the config knows is filled in: only the preamble and the power
-    # analysis (none in the campaign: the organisers may have made one elsewhere)
-    # name *to complete*
-    assert sheet.count("*to complete*") == 2
-    assert "3.2.1 Power analysis:** none recorded (*to complete*)." in sheet
-    assert "3.2.5 Evaluator type, selection, training, characteristics:** Paid" in sheet
+    # the paper, the authors and the evaluators from the release section
+    assert "1.1.1 Main reference:** The main paper reporting the experiment is" in sheet
+    assert "1.3.2.2 Affiliation of the contact author:** Univ." in sheet
+    assert (
+        "3.2.1 Number of evaluators:** 3 evaluator(s) whose judgments enter the"
+        " results (4 took part, 1 excluded" in sheet
+    )
+    assert "3.2.3 Recruitment:** the organisers' description: Paid crowd" in sheet
+    # what only the organisers know: the emails, the evaluators' expertise, pay
+    # and relation to the authors, preregistration, the power analysis (none in
+    # the campaign), the standardised criterion names, the questionnaire's
+    # special category data and an impact assessment; and the preamble's
+    to_complete = [x for x in sheet.splitlines() if "*to complete*" in x]
+    assert [x.split("**")[1] for x in to_complete[1:]] == [
+        "1.3.1.3 Email address of the person completing this sheet:",
+        "1.3.2.3 Email address of the contact author:",
+        "3.1.3.1 Method of statistical power analysis:",
+        "3.2.2.1 Domain experts:",
+        "3.2.2.2 Payment:",
+        "3.2.2.3 Evaluators previously known to the authors:",
+        "3.2.2.4 Researchers among the evaluators:",
+        "3.3.1 Preregistration:",
+        "4.3.1.2 Standardised name of the criterion:",
+        "4.3.1.2 Standardised name of the criterion:",
+        "5.3 Special category data:",
+        "5.4 Impact assessment:",
+    ]
+    assert "3.1.3.2 Statistical power of the sample:** N/A" in sheet
+    assert "5.1 Ethics approval:** Approved by the faculty board" in sheet
     campaign[0]["release"]["ethics"] = None
     build(campaign, tmp_path / "b.zip", monkeypatch)
     sheet = entries(tmp_path / "b.zip")["DATASHEET.md"].decode()
-    assert (
-        sheet.count("*to complete*") == 3 and "5.1 Approval:** *to complete*" in sheet
-    )
+    assert sheet.count("*to complete*") == len(to_complete) + 1
+    assert "5.1 Ethics approval:** *to complete* (release.ethics)" in sheet
 
 
 def test_citation_has_the_configured_date_and_doi(campaign, tmp_path, monkeypatch):

@@ -4,8 +4,9 @@
 campaign: the test set (or a pointer to it), the outputs of the teams that agreed
 to release them (``release_consent: true`` in their ``system.yaml``), the scores,
 the judgments with participants replaced by stable pseudonyms, the statistics, the
-report, the config, a datasheet answering the Human Evaluation Datasheet questions
-from the config and the data, ``CITATION.cff`` and the licence notes, and a
+report, the config, a datasheet answering every question of the Human Evaluation
+Datasheet, HEDS 3.0, from the config and the data (:mod:`stecflow.release.heds`),
+``CITATION.cff`` and the licence notes, and a
 ``MANIFEST.tsv`` with the size and sha256 of every entry.
 
 Rebuilding from the same inputs gives identical bytes: entries are sorted (those
@@ -36,8 +37,12 @@ from typing import Any
 
 from stecflow.core.errors import ConfigError
 from stecflow.core.io import format_tsv, iter_json_records, read_json, read_tsv
+from stecflow.release.heds import (
+    PERSONAL_COLUMNS,
+    _software,
+    datasheet,
+)
 from stecflow.release.privacy import (
-    NO_ANSWER,
     QUESTIONNAIRE_COLUMNS,
     PersonalDataPolicy,
     check_consent,
@@ -90,14 +95,6 @@ LAST_ENTRIES = (
 DEFLATE_LEVEL = 5
 #: Where the archive lists the size and sha256 of its other entries.
 MANIFEST = "MANIFEST.tsv"
-
-#: Judgment columns that identify a person or a session; replaced by pseudonyms
-#: (``external_session``: the crowdsourcing platform's session ID, e.g.
-#: Prolific's SESSION_ID, in the session tables).
-PERSONAL_COLUMNS = ("participant", "session", "subject", "external_session")
-#: The situated task of seed 000 and its study (the datasheet answers differ).
-SITUATED_DIALOGUE = "situated_dialogue"
-SITUATED_STUDY = "situated_identification"
 
 
 def pseudonym(value: str, key: str, prefix: str = "P") -> str:
@@ -344,10 +341,6 @@ def collected_counts(
     return counts
 
 
-#: Interface languages of the web experiment (config ``experiment.language``).
-LANGUAGES = {"en": "English", "ja": "Japanese"}
-
-
 #: An archive entry: its bytes, or a file copied as it is (read when written,
 #: so the archive's largest files are never all in memory at once).
 Entry = bytes | Path
@@ -471,123 +464,6 @@ def finish_release(
         Path(out_manifest).write_bytes(manifest)
 
 
-def _task_lines(tasks: Sequence[str], release: Mapping[str, Any]) -> list[str]:
-    """HEDS 2.1–2.4 from the task registry and the config."""
-    from stecflow.tasks import registry
-
-    language = release.get("language") or "*to complete* (the language of the data)"
-    if list(tasks) == [SITUATED_DIALOGUE]:
-        return [
-            "- **2.1 Input:** a referring expression's place in a situated dialogue:"
-            " the session so far (utterances, actions on the pieces, the mouse cursor)"
-            " and its referent, summarised by the features of Spanger et al. Table 3.",
-            "- **2.2 Output:** situated_dialogue (per expression, the decision to use"
-            " a demonstrative pronoun or not, optionally the expression to show).",
-            "- **2.3 Task:** choice of referring-expression form in situated dialogue.",
-            f"- **2.4 Language:** {language}.",
-        ]
-    inputs, outputs, summaries = [], [], []
-    for name in tasks:
-        try:
-            task = registry.get(name)
-        except Exception:  # noqa: BLE001 — an unknown plug-in: name it only
-            summaries.append(name)
-            continue
-        if task.input and task.input not in inputs:
-            inputs.append(task.input)
-        outputs.append(f"{name} ({', '.join(task.outputs) or 'outputs'})")
-        summaries.append(f"{name}: {task.summary}")
-    return [
-        f"- **2.1 Input:** {'; '.join(inputs) or '*to complete*'}.",
-        f"- **2.2 Output:** {', '.join(outputs) or ', '.join(tasks)}.",
-        f"- **2.3 Task:** {'; '.join(summaries)}.",
-        f"- **2.4 Language:** {language}.",
-    ]
-
-
-def _collected_line(study: Mapping[str, Any]) -> str:
-    """HEDS 3.1.1's counts of what was collected (not what was designed)."""
-    collected = study.get("collected")
-    if not collected:
-        return "  Collected: no judgments yet."
-    lists = collected["lists"]
-    designed = study.get("subjects")
-    per_list = ", ".join(f"{name} {n}" for name, n in lists.items()) or "none"
-    controls = collected.get("controls") or 0
-    line = (
-        f"  Collected: {collected['trials']} test trials"
-        + (
-            f", {controls} of them control trials (attention checks)"
-            f" and {collected['trials'] - controls} of systems"
-            if controls
-            else ""
-        )
-        + f" ({collected['practice']} practice and {collected['fillers']} filler"
-        f" trials besides) from {collected['participants']} participant(s) in"
-        f" {collected['sessions']} session(s); {len(lists)}"
-        + (f" of {designed}" if designed else "")
-        + f" lists run (test trials per list: {per_list})"
-        + ("; the participants are simulated" if collected.get("simulated") else "")
-        + "."
-    )
-    exclusions = collected.get("exclusions")
-    if exclusions is not None:
-        rules = ", ".join(f"{k} {v}" for k, v in exclusions["rules"].items())
-        line += (
-            f" Exclusions (rules declared before collection):"
-            f" {exclusions['participants']} participant(s) excluded"
-            + (f" (by rule: {rules})" if rules else "")
-            + f", {collected['excluded_rows']} test trials left out of the analyses."
-        )
-    else:
-        line += " No exclusion rules were applied."
-    return line
-
-
-def _criteria(study: Mapping[str, Any], config_study: Mapping[str, Any]) -> str:
-    """HEDS 4.1 in the study's own wording: the rating questions and slider ends
-    the participants saw (``texts``: the study document's, in the interface
-    language with ``experiment.strings`` applied; else the config's
-    ``experiment.strings``), a text study's ``criteria`` questions and scales.
-
-    >>> _criteria({"task": "rating", "texts": {
-    ...     "adequacy_question": "Clear?", "adequacy_labels": ["no", "yes"],
-    ...     "fluency_question": "Fluent?", "fluency_labels": ["no", "yes"]}}, {})
-    ... # doctest: +NORMALIZE_WHITESPACE
-    'Adequacy: “Clear?” (from “no” to “yes”) and Fluency: “Fluent?” (from “no” to
-    “yes”), each on a slider mapped to 1–100 with the scale hidden, pointer centred
-    at the start'
-    """
-    task = study.get("task")
-    if task == "rating":
-        texts = dict(study.get("texts") or {})
-        strings = (config_study.get("experiment") or {}).get("strings") or {}
-        parts = []
-        for name, key in (("Adequacy", "adequacy"), ("Fluency", "fluency")):
-            question = strings.get(f"{key}_question") or texts.get(f"{key}_question")
-            labels = list(texts.get(f"{key}_labels") or ())
-            low = strings.get(f"{key}_label_low") or (labels[0] if labels else None)
-            high = strings.get(f"{key}_label_high") or (labels[-1] if labels else None)
-            ends = f" (from “{low}” to “{high}”)" if low and high else ""
-            parts.append(f"{name}: “{question}”{ends}" if question else name)
-        return (
-            " and ".join(parts) + ", each on a slider mapped to 1–100 with the scale"
-            " hidden, pointer centred at the start"
-        )
-    if task == "identification":
-        return (
-            "identification accuracy and identification time (ms)"
-            + (" and reading time (ms)" if study.get("variant") == "read_first" else "")
-            + ": participants click the entity they think is meant"
-        )
-    criteria = config_study.get("criteria") or study.get("criteria")
-    if criteria:
-        return f"{task}: " + "; ".join(
-            _criterion(c, task) if isinstance(c, Mapping) else str(c) for c in criteria
-        )
-    return f"{task} (see the study's design.json and the web experiment)"
-
-
 def study_texts(study_dirs: Sequence[str | Path]) -> dict[str, dict[str, Any]]:
     """Study -> the ``texts`` of its study document (the questions, scale ends
     and instructions its page shows), from the ``web`` folders among
@@ -609,241 +485,6 @@ def study_texts(study_dirs: Sequence[str | Path]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _criterion(criterion: Mapping[str, Any], task: Any) -> str:
-    """One text-study criterion as configured: its question and its scale.
-
-    >>> _criterion({"id": "fluency", "question": "How fluent is it?",
-    ...             "points": 7, "anchors": ["bad", "good"]}, "text_rating")
-    'fluency: “How fluent is it?” (Likert 1–7, from “bad” to “good”)'
-    >>> _criterion({"id": "overall", "question": "Which is better?",
-    ...             "allow_tie": True}, "text_preference")
-    'overall: “Which is better?” (the better of two texts, or no preference)'
-    """
-    name = criterion.get("name", criterion.get("id"))
-    question = criterion.get("question")
-    anchors = [str(a) for a in criterion.get("anchors") or ()]
-    ends = f", from “{anchors[0]}” to “{anchors[-1]}”" if len(anchors) >= 2 else ""
-    if task == "text_preference":
-        scale = "the better of two texts" + (
-            ", or no preference" if criterion.get("allow_tie") else ""
-        )
-    elif criterion.get("scale") == "slider":
-        scale = f"slider 0–100 without numbers{ends}"
-    else:
-        scale = f"Likert 1–{criterion.get('points') or 5}{ends}"
-    return f"{name}: “{question}” ({scale})" if question else f"{name} ({scale})"
-
-
-def _questionnaire_answer(rows: Sequence[Mapping[str, Any]] | None) -> str:
-    """HEDS 3.2.5 from the questionnaire's counts (as released), or nothing.
-
-    >>> _questionnaire_answer([
-    ...     {"field": "d.age", "type": "number", "answer": "18-27", "count": 2},
-    ...     {"field": "d.age", "type": "number", "answer": "(no answer)", "count": 1},
-    ...     {"field": "d.field", "type": "text", "answer": "(answered)", "count": 3},
-    ...     {"field": "d.field", "type": "text", "answer": "(no answer)", "count": 0}])
-    ... # doctest: +NORMALIZE_WHITESPACE
-    ' Characteristics from the questionnaire (3 participant(s) answered; counts
-    per answer): age 18-27 2, (no answer) 1; field free text, answered by 3
-    (not released).'
-    """
-    if rows is None:
-        return ""
-    fields: dict[str, list[Mapping[str, Any]]] = {}
-    for row in rows:
-        fields.setdefault(str(row["field"]), []).append(row)
-    if not fields:
-        return ""
-    respondents = sum(int(r["count"]) for r in next(iter(fields.values())))
-    if not respondents:
-        return " No questionnaire answers were collected."
-    parts = []
-    for field, answers in fields.items():
-        name = field.split(".", 1)[-1]
-        if answers[0]["type"] == "text":
-            answered = sum(int(r["count"]) for r in answers if r["answer"] != NO_ANSWER)
-            parts.append(f"{name} free text, answered by {answered} (not released)")
-            continue
-        shown = ", ".join(
-            f"{r['answer']} {r['count']}" for r in answers if int(r["count"])
-        )
-        parts.append(f"{name} {shown}")
-    return (
-        f" Characteristics from the questionnaire ({respondents} participant(s)"
-        f" answered; counts per answer): {'; '.join(parts)}."
-    )
-
-
-def _personal_data_answer(
-    policy: PersonalDataPolicy, studies: Sequence[Mapping[str, Any]]
-) -> str:
-    """HEDS 5.2 from the release policy and the consent checks."""
-    kept = [c for c in policy.keep_columns if c in PERSONAL_COLUMNS]
-    parts = [
-        "participant and session IDs are replaced by keyed pseudonyms"
-        " (HMAC-SHA256) in the released judgments and session tables"
-        + (f" (released as collected: {', '.join(kept)})" if kept else "")
-    ]
-    if policy.questionnaire == "aggregate":
-        parts.append(
-            "questionnaire answers are released only as counts per question and"
-            " answer (`judgments/questionnaire/`), numbers in bins of"
-            f" {policy.number_bin}, free text never"
-        )
-    else:
-        parts.append("questionnaire answers are not released")
-    if policy.answers_per_participant:
-        parts.append(
-            "by the organisers' choice (release.personal_data.per_participant)"
-            " these answers are released per participant: "
-            + ", ".join(policy.answers_per_participant)
-        )
-    times = {
-        "date": "as dates (UTC)",
-        "relative": "as seconds from the study's first session",
-        "withhold": "not at all",
-    }[policy.times]
-    parts.append(f"session start and end times are released {times}")
-    if policy.exact_times:
-        parts.append(
-            "exact times released by the organisers' choice: "
-            + ", ".join(policy.exact_times)
-        )
-    for study in studies:
-        state = study.get("consent")
-        if state == "checked":
-            parts.append(
-                f"the consent text of `{study['study']}` states what is released"
-                " (checked against this policy)"
-            )
-        elif state == "unchecked":
-            parts.append(
-                f"the consent text of `{study['study']}` holds no statement"
-                " stecflow recognises; *to complete*: check by hand that it"
-                " allows this release"
-            )
-    return "; ".join(parts) + "."
-
-
-def datasheet(
-    config: Mapping[str, Any],
-    studies: Sequence[Mapping[str, Any]],
-    software: Mapping[str, Any] | None = None,
-) -> str:
-    """Answers to the Human Evaluation Datasheet (HEDS) questions, as Markdown.
-
-    Shimorina & Belz (2022), "The Human Evaluation Datasheet", HumEval. The answers
-    come from the config, the task registry, the studies' design settings and,
-    when a study has judgments, what was actually collected (``collected``:
-    :func:`collected_counts`); only what the config cannot know is left *to
-    complete* for the organisers.
-    """
-    campaign = config["campaign"]
-    tasks = list(campaign.get("tasks") or [])
-    release = config.get("release") or {}
-    configured = {
-        str(s.get("id")): s
-        for s in config.get("studies") or []
-        if isinstance(s, Mapping)
-    }
-    lines = [
-        f"# Human Evaluation Datasheet: {campaign['title']}",
-        "",
-        "Answers generated by stecflow from the campaign config, the study designs"
-        " and the judgments collected (Shimorina & Belz 2022, HEDS 2.0). Items"
-        " marked *to complete* need the organisers.",
-        "",
-        *(
-            [
-                f"Built by {_software(software)}; the wheel of that stecflow is"
-                f" `{software['wheel']}` (sha256 {software['wheel_sha256']}).",
-                "",
-            ]
-            if software
-            else []
-        ),
-        "## 2. Evaluated system",
-        "",
-        *_task_lines(tasks, release),
-    ]
-    evaluators = (
-        f" {release['evaluators']}" if release.get("evaluators") else " *to complete*."
-    )
-    for n, study in enumerate(studies, start=1):
-        task = study.get("task")
-        config_study = configured.get(str(study.get("study"))) or {}
-        experiment = config_study.get("experiment") or {}
-        interface_language = LANGUAGES.get(
-            experiment.get("language") or "en", experiment.get("language")
-        )
-        if task == SITUATED_STUDY:
-            lines += _situated_study_answers(n, study, evaluators)
-            lines.append(_collected_line(study))
-            continue
-        lines += [
-            "",
-            f"## Study {n}: {study.get('title') or study['study']}"
-            f" (`{study['study']}`)",
-            "",
-            f"- **3.1.1 Sample size:** designed: {study['n_items']} test items,"
-            f" systems {', '.join(study['systems'])}; {study['n_trials']} trials"
-            + (
-                f" and {study['n_controls']} control trials (attention checks)"
-                if study.get("n_controls")
-                else ""
-            )
-            + f" in {study['subjects']} lists.",
-            _collected_line(study),
-            "- **3.1.2 Selection:** the whole test set"
-            + (
-                f", with {study['n_fillers']} filler trials"
-                if study["n_fillers"]
-                else ""
-            )
-            + ".",
-            "- **3.2.1 Number of evaluators:** "
-            + (
-                f"{study['collected']['participants']} participant(s) took part;"
-                if study.get("collected")
-                else ""
-            )
-            + f" the design has {study['subjects']} subject lists"
-            f" ({study['groups']} group(s)).",
-            _power_answer(study),
-            "- **3.2.2–3.2.5 Evaluator type, selection, training, characteristics:**"
-            + evaluators
-            + _questionnaire_answer(study.get("questionnaire")),
-            f"- **3.3.1 Design:** {study['kind'].replace('_', ' ')} design,"
-            f" {study['squares']} squares, seed {study['seed']},"
-            f" {len(study['practice_items'])} practice trials"
-            + (", carry-over balanced" if study.get("carryover_balanced") else "")
-            + ".",
-            "- **3.3.3 Evaluation interface:** the stecflow web experiment (offline"
-            " page or collection server), identical stimuli for all subjects;"
-            f" interface language {interface_language} (included in the archive"
-            f" under `studies/{study['study']}/`).",
-            f"- **4.1 Quality criteria:** {_criteria(study, config_study)}.",
-            "- **4.2 Response elicitation:** "
-            + (
-                "rating sliders."
-                if task == "rating"
-                else f"forced-choice click ({study.get('variant')} variant)."
-                if task == "identification"
-                else "as in the study's web experiment (see its instructions)."
-            ),
-        ]
-    lines += [
-        "",
-        "## 5. Ethics",
-        "",
-        "- **5.1 Approval:** " + (release.get("ethics") or "*to complete*."),
-        "- **5.2 Personal data:** "
-        + _personal_data_answer(PersonalDataPolicy.from_config(release), studies),
-        "",
-    ]
-    return "\n".join(lines)
-
-
 def _power_results(files: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """``power/<study>.json`` and ``.tsv`` among the copied files, per study."""
     out: dict[str, dict[str, Any]] = {}
@@ -856,75 +497,6 @@ def _power_results(files: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
                 "rows": read_tsv(table) if table.is_file() else [],
             }
     return out
-
-
-def _power_answer(study: Mapping[str, Any]) -> str:
-    """HEDS: how the number of evaluators was chosen (``results/power``)."""
-    power = study.get("power")
-    if not power:
-        return "- **3.2.1 Power analysis:** none recorded (*to complete*)."
-    settings, rows = power["settings"], power["rows"]
-    tests = sorted({r["test"] for r in rows})
-    parts = []
-    for test in tests:
-        mine = [r for r in rows if r["test"] == test]
-        enough = [int(r["participants"]) for r in mine if float(r["power"]) >= 0.8]
-        shown = ", ".join(f"{r['participants']}: {float(r['power']):.2f}" for r in mine)
-        parts.append(
-            f"{test} ({shown}; power 0.8 from {min(enough)} participants)"
-            if enough
-            else f"{test} ({shown}; below 0.8 at every size)"
-        )
-    duration = settings.get("duration") or {}
-    return (
-        "- **3.2.1 Power analysis:** stecflow power, "
-        f"{settings['runs']} simulated studies per participant number, alpha"
-        f" {settings['alpha']}, effects from {settings['effects']['source']};"
-        f" power per participants: {'; '.join(parts)}."
-        + (
-            f" Session duration median {float(duration['median_min']):.1f} min,"
-            f" 90th percentile {float(duration['p90_min']):.1f} min."
-            if duration
-            else ""
-        )
-    )
-
-
-def _situated_study_answers(
-    n: int, study: Mapping[str, Any], evaluators: str
-) -> list[str]:
-    """The HEDS answers of a situated identification study (Spanger et al. 5.1)."""
-    counts = study.get("counts") or {}
-    return [
-        "",
-        f"## Study {n}: {study.get('title') or study['study']} (`{study['study']}`)",
-        "",
-        f"- **3.1.1 Sample size:** {counts.get('fp', '?')} false-positive instances"
-        f" of {study.get('system', '?')} (each shown with the corpus expression to one"
-        " group and with the system's pronoun to the other), and"
-        f" {counts.get('tp', '?')} TP and {counts.get('fn', '?')} FN instances shown"
-        f" to everyone; {study.get('n_trials', '?')} trials.",
-        "- **3.1.2 Selection:** instances whose context (at most"
-        f" {study.get('max_context_ms', 30000) / 1000:g} s) holds the last mention of"
-        " and the last action on the target; TP and FN instances sampled to the"
-        " corpus distribution of the features"
-        f" {', '.join(study.get('features') or ['O1', 'O2'])}.",
-        f"- **3.2.1 Number of evaluators:** {study.get('subjects', '?')} subject lists"
-        " (2 groups).",
-        "- **3.2.2–3.2.5 Evaluator type, selection, training, characteristics:**"
-        + evaluators,
-        f"- **3.3.1 Design:** two-group design, FP halves balanced on"
-        f" {study.get('halves_by') or 'nothing (random halves)'}, order shuffled per"
-        f" evaluator, seed {study.get('seed', '?')}.",
-        "- **3.3.3 Evaluation interface:** the stecflow web experiment: a replay of"
-        " the shared work area drawn from the log (pieces, actions, cursor) with the"
-        " preceding utterances, then the utterance with the expression highlighted.",
-        "- **4.1 Quality criteria:** identification rate, majority identification"
-        " rate, agreement, identification time (from the onset of the utterance to"
-        " the click) and replays (Spanger et al. Tables 7–9).",
-        "- **4.2 Response elicitation:** click on a numbered piece or its button, or"
-        ' "I don\'t know"; the clip may be replayed.',
-    ]
 
 
 def _quoted(text: Any) -> str:
@@ -1450,16 +1022,6 @@ def _without_contact(data: bytes) -> bytes:
     return "".join(line for n, line in enumerate(lines) if n not in drop).encode()
 
 
-def _software(software: Mapping[str, Any]) -> str:
-    """The stecflow of ``environment/source.json``, in words."""
-    return Source(
-        str(software["version"]),
-        software.get("git_commit"),
-        software.get("dirty"),
-        tuple(software.get("changed_files") or ()),
-    ).describe()
-
-
 def _readme(
     config: Mapping[str, Any],
     consented: Sequence[str],
@@ -1495,7 +1057,7 @@ def _readme(
         " `environment/python.txt` (Python version and platform) and the"
         " stecflow that built this release, as a wheel, with"
         " `environment/source.json` (its version and git commit).",
-        "- Metadata: `DATASHEET.md` (HEDS), `CITATION.cff`, `.zenodo.json`.",
+        "- Metadata: `DATASHEET.md` (HEDS 3.0), `CITATION.cff`, `.zenodo.json`.",
         "- `MANIFEST.tsv` lists the size and sha256 of every file.",
         "",
         *_rerun_steps(config, archive, testset_entry, software, project_root),

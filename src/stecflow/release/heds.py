@@ -1,0 +1,1592 @@
+"""The release's Human Evaluation Datasheet: HEDS 3.0, question by question.
+
+HEDS 3.0 (Belz & Thomson 2024, "HEDS 3.0: The Human Evaluation Data Sheet
+Version 3.0", arXiv:2412.07940) records one human evaluation experiment in five
+sections: 1 the main reference and resources, 2 the evaluated systems, 3 the
+sample, the evaluators and the design, 4 one block per quality criterion, 5
+ethics. :data:`QUESTIONS` lists every question of the HEDS 3.0 form
+(https://nlp-heds.github.io, github.com/DCU-NLG/HEDS-3.0) by its number, in the
+form's order, with a short title of ours.
+
+A campaign's studies are its experiments: :func:`datasheet` answers Sections 1,
+2 and 5 once for the campaign, and Section 3 per study with one Section 4 per
+quality criterion the study assesses (the Adequacy and Fluency of a rating
+study; identification accuracy and time of an identification study; the
+criteria of a text study). Every question is answered in every block it
+belongs to, in order, and none twice (:func:`_block` checks it); an answer that
+only the organisers can give (the paper, the contact, preregistration,
+recruitment, ethics approval) says *to complete* unless the config's
+``release`` section gives it.
+
+May import: :mod:`stecflow.core`, :mod:`stecflow.release.privacy`,
+:mod:`stecflow.release.source`; :mod:`stecflow.tasks`,
+:mod:`stecflow.studies.settings`, :mod:`stecflow.judgments.agreement` and
+:mod:`stecflow.analysis.analyses` inside functions.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from stecflow.release.privacy import NO_ANSWER, PersonalDataPolicy
+from stecflow.release.source import Source
+
+__all__ = [
+    "HEDS_VERSION",
+    "QUESTIONS",
+    "TO_COMPLETE",
+    "datasheet",
+    "section_questions",
+]
+
+#: The HEDS version the datasheet follows, as the datasheet names it.
+HEDS_VERSION = (
+    "HEDS 3.0 (Belz & Thomson 2024, “HEDS 3.0: The Human Evaluation Data Sheet"
+    " Version 3.0”, arXiv:2412.07940; the questions and their numbers as in the"
+    " HEDS 3.0 form, https://nlp-heds.github.io)"
+)
+
+#: Every question of the HEDS 3.0 form, by number, in the form's order: our
+#: short title of each (the form's own wording is longer).
+QUESTIONS: dict[str, str] = {
+    "1.1.1": "Main reference",
+    "1.1.2": "Experiment this sheet is completed for",
+    "1.2": "Resources used in the experiment",
+    "1.3.1.1": "Name of the person completing this sheet",
+    "1.3.1.2": "Affiliation of the person completing this sheet",
+    "1.3.1.3": "Email address of the person completing this sheet",
+    "1.3.2.1": "Name of the contact author",
+    "1.3.2.2": "Affiliation of the contact author",
+    "1.3.2.3": "Email address of the contact author",
+    "2.1": "Type of input",
+    "2.2": "Type of output",
+    "2.3": "Task",
+    "2.4": "Language(s) of the inputs",
+    "2.5": "Language(s) of the outputs",
+    "3.1.1": "System outputs evaluated per system",
+    "3.1.2": "Selection of the outputs",
+    "3.1.3.1": "Method of statistical power analysis",
+    "3.1.3.2": "Statistical power of the sample",
+    "3.1.3.3": "Code of the power analysis",
+    "3.2.1": "Number of evaluators",
+    "3.2.2.1": "Domain experts",
+    "3.2.2.2": "Payment",
+    "3.2.2.3": "Evaluators previously known to the authors",
+    "3.2.2.4": "Researchers among the evaluators",
+    "3.2.3": "Recruitment",
+    "3.2.4": "Training and practice",
+    "3.2.5": "Other characteristics of the evaluators",
+    "3.3.1": "Preregistration",
+    "3.3.2": "Medium of response collection",
+    "3.3.3.1": "Types of quality assurance",
+    "3.3.3.2": "Quality assurance methods",
+    "3.3.4.1": "Where the interface can be viewed",
+    "3.3.4.2": "Information shown to evaluators",
+    "3.3.5": "Freedom over when and how quickly to evaluate",
+    "3.3.6": "Questions and feedback",
+    "3.3.7": "Conditions of the evaluation",
+    "3.3.8": "How the conditions vary between evaluators",
+    "4.1.1": "Type of quality assessed",
+    "4.1.2": "Aspect of the outputs assessed",
+    "4.1.3": "Frame of reference",
+    "4.2.1": "Objective or subjective",
+    "4.2.2": "Absolute or relative",
+    "4.2.3": "Intrinsic or extrinsic",
+    "4.3.1.1": "Name of the criterion for evaluators",
+    "4.3.1.2": "Standardised name of the criterion",
+    "4.3.2": "Definition given to evaluators",
+    "4.3.3": "Size of the scale or rating instrument",
+    "4.3.4": "Possible values of the scale",
+    "4.3.5": "How the scale is presented",
+    "4.3.6": "Task without a rating instrument",
+    "4.3.7": "Verbatim question, prompt or instruction",
+    "4.3.8": "Form of response elicitation",
+    "4.3.9": "From raw responses to reported scores",
+    "4.3.10": "Effect size and significance",
+    "4.3.11.1": "Inter-annotator agreement: method",
+    "4.3.11.2": "Inter-annotator agreement: score",
+    "4.3.12.1": "Intra-annotator agreement: method",
+    "4.3.12.2": "Intra-annotator agreement: score",
+    "5.1": "Ethics approval",
+    "5.2": "Personal data",
+    "5.3": "Special category data",
+    "5.4": "Impact assessment",
+}
+
+#: Judgment columns that identify a person or a session; replaced by pseudonyms
+#: (``external_session``: the crowdsourcing platform's session ID, e.g.
+#: Prolific's SESSION_ID, in the session tables).
+PERSONAL_COLUMNS = ("participant", "session", "subject", "external_session")
+#: What marks an answer only the organisers can give.
+TO_COMPLETE = "*to complete*"
+
+#: Interface languages of the web experiment (config ``experiment.language``).
+LANGUAGES = {"en": "English", "ja": "Japanese"}
+#: The situated task of seed 000 and its study (the datasheet answers differ).
+SITUATED_DIALOGUE = "situated_dialogue"
+SITUATED_STUDY = "situated_identification"
+
+_HEADINGS = {
+    "1": "1. Main reference and supplementary resources",
+    "2": "2. Evaluated system(s)",
+    "3": "3. Sample of system outputs, evaluators and experimental design",
+    "5": "5. Ethics",
+}
+
+
+def section_questions(section: str) -> list[str]:
+    """The question numbers of one HEDS section, in the form's order.
+
+    >>> section_questions("5")
+    ['5.1', '5.2', '5.3', '5.4']
+    """
+    return [q for q in QUESTIONS if q.split(".", 1)[0] == section]
+
+
+def _block(section: str, answers: Mapping[str, str]) -> list[str]:
+    """One section's questions as Markdown list items, each exactly once."""
+    wanted = section_questions(section)
+    if sorted(answers) != sorted(wanted):
+        missing = sorted(set(wanted) - set(answers))
+        extra = sorted(set(answers) - set(wanted))
+        raise ValueError(f"HEDS section {section}: missing {missing}, extra {extra}")
+    return [f"- **{q} {QUESTIONS[q]}:** {_sentence(answers[q])}" for q in wanted]
+
+
+def _sentence(text: str) -> str:
+    text = " ".join(str(text).split())
+    return text if text.endswith((".", "*", ")", "”")) else text + "."
+
+
+def _software(software: Mapping[str, Any]) -> str:
+    """The stecflow of ``environment/source.json``, in words."""
+    return Source(
+        str(software["version"]),
+        software.get("git_commit"),
+        software.get("dirty"),
+        tuple(software.get("changed_files") or ()),
+    ).describe()
+
+
+def _setting(experiment: Mapping[str, Any], key: str) -> Any:
+    """``experiment.<key>`` or the web experiment's default."""
+    if experiment.get(key) is not None:
+        return experiment[key]
+    from stecflow.studies.settings import StudySettings
+
+    defaults = {f.name: f.default for f in dataclasses.fields(StudySettings)}
+    return defaults.get(key)
+
+
+def _ui_string(
+    key: str, study: Mapping[str, Any], experiment: Mapping[str, Any]
+) -> str | None:
+    """An interface string as participants saw it: ``experiment.strings``, the
+    study document's texts, else the interface language's default."""
+    strings = experiment.get("strings") or {}
+    texts = study.get("texts") or {}
+    if strings.get(key):
+        return str(strings[key])
+    if isinstance(texts.get(key), str) and texts[key]:
+        return texts[key]
+    from stecflow.studies.settings import UI_STRINGS
+
+    language = experiment.get("language") or "en"
+    value = (UI_STRINGS.get(language) or {}).get(key)
+    return str(value) if value else None
+
+
+def _words(value: Any) -> str:
+    return str(value).replace("_", " ")
+
+
+class _Fields(dict):
+    """Fields of an interface string: those known filled in, the rest kept."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _fill(text: str | None, **values: Any) -> str | None:
+    """*text* with its ``{name}`` fields filled from *values* (others kept).
+
+    >>> _fill("ends after {timeout_s} s, {other}", timeout_s=15)
+    'ends after 15 s, {other}'
+    """
+    if text is None:
+        return None
+    try:
+        return text.format_map(_Fields(values))
+    except (ValueError, IndexError):
+        return text
+
+
+def _quote(text: Any) -> str:
+    return f"“{' '.join(str(text).split())}”"
+
+
+# -- Sections 1 and 2 ----------------------------------------------------------
+
+
+def _section_1(
+    config: Mapping[str, Any], studies: Sequence[Mapping[str, Any]]
+) -> dict[str, str]:
+    campaign = config["campaign"]
+    release = config.get("release") or {}
+    papers = [
+        str(r["identifier"])
+        for r in release.get("related_identifiers") or []
+        if isinstance(r, Mapping)
+        and r.get("identifier")
+        and str(r.get("resource_type") or "").startswith("publication")
+    ]
+    archive = f"{campaign.get('id', 'campaign')}-{campaign.get('version', '1')}.zip"
+    doi = f" (https://doi.org/{release['doi']})" if release.get("doi") else ""
+    listed = "; ".join(
+        f"Study {n} `{s['study']}` ({s.get('title') or s['study']}, task"
+        f" {s.get('task')})"
+        for n, s in enumerate(studies, start=1)
+    )
+    authors = [a for a in release.get("authors") or [] if isinstance(a, Mapping)]
+    names = ", ".join(str(a["name"]) for a in authors if a.get("name"))
+    affiliations = "; ".join(
+        f"{a['name']}: {a['affiliation']}" for a in authors if a.get("affiliation")
+    )
+    first = authors[0] if authors else {}
+    return {
+        "1.1.1": (
+            "The main paper reporting the experiment is here: " + ", ".join(papers)
+            if papers
+            else f"{TO_COMPLETE} (the paper reporting the human evaluation; a"
+            " publication among release.related_identifiers fills this in)"
+        ),
+        "1.1.2": (
+            f"the {len(studies)} human evaluation stud"
+            + ("y" if len(studies) == 1 else "ies")
+            + f" of the campaign {_quote(campaign['title'])}, each answered below as"
+            f" one experiment (Section 3 per study, Section 4 per quality"
+            f" criterion): {listed}"
+            if studies
+            else "no human evaluation study is configured in this campaign"
+        ),
+        "1.2": "The resources used in the experiment can be found here: this"
+        f" release archive, `{archive}`{doi}: the system outputs, the judgments"
+        " (participants pseudonymised), each study's design and web experiment"
+        " (`studies/<study>/`), the statistics (`stats/`), the report and the"
+        " software that made them (`environment/`)",
+        "1.3.1.1": (
+            f"{names} (the answers are generated by stecflow from their config)"
+            if names
+            else f"{TO_COMPLETE} (release.authors)"
+        ),
+        "1.3.1.2": affiliations or f"{TO_COMPLETE} (release.authors[].affiliation)",
+        "1.3.1.3": TO_COMPLETE,
+        "1.3.2.1": (
+            f"{first['name']} (the first of release.authors)"
+            if first.get("name")
+            else f"{TO_COMPLETE} (release.authors)"
+        ),
+        "1.3.2.2": str(first.get("affiliation") or "")
+        or f"{TO_COMPLETE} (release.authors[].affiliation)",
+        "1.3.2.3": TO_COMPLETE,
+    }
+
+
+def _section_2(tasks: Sequence[str], release: Mapping[str, Any]) -> dict[str, str]:
+    """HEDS 2.1–2.5 from the task registry and the config."""
+    from stecflow.tasks import registry
+
+    language = release.get("language") or f"{TO_COMPLETE} (release.language)"
+    if list(tasks) == [SITUATED_DIALOGUE]:
+        return {
+            "2.1": "Other: a referring expression's place in a situated dialogue:"
+            " the session so far (utterances, actions on the pieces, the mouse"
+            " cursor) and its referent, summarised by the features of Spanger et"
+            " al. Table 3",
+            "2.2": "Other: situated_dialogue (per expression, the decision to use a"
+            " demonstrative pronoun or not, optionally the expression to show)",
+            "2.3": "Referring expression generation: choice of referring-expression"
+            " form in situated dialogue",
+            "2.4": language,
+            "2.5": language,
+        }
+    inputs, outputs, summaries = [], [], []
+    for name in tasks:
+        try:
+            task = registry.get(name)
+        except Exception:  # noqa: BLE001 — an unknown plug-in: name it only
+            summaries.append(name)
+            continue
+        if task.input and task.input not in inputs:
+            inputs.append(task.input)
+        outputs.append(f"{name} ({', '.join(task.outputs) or 'outputs'})")
+        summaries.append(f"{name}: {task.summary}")
+    return {
+        "2.1": "; ".join(inputs) or f"{TO_COMPLETE} (no registered task)",
+        "2.2": ", ".join(outputs) or ", ".join(tasks),
+        "2.3": "; ".join(summaries) or f"{TO_COMPLETE} (campaign.tasks)",
+        "2.4": language,
+        "2.5": language,
+    }
+
+
+# -- Section 3 -----------------------------------------------------------------
+
+
+def _collected_line(study: Mapping[str, Any]) -> str:
+    """HEDS 3.1.1's counts of what was collected (not what was designed)."""
+    collected = study.get("collected")
+    if not collected:
+        return "Collected: no judgments yet."
+    lists = collected["lists"]
+    designed = study.get("subjects")
+    per_list = ", ".join(f"{name} {n}" for name, n in lists.items()) or "none"
+    controls = collected.get("controls") or 0
+    line = (
+        f"Collected: {collected['trials']} test trials"
+        + (
+            f", {controls} of them control trials (attention checks)"
+            f" and {collected['trials'] - controls} of systems"
+            if controls
+            else ""
+        )
+        + f" ({collected['practice']} practice and {collected['fillers']} filler"
+        f" trials besides) from {collected['participants']} participant(s) in"
+        f" {collected['sessions']} session(s); {len(lists)}"
+        + (f" of {designed}" if designed else "")
+        + f" lists run (test trials per list: {per_list})"
+        + ("; the participants are simulated" if collected.get("simulated") else "")
+        + "."
+    )
+    exclusions = collected.get("exclusions")
+    if exclusions is not None:
+        rules = ", ".join(f"{k} {v}" for k, v in exclusions["rules"].items())
+        line += (
+            f" Exclusions (rules declared before collection):"
+            f" {exclusions['participants']} participant(s) excluded"
+            + (f" (by rule: {rules})" if rules else "")
+            + f", {collected['excluded_rows']} test trials left out of the analyses."
+        )
+    else:
+        line += " No exclusion rules were applied."
+    return line
+
+
+def _power_answers(study: Mapping[str, Any]) -> dict[str, str]:
+    """HEDS 3.1.3.1–3.1.3.3 from ``results/power`` (``study["power"]``)."""
+    power = study.get("power")
+    if not power:
+        return {
+            "3.1.3.1": "None run by stecflow (the study's config has no `power`"
+            f" section); {TO_COMPLETE} if the organisers ran one elsewhere",
+            "3.1.3.2": "N/A: no power analysis (3.1.3.1)",
+            "3.1.3.3": "N/A: no power analysis (3.1.3.1)",
+        }
+    settings, rows = power["settings"], power["rows"]
+    parts = []
+    for test in sorted({r["test"] for r in rows}):
+        mine = [r for r in rows if r["test"] == test]
+        enough = [int(r["participants"]) for r in mine if float(r["power"]) >= 0.8]
+        shown = ", ".join(f"{r['participants']}: {float(r['power']):.2f}" for r in mine)
+        parts.append(
+            f"{test} ({shown}; power 0.8 from {min(enough)} participants)"
+            if enough
+            else f"{test} ({shown}; below 0.8 at every size)"
+        )
+    duration = settings.get("duration") or {}
+    return {
+        "3.1.3.1": "Simulation (stecflow power): "
+        f"{settings['runs']} simulated studies per participant number, each run"
+        " through the study's own tests, alpha"
+        f" {settings['alpha']}, effects from {settings['effects']['source']}",
+        "3.1.3.2": f"power per participants: {'; '.join(parts)}."
+        + (
+            f" Session duration median {float(duration['median_min']):.1f} min,"
+            f" 90th percentile {float(duration['p90_min']):.1f} min."
+            if duration
+            else ""
+        ),
+        "3.1.3.3": f"`power/{study['study']}.json` and `.tsv` in this archive"
+        " (settings and results); the code is stecflow.analysis.power in the"
+        " stecflow wheel under `environment/`",
+    }
+
+
+def _questionnaire_answer(rows: Sequence[Mapping[str, Any]] | None) -> str:
+    """HEDS 3.2.5 from the questionnaire's counts (as released), or nothing.
+
+    >>> _questionnaire_answer([
+    ...     {"field": "d.age", "type": "number", "answer": "18-27", "count": 2},
+    ...     {"field": "d.age", "type": "number", "answer": "(no answer)", "count": 1},
+    ...     {"field": "d.field", "type": "text", "answer": "(answered)", "count": 3},
+    ...     {"field": "d.field", "type": "text", "answer": "(no answer)", "count": 0}])
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ' Characteristics from the questionnaire (3 participant(s) answered; counts
+    per answer): age 18-27 2, (no answer) 1; field free text, answered by 3
+    (not released).'
+    """
+    if rows is None:
+        return ""
+    fields: dict[str, list[Mapping[str, Any]]] = {}
+    for row in rows:
+        fields.setdefault(str(row["field"]), []).append(row)
+    if not fields:
+        return ""
+    respondents = sum(int(r["count"]) for r in next(iter(fields.values())))
+    if not respondents:
+        return " No questionnaire answers were collected."
+    parts = []
+    for name_, answers in fields.items():
+        name = name_.split(".", 1)[-1]
+        if answers[0]["type"] == "text":
+            answered = sum(int(r["count"]) for r in answers if r["answer"] != NO_ANSWER)
+            parts.append(f"{name} free text, answered by {answered} (not released)")
+            continue
+        shown = ", ".join(
+            f"{r['answer']} {r['count']}" for r in answers if int(r["count"])
+        )
+        parts.append(f"{name} {shown}")
+    return (
+        f" Characteristics from the questionnaire ({respondents} participant(s)"
+        f" answered; counts per answer): {'; '.join(parts)}."
+    )
+
+
+def _simulated(study: Mapping[str, Any], config_study: Mapping[str, Any]) -> bool:
+    """Whether the study's participants are simulated: as collected, else as
+    configured (``simulate``)."""
+    collected = study.get("collected")
+    if collected:
+        return bool(collected.get("simulated"))
+    return bool(config_study.get("simulate"))
+
+
+def _platform(experiment: Mapping[str, Any]) -> str | None:
+    """The recruitment platform named by the completion link's host."""
+    url = experiment.get("completion_url")
+    if not url:
+        return None
+    host = urlsplit(str(url)).hostname or str(url)
+    return "Prolific" if "prolific" in host else host
+
+
+def _evaluator_answers(
+    study: Mapping[str, Any],
+    config_study: Mapping[str, Any],
+    release: Mapping[str, Any],
+) -> dict[str, str]:
+    """HEDS 3.2.1–3.2.5."""
+    experiment = config_study.get("experiment") or {}
+    collected = study.get("collected")
+    simulated = _simulated(study, config_study)
+    if collected:
+        excluded = (collected.get("exclusions") or {}).get("participants") or 0
+        counted = collected["participants"] - excluded
+        number = (
+            f"{counted}"
+            + (" simulated" if simulated else "")
+            + " evaluator(s) whose judgments enter the results"
+            f" ({collected['participants']} took part, {excluded} excluded by the"
+            " rules declared before collection)"
+        )
+    else:
+        number = "no judgments collected yet"
+    number += (
+        f"; the design has {study.get('subjects', '?')} subject lists"
+        f" ({study.get('groups', 1)} group(s))"
+    )
+    practice = len(study.get("practice_items") or [])
+    task = study.get("task")
+    feedback = (
+        task == "identification" and int(_setting(experiment, "feedback_ms") or 0) > 0
+    )
+    over = _ui_string("practice_over", study, experiment)
+    training = (
+        f"{practice} practice trial(s) at the start, on items of the"
+        " development set (outside the test set), answered like the test"
+        " trials"
+        + (" with feedback on each answer" if feedback else "")
+        + (f"; after them the page says {_quote(over)}" if over else "")
+        if practice
+        else "no practice trials"
+    ) + "; before the trials, the written instructions (4.3.2)"
+    description = release.get("evaluators")
+    characteristics = (
+        (f"As the organisers describe them: {description}" if description else "")
+        + _questionnaire_answer(study.get("questionnaire"))
+    ).strip()
+    language = experiment.get("language") or "en"
+    characteristics = (
+        characteristics + " " if characteristics else ""
+    ) + f"They used the interface in {LANGUAGES.get(language, language)}."
+    if simulated:
+        na = "N/A: the participants are simulated (stecflow's simulator)"
+        return {
+            "3.2.1": number,
+            "3.2.2.1": na,
+            "3.2.2.2": na,
+            "3.2.2.3": na,
+            "3.2.2.4": na,
+            "3.2.3": na,
+            "3.2.4": training,
+            "3.2.5": characteristics,
+        }
+    power = config_study.get("power") or {}
+    rate = power.get("hourly_rate")
+    platform = _platform(experiment)
+    recruitment = [
+        f"through {platform} (the study's completion link returns participants there)"
+        if platform
+        else "",
+        f"the organisers' description: {description}" if description else "",
+    ]
+    return {
+        "3.2.1": number,
+        "3.2.2.1": TO_COMPLETE,
+        "3.2.2.2": (
+            "Paid (monetary compensation): "
+            f"{power.get('currency') or ''}{rate} per hour (the config's"
+            " power.hourly_rate)"
+            if rate
+            else TO_COMPLETE
+        ),
+        "3.2.2.3": TO_COMPLETE,
+        "3.2.2.4": TO_COMPLETE,
+        "3.2.3": "; ".join(r for r in recruitment if r) or TO_COMPLETE,
+        "3.2.4": training,
+        "3.2.5": characteristics,
+    }
+
+
+def _quality_assurance(
+    study: Mapping[str, Any], config_study: Mapping[str, Any]
+) -> tuple[str, str]:
+    """HEDS 3.3.3.1 and 3.3.3.2 from the control trials and exclusion rules."""
+    controls = config_study.get("controls") or {}
+    rules = [r for r in config_study.get("exclusions") or [] if isinstance(r, Mapping)]
+    applied = ((study.get("collected") or {}).get("exclusions") or {}).get("rules")
+    if not rules and applied:  # the rules as the exclusions table names them
+        rules = [{"name": name} for name in sorted(applied)]
+    types, methods = [], []
+    if controls or study.get("n_controls"):
+        types.append(
+            "Automatic quality checking methods are used during and/or after evaluation"
+        )
+        amount = (
+            f"{controls['per_list']} per list"
+            if controls.get("per_list")
+            else f"{controls['share']:g} of each list's trials"
+            if controls.get("share")
+            else f"{study.get('n_controls')} in all"
+        )
+        kind = controls.get("kind") or (
+            "gold" if study.get("task") == "identification" else "degraded"
+        )
+        what = {
+            "degraded": "a damaged output that should be rated low (or, in a"
+            " preference study, lose against its intact copy)",
+            "gold": "a description that singles out the target, which should be"
+            " identified",
+        }.get(kind, kind)
+        methods.append(
+            f"control trials (attention checks), {amount}: {what}; placed by the"
+            " design (seeded, never first, last or adjacent) and left out of every"
+            " analysis"
+        )
+    if rules:
+        types.append(
+            "Evaluators are excluded if they fail quality checks (often or badly"
+            " enough)"
+        )
+        for n, rule in enumerate(rules, start=1):
+            name = rule.get("name") or f"rule {n}"
+            if rule.get("controls_below") is not None:
+                text = (
+                    f"fewer than {rule['controls_below']:g} of the control trials"
+                    " answered as expected"
+                    + (f" (measure {rule['measure']})" if rule.get("measure") else "")
+                    + (f", cut {rule['cut']:g}" if rule.get("cut") is not None else "")
+                )
+            elif rule.get("median_time_below_ms") is not None:
+                text = f"median response time below {rule['median_time_below_ms']:g} ms"
+            elif rule.get("incomplete"):
+                text = "fewer trials answered than the list holds"
+            elif rule.get("answer"):
+                answer = rule["answer"]
+                text = (
+                    f"questionnaire answer {answer.get('field')} among"
+                    f" {', '.join(map(str, answer.get('in') or []))}"
+                )
+            else:
+                text = "see `judgments/exclusions/`"
+            methods.append(f"exclusion rule {name}: {text}")
+        methods.append(
+            "the rules were declared before collection; an excluded participant"
+            " leaves every analysis"
+            + (
+                f" (applied: {', '.join(f'{k} {v}' for k, v in applied.items())}"
+                " participant(s) excluded)"
+                if applied
+                else ""
+            )
+        )
+    if not types:
+        return (
+            "None of the above (no quality assurance methods used)",
+            "N/A: no control trials or exclusion rules",
+        )
+    return "; ".join(types), "; ".join(methods)
+
+
+def _shown(study: Mapping[str, Any], config_study: Mapping[str, Any]) -> str:
+    """HEDS 3.3.4.2: what the evaluators see."""
+    experiment = config_study.get("experiment") or {}
+    task = study.get("task")
+    before = ["the instructions"]
+    if experiment.get("consent"):
+        before.insert(0, "the consent text")
+    if experiment.get("questionnaire"):
+        before.append(
+            "a questionnaire"
+            + (
+                " (after the last trial)"
+                if experiment.get("questionnaire_at") == "end"
+                else ""
+            )
+        )
+    if task == "rating":
+        trial = (
+            "the grid of pictures with the target highlighted, the description"
+            " (the system's output) and the two rating questions, each with its"
+            " slider (no numbers, pointer centred at the start)"
+            + (
+                "; both sliders must be moved before going on"
+                if _setting(experiment, "require_slider_touch")
+                else ""
+            )
+        )
+    elif task == "identification":
+        variant = study.get("variant") or config_study.get("variant") or "together"
+        trial = {
+            "together": "a fixation cross, then the description with the grid"
+            " of pictures; the participant clicks the picture meant",
+            "read_first": "a fixation cross, then the description alone; the"
+            " participant calls up the grid of pictures when they have read it"
+            + (
+                " (the description then disappears)"
+                if _setting(experiment, "hide_description")
+                else ""
+            )
+            + " and clicks the picture meant",
+            "spoken": "the grid of pictures while the description is spoken"
+            " (espeak-ng); the participant clicks the picture meant",
+        }.get(variant, f"the {variant} identification trial")
+        if _setting(experiment, "cant_tell"):
+            trial += f", or {_quote(_ui_string('cant_tell', study, experiment))}"
+    elif task == "text_rating":
+        trial = (
+            "the item and one system's text, with each criterion's question and scale"
+        )
+    elif task == "text_preference":
+        trial = "the item and two systems' texts side by side, with the question"
+    else:
+        trial = f"the {task} trial of the study's web experiment"
+    every = int(_setting(experiment, "break_every") or 0)
+    return (
+        f"before the trials, {', '.join(before)}; in each trial, {trial}; a"
+        " progress line (trial n of N)"
+        + (f"; a break is offered every {every} trials" if every else "")
+    )
+
+
+def _freedom(study: Mapping[str, Any], config_study: Mapping[str, Any]) -> str:
+    """HEDS 3.3.5."""
+    experiment = config_study.get("experiment") or {}
+    every = int(_setting(experiment, "break_every") or 0)
+    pause = (
+        "they start when they open the link, may pause at any time"
+        + (f" (a break is offered every {every} trials)" if every else "")
+        + " and, reopening the same link, resume where they stopped (the page"
+        " keeps the answers given)"
+    )
+    if study.get("task") == "identification":
+        timeout = int(_setting(experiment, "timeout_ms")) / 1000
+        reading = _setting(experiment, "reading_timeout_ms")
+        return (
+            "Evaluators must complete each individual assessment within a set"
+            f" amount of time: an identification times out {timeout:g} s after the"
+            " pictures appear"
+            + (
+                f" (the pictures are called up after {int(reading) / 1000:g} s of"
+                " reading)"
+                if reading
+                else ""
+            )
+            + f"; otherwise {pause}"
+        )
+    return f"None of the above: {pause}; no time limit per trial or in all"
+
+
+def _lab(config_study: Mapping[str, Any]) -> bool:
+    """Whether the responses are DMDX files (a lab run)."""
+    return any(
+        str(r).lower().endswith((".azk", ".zil"))
+        for r in config_study.get("responses") or []
+        if isinstance(r, str)
+    )
+
+
+def _section_3(
+    study: Mapping[str, Any],
+    config_study: Mapping[str, Any],
+    release: Mapping[str, Any],
+) -> dict[str, str]:
+    experiment = config_study.get("experiment") or {}
+    systems = list(study.get("systems") or [])
+    n_trials = int(study.get("n_trials") or 0)
+    per_system = (
+        f"{n_trials // len(systems)}"
+        if systems and n_trials % len(systems) == 0
+        else f"{n_trials / max(len(systems), 1):.1f} on average"
+    )
+    simulated = _simulated(study, config_study)
+    qa_types, qa_methods = _quality_assurance(study, config_study)
+    platform = _platform(experiment)
+    language = experiment.get("language") or "en"
+    medium = (
+        "the stecflow web experiment in a web browser (stecflow's collection"
+        " server, or the offline page that saves a results file), interface"
+        f" language {LANGUAGES.get(language, language)}"
+        + (f"; participants came from {platform}" if platform else "")
+    )
+    if _lab(config_study):
+        medium = "DMDX in the lab (the study's DMDX scripts, `studies/<study>/dmdx/`)"
+    if simulated:
+        medium = (
+            "none: simulated participants answered (stecflow's simulator); built"
+            f" for the study and in the archive: {medium}"
+        )
+    subdomains = config_study.get("subdomains")
+    conditions = (
+        "N/A: simulated participants"
+        if simulated
+        else f"{TO_COMPLETE} (a lab run with DMDX: were conditions controlled?)"
+        if _lab(config_study)
+        else "Evaluators carry out assessments at a place of their own choosing"
+        " (the web experiment in their own browser)"
+    )
+    width, height = experiment.get("min_width"), experiment.get("min_height")
+    window = (
+        f"a window of at least {width or '-'}×{height or '-'} CSS pixels"
+        if width or height
+        else "the window size checked against the trial's smallest layout"
+        if _setting(experiment, "check_window")
+        else "any window size"
+    )
+    variation = (
+        "N/A: simulated participants"
+        if simulated
+        else "their device, browser, screen and surroundings and the time of day"
+        f" vary ({window}); the stimuli, their order within a list and the timing"
+        " of each trial are the same for everyone given the same list"
+    )
+    return {
+        "3.1.1": f"{per_system} per system: {study.get('n_items', '?')} test items,"
+        f" {n_trials} test trials over {len(systems)} systems ({', '.join(systems)})"
+        + (
+            f" and {study['n_controls']} control trials (attention checks)"
+            if study.get("n_controls")
+            else ""
+        )
+        + f" in {study.get('subjects', '?')} lists (designed). "
+        + _collected_line(study),
+        "3.1.2": "Other: no sampling: every item of the test set"
+        + (
+            f" in the subdomains {', '.join(map(str, subdomains))}"
+            if subdomains
+            else ""
+        )
+        + " is evaluated, for every system"
+        + (
+            f" ({study['n_fillers']} filler trials besides, not analysed)"
+            if study.get("n_fillers")
+            else ""
+        ),
+        **_power_answers(study),
+        **_evaluator_answers(study, config_study, release),
+        "3.3.1": TO_COMPLETE
+        + (
+            " (the exclusion rules were declared in the config before collection)"
+            if config_study.get("exclusions")
+            else ""
+        ),
+        "3.3.2": medium,
+        "3.3.3.1": qa_types,
+        "3.3.3.2": qa_methods,
+        "3.3.4.1": f"in this archive: `studies/{study['study']}/` holds the web"
+        " experiment as participants saw it (open `web/index.html`), its design"
+        " and the materials",
+        "3.3.4.2": _shown(study, config_study),
+        "3.3.5": "N/A: simulated participants"
+        if simulated
+        else _freedom(study, config_study),
+        "3.3.6": "None of the above in the web experiment (it has no field for"
+        " questions or feedback)"
+        + (
+            "; the questionnaire after the last trial"
+            if experiment.get("questionnaire")
+            and experiment.get("questionnaire_at") == "end"
+            else ""
+        ),
+        "3.3.7": conditions,
+        "3.3.8": variation,
+    }
+
+
+def _situated_section_3(
+    study: Mapping[str, Any],
+    config_study: Mapping[str, Any],
+    release: Mapping[str, Any],
+) -> dict[str, str]:
+    """Section 3 of a situated identification study (Spanger et al. 5.1)."""
+    counts = study.get("counts") or {}
+    base = _section_3(
+        {**study, "systems": [study.get("system", "?")], "n_items": "?", "groups": 2},
+        config_study,
+        release,
+    )
+    return base | {
+        "3.1.1": f"{counts.get('fp', '?')} false-positive instances of"
+        f" {study.get('system', '?')} (each shown with the corpus expression to one"
+        " group and with the system's pronoun to the other), and"
+        f" {counts.get('tp', '?')} TP and {counts.get('fn', '?')} FN instances shown"
+        f" to everyone; {study.get('n_trials', '?')} trials. " + _collected_line(study),
+        "3.1.2": "By an automatic random process but using stratified sampling over"
+        " given properties: instances whose context (at most"
+        f" {study.get('max_context_ms', 30000) / 1000:g} s) holds the last mention"
+        " of and the last action on the target; TP and FN instances sampled to the"
+        " corpus distribution of the features"
+        f" {', '.join(study.get('features') or ['O1', 'O2'])}; two-group design, FP"
+        f" halves balanced on {study.get('halves_by') or 'nothing (random halves)'},"
+        f" order shuffled per evaluator, seed {study.get('seed', '?')}",
+        "3.3.4.2": "a replay of the shared work area drawn from the log (pieces,"
+        " actions, cursor) with the preceding utterances, then the utterance with"
+        " the expression highlighted; the participant clicks a numbered piece or"
+        " its button, or “I don't know”, and may replay the clip",
+    }
+
+
+# -- Section 4 -----------------------------------------------------------------
+
+
+@dataclass
+class _Criterion:
+    """One quality criterion of a study: its answers to 4.1.1–4.3.9, the
+    measures analyses name it by and its agreement criterion (if computed)."""
+
+    name: str
+    answers: dict[str, str]
+    measures: tuple[str, ...]
+    agreement: Any = None
+    extra: dict[str, str] = field(default_factory=dict)
+
+
+_TESTS = {
+    "anova": "ANOVA",
+    "tukey": "Tukey HSD",
+    "kruskal": "Kruskal-Wallis test",
+    "correlations": "Pearson correlations of the system means",
+    "ttest": "t-test",
+    "mixed": "linear mixed model",
+    "manova": "MANOVA",
+    "property_means": "means per system property",
+}
+
+
+def _outliers(config: Mapping[str, Any]) -> str:
+    rules = (config.get("judgments") or {}).get("outliers") or {}
+    rule = rules.get("rule") or "sd"
+    if rule == "none":
+        return "no outlier treatment"
+    replacement = {
+        "mean_excluding_outliers": "the mean of the other times",
+        "mean_including": "the mean of all times",
+        "drop": "nothing (left out)",
+        "winsorize": "the nearest bound (winsorised)",
+    }.get(
+        rules.get("replacement") or "mean_excluding_outliers", rules.get("replacement")
+    )
+    if rule == "fixed":
+        band = f"outside {rules.get('fixed_min_ms')}–{rules.get('fixed_max_ms')} ms"
+    else:
+        band = (
+            f"outside the mean ± {rules.get('k', 2):g} SD (over"
+            f" {str(rules.get('scope') or 'all').replace('_', ' ')})"
+        )
+    return f"times {band} are replaced by {replacement}"
+
+
+def _removed() -> str:
+    return (
+        "practice, filler and control trials and the trials of excluded"
+        " participants are left out"
+    )
+
+
+def _rating_criteria(
+    study: Mapping[str, Any], config_study: Mapping[str, Any]
+) -> list[_Criterion]:
+    experiment = config_study.get("experiment") or {}
+    texts = study.get("texts") or {}
+    intro = _ui_string("instructions_rating_sliders", study, experiment)
+    own = experiment.get("instructions")
+    z = config_study.get("normalise") == "z"
+    out = []
+    for name, key, aspect, frame in (
+        (
+            "Adequacy",
+            "adequacy",
+            "Content of output",
+            "Quality of output relative to the input (the target among the pictures)",
+        ),
+        ("Fluency", "fluency", "Form of output", "Quality of output in its own right"),
+    ):
+        question = _ui_string(f"{key}_question", study, experiment)
+        labels = list(texts.get(f"{key}_labels") or ())
+        low = (experiment.get("strings") or {}).get(f"{key}_label_low") or (
+            labels[0] if labels else _ui_string(f"{key}_label_low", study, experiment)
+        )
+        high = (experiment.get("strings") or {}).get(f"{key}_label_high") or (
+            labels[-1] if labels else _ui_string(f"{key}_label_high", study, experiment)
+        )
+        ends = (
+            f" (left end {_quote(low)}, right end {_quote(high)})"
+            if low and high
+            else ""
+        )
+        out.append(
+            _Criterion(
+                name,
+                {
+                    "4.1.1": "Goodness",
+                    "4.1.2": aspect,
+                    "4.1.3": frame,
+                    "4.2.1": "Subjective",
+                    "4.2.2": "Absolute",
+                    "4.2.3": "Intrinsic",
+                    "4.3.1.1": f"{name} (stecflow's name; the page shows only the"
+                    " question, 4.3.7)",
+                    "4.3.2": (
+                        f"the organisers' instructions: {_quote(own)}"
+                        if own
+                        else f"the instructions say {_quote(intro)}; the question"
+                        " (4.3.7) is the definition"
+                        if intro
+                        else "the question (4.3.7) is the definition"
+                    ),
+                    "4.3.3": "100",
+                    "4.3.4": f"1–100 (the slider's position){ends}",
+                    "4.3.5": "Slider (no numbers shown, pointer centred at the start)",
+                    "4.3.6": "N/A: there is a rating instrument (4.3.3–4.3.5)",
+                    "4.3.7": (_quote(question) if question else "see `studies/`")
+                    + ends,
+                    "4.3.8": "Direct quality estimation",
+                    "4.3.9": f"each trial records the slider position (1–100);"
+                    f" {_removed()}; a system's score is the mean (and SD) of its"
+                    " trials' scores, per subdomain and over all"
+                    + (
+                        f"; besides, per-rater z-scores (`{key}_z`: each"
+                        " participant's scores standardised by their own mean and"
+                        " SD, as WMT's direct assessment) are averaged per system"
+                        if z
+                        else "; no normalisation"
+                    )
+                    + "; no outlier treatment of ratings",
+                },
+                (key, f"{key}_z"),
+                agreement=key,
+            )
+        )
+    return out
+
+
+def _identification_criteria(
+    study: Mapping[str, Any], config_study: Mapping[str, Any], config: Mapping[str, Any]
+) -> list[_Criterion]:
+    experiment = config_study.get("experiment") or {}
+    judgments = config.get("judgments") or {}
+    variant = study.get("variant") or config_study.get("variant") or "together"
+    own = experiment.get("instructions")
+    key = {
+        "together": "instructions_together",
+        "read_first": "instructions_read_first",
+        "spoken": "instructions_spoken",
+    }.get(variant, "instructions_together")
+    timeout_s = f"{int(_setting(experiment, 'timeout_ms')) / 1000:g}"
+    said = [
+        _fill(s, timeout_s=timeout_s)
+        for s in (
+            _ui_string(key, study, experiment),
+            _ui_string("instructions_trial_start", study, experiment),
+            _ui_string("instructions_cant_tell", study, experiment)
+            if _setting(experiment, "cant_tell")
+            else None,
+        )
+        if s
+    ]
+    instructions = _quote(own) if own else " ".join(_quote(s) for s in said)
+    timeouts = {
+        "error": "count as not identified",
+        "exclude": "are left out",
+    }.get(judgments.get("timeouts") or "error", judgments.get("timeouts"))
+    task_text = (
+        "the participant clicks the picture they think the description means"
+        f" ({variant} variant; the instructions in 4.3.7)"
+    )
+    common = {
+        "4.2.1": "Objective",
+        "4.2.2": "Absolute",
+        "4.2.3": "Extrinsic",
+        "4.3.2": f"no definition beyond the instructions: {instructions}",
+        "4.3.3": "N/A: no rating instrument (a click on one picture)",
+        "4.3.4": "N/A: no rating instrument",
+        "4.3.5": "N/A (there is no rating instrument)",
+        "4.3.6": task_text,
+        "4.3.7": instructions,
+        "4.3.8": "Task performance measurements",
+    }
+    times = (
+        "wrong answers keep their times"
+        if judgments.get("times_include_errors", True)
+        else "only the times of right answers count"
+    )
+    out = [
+        _Criterion(
+            "Identification accuracy",
+            common
+            | {
+                "4.1.1": "Correctness",
+                "4.1.2": "Content of output",
+                "4.1.3": "Quality of output relative to the input (the target among"
+                " the pictures)",
+                "4.3.1.1": "none shown (stecflow's name: identification accuracy)",
+                "4.3.9": "a trial counts as identified when the picture clicked is the"
+                f" target; time-outs {timeouts}; {_removed()}; a system's score is"
+                " the share of its trials identified, per subdomain and over all",
+            },
+            ("identification_accuracy",),
+            agreement="chosen_entity",
+        ),
+        _Criterion(
+            "Identification time",
+            common
+            | {
+                "4.1.1": "Goodness",
+                "4.1.2": "Both form and content of output",
+                "4.1.3": "Quality of output relative to the input (the target among"
+                " the pictures)",
+                "4.3.1.1": "none shown (stecflow's name: identification time)",
+                "4.3.9": "the time from the pictures' onset to the click (ms);"
+                f" {times}; {_outliers(config)}; {_removed()}; a system's score is"
+                " the mean (and SD) of its times",
+            },
+            ("identification_time",),
+        ),
+    ]
+    if variant == "read_first":
+        out.append(
+            _Criterion(
+                "Reading time",
+                common
+                | {
+                    "4.1.1": "Goodness",
+                    "4.1.2": "Both form and content of output",
+                    "4.1.3": "Quality of output in its own right",
+                    "4.3.1.1": "none shown (stecflow's name: reading time)",
+                    "4.3.9": "the time from the description's onset to the call for"
+                    f" the pictures (ms); {_outliers(config)}; {_removed()}; a"
+                    " system's score is the mean (and SD) of its times",
+                },
+                ("reading_time",),
+            )
+        )
+    return out
+
+
+def _text_criteria(
+    study: Mapping[str, Any], config_study: Mapping[str, Any]
+) -> list[_Criterion]:
+    task = study.get("task")
+    experiment = config_study.get("experiment") or {}
+    own = experiment.get("instructions")
+    z = config_study.get("normalise") == "z"
+    out = []
+    for criterion in config_study.get("criteria") or study.get("criteria") or []:
+        if not isinstance(criterion, Mapping):
+            criterion = {"id": str(criterion)}
+        cid = str(criterion.get("id"))
+        name = str(criterion.get("name") or cid)
+        question = criterion.get("question")
+        anchors = [str(a) for a in criterion.get("anchors") or ()]
+        definition = (
+            f"the organisers' instructions: {_quote(own)}"
+            if own
+            else "the question (4.3.7) is the definition"
+        )
+        answers = {
+            "4.1.1": f"{TO_COMPLETE} (the organisers' criterion)",
+            "4.1.2": f"{TO_COMPLETE} (the organisers' criterion)",
+            "4.1.3": f"{TO_COMPLETE} (the organisers' criterion)",
+            "4.2.1": "Subjective",
+            "4.2.3": "Intrinsic",
+            "4.3.1.1": f"{name} (the criterion's ID in the config; the page shows"
+            " the question, 4.3.7)",
+            "4.3.2": definition,
+            "4.3.6": "N/A: there is a rating instrument (4.3.3–4.3.5)",
+            "4.3.7": _quote(question) if question else "none configured",
+        }
+        if task == "text_preference":
+            tie = bool(criterion.get("allow_tie"))
+            answers |= {
+                "4.2.2": "Relative",
+                "4.3.3": "3" if tie else "2",
+                "4.3.4": "the first text, the second text"
+                + (", no preference" if tie else ""),
+                "4.3.5": "Multiple-choice options (one of the two texts"
+                + (" or “No preference”" if tie else "")
+                + ")",
+                "4.3.8": "Relative quality estimation (including ranking)",
+                "4.3.9": "each trial's preferred text is a win of its system over"
+                f" the other{' (a tie: neither)' if tie else ''}; {_removed()};"
+                " per system, the win rate (Wilson intervals) and Bradley-Terry"
+                " strength; per pair of systems, the win rate",
+            }
+        else:
+            scale_z = (
+                f"; besides, per-rater z-scores (`{cid}_z`, as WMT's direct"
+                " assessment) are averaged per system"
+                if z
+                else "; no normalisation"
+            )
+            if criterion.get("scale") == "slider":
+                ends = (
+                    f" (left end {_quote(anchors[0])}, right end {_quote(anchors[-1])})"
+                    if len(anchors) >= 2
+                    else ""
+                )
+                answers |= {
+                    "4.3.3": "101",
+                    "4.3.4": f"0–100 (the slider's position){ends}",
+                    "4.3.5": "Slider (no numbers shown, pointer centred at the start)",
+                }
+                recorded = "the slider position (0–100)"
+            else:
+                points = int(criterion.get("points") or 5)
+                labels = (
+                    ": "
+                    + ", ".join(f"{n} {_quote(a)}" for n, a in enumerate(anchors, 1))
+                    if len(anchors) == points
+                    else f" ({_quote(anchors[0])} to {_quote(anchors[-1])})"
+                    if len(anchors) >= 2
+                    else ""
+                )
+                answers |= {
+                    "4.3.3": str(points),
+                    "4.3.4": f"1–{points}{labels}",
+                    "4.3.5": f"Multiple-choice options (a {points}-point Likert"
+                    " scale of radio buttons)",
+                }
+                recorded = f"the point chosen (1–{points})"
+            answers |= {
+                "4.2.2": "Absolute",
+                "4.3.8": "Direct quality estimation",
+                "4.3.9": f"each trial records {recorded}; {_removed()}; a system's"
+                " score is the mean (and SD) of its trials' scores" + scale_z,
+            }
+        out.append(_Criterion(name, answers, (cid, f"{cid}_z"), agreement=cid))
+    return out
+
+
+def _situated_criteria(config: Mapping[str, Any]) -> list[_Criterion]:
+    ident = (config.get("judgments") or {}).get("ident") or {}
+    common = {
+        "4.2.1": "Objective",
+        "4.2.2": "Absolute",
+        "4.2.3": "Extrinsic",
+        "4.3.2": "no definition: the participant is asked which piece the"
+        " highlighted expression refers to",
+        "4.3.3": "N/A: no rating instrument (a click on one piece)",
+        "4.3.4": "N/A: no rating instrument",
+        "4.3.5": "N/A (there is no rating instrument)",
+        "4.3.6": "the participant clicks the numbered piece (or its button) the"
+        " highlighted expression refers to, or “I don't know”; the clip may be"
+        " replayed",
+        "4.3.7": "see the web experiment under `studies/<study>/web/`",
+        "4.3.8": "Task performance measurements",
+    }
+    return [
+        _Criterion(
+            "Identification",
+            common
+            | {
+                "4.1.1": "Correctness",
+                "4.1.2": "Content of output",
+                "4.1.3": "Quality of output relative to the input (the referent in"
+                " the shared work area)",
+                "4.3.1.1": "none shown (stecflow's names: identification rate,"
+                " majority identification rate, agreement)",
+                "4.3.9": "per expression, the identification rate (the share of its"
+                " evaluators who chose the target), majority identification (the"
+                " most chosen answer is the target; a tied mode counts as"
+                f" {_words(ident.get('majority_tie') or 'not_identified')})"
+                " and agreement (the share of the most chosen answer); system"
+                " scores aggregated"
+                f" {_words(ident.get('aggregation') or 'mean_over_items')}"
+                " (Spanger et al. Tables 7–9)",
+            },
+            ("identification_rate", "majority_identification_rate", "agreement"),
+            agreement="chosen_piece",
+        ),
+        _Criterion(
+            "Identification time",
+            common
+            | {
+                "4.1.1": "Goodness",
+                "4.1.2": "Both form and content of output",
+                "4.1.3": "Quality of output relative to the input (the referent in"
+                " the shared work area)",
+                "4.3.1.1": "none shown (stecflow's name: identification time)",
+                "4.3.9": "the time from the onset of the utterance to the click"
+                f" (ms); {_outliers(config)}; the mean per system",
+            },
+            ("identification_time",),
+        ),
+    ]
+
+
+def _analyses(config: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The campaign's analyses with defaults filled in (the configured list
+    when they cannot be worked out here)."""
+    try:
+        from stecflow.analysis.analyses import analysis_specs
+
+        return analysis_specs(config)
+    except Exception:  # noqa: BLE001 — a partial config (tests): as configured
+        return list((config.get("statistics") or {}).get("analyses") or [])
+
+
+def _effects(
+    criterion: _Criterion,
+    study_id: str,
+    analyses: Sequence[Mapping[str, Any]],
+    config: Mapping[str, Any],
+) -> str:
+    """HEDS 4.3.10 from the analyses naming this criterion's measures."""
+    named = []
+    for spec in analyses:
+        measures = [spec["measure"]] if spec.get("measure") else []
+        measures += [str(m) for m in spec.get("measures") or []]
+        mine = any(
+            (spec.get("source") == study_id and m in criterion.measures)
+            or m in {f"{study_id}:{c}" for c in criterion.measures}
+            for m in measures
+        )
+        if mine:
+            factors = spec.get("factors")
+            named.append(
+                f"{_TESTS.get(str(spec.get('test')), spec.get('test'))}"
+                f" (`{spec.get('id')}`"
+                + (f", factors {', '.join(factors)}" if factors else "")
+                + ")"
+            )
+    if not named:
+        return "None: no analysis of the campaign names this criterion"
+    alpha = (config.get("statistics") or {}).get("alpha", 0.05)
+    return (
+        "; ".join(named)
+        + f"; significance level {alpha}; results in `stats/` and the report"
+    )
+
+
+def _agreement_answers(
+    criterion: _Criterion,
+    study: Mapping[str, Any],
+    config_study: Mapping[str, Any],
+) -> dict[str, str]:
+    """HEDS 4.3.11–4.3.12 (stecflow.judgments.agreement)."""
+    from stecflow.judgments.agreement import agreement_criteria
+
+    try:
+        computed = {
+            c.name: c
+            for c in agreement_criteria({**config_study, "task": study.get("task")})
+        }
+    except Exception:  # noqa: BLE001 — an unknown task: none computed
+        computed = {}
+    found = computed.get(criterion.agreement) if criterion.agreement else None
+    intra = {
+        "4.3.12.1": "IntraAA not assessed: no evaluator judges the same output"
+        " twice in the design",
+        "4.3.12.2": "IntraAA not assessed",
+    }
+    if found is None:
+        return {
+            "4.3.11.1": "InterAA not assessed for this criterion",
+            "4.3.11.2": "InterAA not assessed",
+        } | intra
+    settings = config_study.get("agreement") or {}
+    boot = int(settings.get("bootstrap", 1000))
+    method = f"Krippendorff's alpha ({found.level} metric) over every pairable value"
+    if found.icc:
+        method += (
+            "; intraclass correlation, one-way ICC(1,1) and ICC(1,k) when raters"
+            " are nested in units (a Latin-square or list design), two-way"
+            " ICC(2,1) and ICC(2,k) when crossed (the table names the model used)"
+        )
+    method += (
+        f"; percentile bootstrap intervals over the units judged ({boot} resamples,"
+        f" confidence {settings.get('confidence', 0.95)})"
+        if boot
+        else "; no bootstrap intervals"
+    )
+    return {
+        "4.3.11.1": method,
+        "4.3.11.2": f"in `judgments/agreement/{study['study']}.tsv` of this archive"
+        f" (criterion {found.name}; it says when too few units were judged by two"
+        " or more evaluators to compute it)",
+    } | intra
+
+
+def _criteria_of(
+    study: Mapping[str, Any], config_study: Mapping[str, Any], config: Mapping[str, Any]
+) -> list[_Criterion]:
+    task = study.get("task")
+    if task == "rating":
+        return _rating_criteria(study, config_study)
+    if task == "identification":
+        return _identification_criteria(study, config_study, config)
+    if task == SITUATED_STUDY:
+        return _situated_criteria(config)
+    if task in ("text_rating", "text_preference"):
+        return _text_criteria(study, config_study)
+    return [
+        _Criterion(
+            str(task),
+            {q: f"{TO_COMPLETE} (task {task})" for q in section_questions("4")},
+            (),
+        )
+    ]
+
+
+def _section_4(
+    criterion: _Criterion,
+    study: Mapping[str, Any],
+    config_study: Mapping[str, Any],
+    analyses: Sequence[Mapping[str, Any]],
+    config: Mapping[str, Any],
+) -> dict[str, str]:
+    answers = {
+        "4.3.1.2": f"{TO_COMPLETE} (a standardised name, e.g. from QCET, Belz et"
+        " al. 2024)",
+        "4.3.10": _effects(criterion, str(study["study"]), analyses, config),
+        **_agreement_answers(criterion, study, config_study),
+    }
+    return answers | criterion.answers
+
+
+# -- Section 5 -----------------------------------------------------------------
+
+
+def _personal_data_answer(
+    policy: PersonalDataPolicy, studies: Sequence[Mapping[str, Any]]
+) -> str:
+    """HEDS 5.2's release policy and the consent checks."""
+    kept = [c for c in policy.keep_columns if c in PERSONAL_COLUMNS]
+    parts = [
+        "participant and session IDs are replaced by keyed pseudonyms"
+        " (HMAC-SHA256) in the released judgments and session tables"
+        + (f" (released as collected: {', '.join(kept)})" if kept else "")
+    ]
+    if policy.questionnaire == "aggregate":
+        parts.append(
+            "questionnaire answers are released only as counts per question and"
+            " answer (`judgments/questionnaire/`), numbers in bins of"
+            f" {policy.number_bin}, free text never"
+        )
+    else:
+        parts.append("questionnaire answers are not released")
+    if policy.answers_per_participant:
+        parts.append(
+            "by the organisers' choice (release.personal_data.per_participant)"
+            " these answers are released per participant: "
+            + ", ".join(policy.answers_per_participant)
+        )
+    times = {
+        "date": "as dates (UTC)",
+        "relative": "as seconds from the study's first session",
+        "withhold": "not at all",
+    }[policy.times]
+    parts.append(f"session start and end times are released {times}")
+    if policy.exact_times:
+        parts.append(
+            "exact times released by the organisers' choice: "
+            + ", ".join(policy.exact_times)
+        )
+    for study in studies:
+        state = study.get("consent")
+        if state == "checked":
+            parts.append(
+                f"the consent text of `{study['study']}` states what is released"
+                " (checked against this policy)"
+            )
+        elif state == "unchecked":
+            parts.append(
+                f"the consent text of `{study['study']}` holds no statement"
+                f" stecflow recognises; {TO_COMPLETE}: check by hand that it"
+                " allows this release"
+            )
+    return "; ".join(parts) + "."
+
+
+def _section_5(
+    config: Mapping[str, Any],
+    studies: Sequence[Mapping[str, Any]],
+    configured: Mapping[str, Mapping[str, Any]],
+) -> dict[str, str]:
+    release = config.get("release") or {}
+    real = [
+        s
+        for s in studies
+        if not _simulated(s, configured.get(str(s.get("study"))) or {})
+    ]
+    policy = _personal_data_answer(PersonalDataPolicy.from_config(release), studies)
+    questionnaires = [
+        str(s.get("study"))
+        for s in real
+        if ((configured.get(str(s.get("study"))) or {}).get("experiment") or {}).get(
+            "questionnaire"
+        )
+    ]
+    return {
+        "5.1": release.get("ethics") or f"{TO_COMPLETE} (release.ethics)",
+        "5.2": (
+            "Yes, personal data as defined by GDPR was collected (participant and"
+            " session IDs, session times"
+            + (", questionnaire answers" if questionnaires else "")
+            + "); "
+            if real
+            else "No, personal data as defined by GDPR was neither evaluated nor"
+            " collected: every study's participants are simulated. The release"
+            " policy: "
+        )
+        + policy,
+        "5.3": (
+            "No, special category data as defined by GDPR was neither evaluated"
+            " nor collected: every study's participants are simulated"
+            if not real
+            else "No, special category data as defined by GDPR was neither"
+            " evaluated nor collected: the studies record only responses, times"
+            " and session data (no questionnaire)"
+            if not questionnaires
+            else f"{TO_COMPLETE}: whether the questionnaire of"
+            f" {', '.join(f'`{q}`' for q in questionnaires)} asks for special"
+            " category data"
+        ),
+        "5.4": f"{TO_COMPLETE} (any ex ante or ex post impact assessment)",
+    }
+
+
+# -- The datasheet -------------------------------------------------------------
+
+
+def datasheet(
+    config: Mapping[str, Any],
+    studies: Sequence[Mapping[str, Any]],
+    software: Mapping[str, Any] | None = None,
+) -> str:
+    """Answers to the Human Evaluation Datasheet (HEDS 3.0), as Markdown.
+
+    Every HEDS 3.0 question once per block: Sections 1 and 2 for the campaign,
+    per study Section 3 and one Section 4 per quality criterion, Section 5 for
+    the campaign. The answers come from the config, the task registry, the
+    studies' design settings, their texts and, when a study has judgments, what
+    was actually collected (``collected``:
+    :func:`stecflow.release.archive.collected_counts`); only what the config
+    cannot know is left *to complete* for the organisers. Nothing depends on the
+    clock or on the order of a mapping not written in order.
+    """
+    campaign = config["campaign"]
+    tasks = list(campaign.get("tasks") or [])
+    release = config.get("release") or {}
+    configured = {
+        str(s.get("id")): s
+        for s in config.get("studies") or []
+        if isinstance(s, Mapping)
+    }
+    lines = [
+        f"# Human Evaluation Datasheet: {campaign['title']}",
+        "",
+        f"Answers to every question of {HEDS_VERSION}, generated by stecflow from"
+        " the campaign config, the task registry, the study designs and settings"
+        " and the judgments collected. Each study of the campaign is one"
+        " evaluation experiment: Sections 1, 2 and 5 cover the campaign, each"
+        " study has its own Section 3 and one Section 4 per quality criterion."
+        f" Items marked {TO_COMPLETE} need the organisers.",
+        "",
+        *(
+            [
+                f"Built by {_software(software)}; the wheel of that stecflow is"
+                f" `{software['wheel']}` (sha256 {software['wheel_sha256']}).",
+                "",
+            ]
+            if software
+            else []
+        ),
+        f"## {_HEADINGS['1']}",
+        "",
+        *_block("1", _section_1(config, studies)),
+        "",
+        f"## {_HEADINGS['2']}",
+        "",
+        *_block("2", _section_2(tasks, release)),
+    ]
+    analyses = _analyses(config) if studies else []
+    for n, study in enumerate(studies, start=1):
+        config_study = configured.get(str(study.get("study"))) or {}
+        section_3 = (
+            _situated_section_3(study, config_study, release)
+            if study.get("task") == SITUATED_STUDY
+            else _section_3(study, config_study, release)
+        )
+        lines += [
+            "",
+            f"## Study {n}: {study.get('title') or study['study']}"
+            f" (`{study['study']}`)",
+            "",
+            f"### {_HEADINGS['3']}",
+            "",
+            *_block("3", section_3),
+        ]
+        criteria = _criteria_of(study, config_study, config)
+        for k, criterion in enumerate(criteria, start=1):
+            lines += [
+                "",
+                f"### 4. Quality criterion {k} of {len(criteria)}: {criterion.name}"
+                f" (`{study['study']}`)",
+                "",
+                *_block(
+                    "4", _section_4(criterion, study, config_study, analyses, config)
+                ),
+            ]
+    lines += [
+        "",
+        f"## {_HEADINGS['5']}",
+        "",
+        *_block("5", _section_5(config, studies, configured)),
+        "",
+    ]
+    return "\n".join(lines)
