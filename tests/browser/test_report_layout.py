@@ -185,6 +185,27 @@ def _pdf_pages(page: Any) -> tuple[int, str]:
     return len(reader.pages), "\n".join(p.extract_text() for p in reader.pages)
 
 
+#: Every number in a numeric cell whose characters lie on more than one line.
+SPLIT_NUMBERS_JS = """() => {
+  const split = [];
+  for (const cell of document.querySelectorAll('td.a-r, table.grid td.n')) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.textContent.matchAll(/[-+−]?[0-9][0-9.,]*/g)) {
+        if (m[0].length < 2) continue;
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()]
+          .filter(r => r.width > 0).map(r => Math.round(r.top)));
+        if (tops.size > 1) split.push(m[0] + ' in ' + cell.textContent.trim());
+      }
+    }
+  }
+  return split;
+}"""
+
+
 def _printed_tables(page: Any) -> list[dict[str, Any]]:
     page.emulate_media(media="print")
     page.set_viewport_size({"width": PRINT_WIDTH, "height": 1000})
@@ -230,6 +251,9 @@ def test_printed_tables_fit_the_page(report, tmp_path):
         or t["box_scroll"] > t["box_client"] + 1
     ]
     assert clipped == [], [t["id"] for t in clipped]
+    # no number is split across two lines ("7.0" printed as "7." and "0")
+    split = page.evaluate(SPLIT_NUMBERS_JS)
+    assert split == [], split[:10]
     # tables in collapsed blocks are printed too
     assert all(t["visible"] for t in tables)
     # no scrolling box on paper, no navigation

@@ -672,3 +672,20 @@ def test_a_confusion_record_names_its_systems_in_the_methods(tmp_path):
     entry = confusion_record()["systems"][0]
     assert ctx.display(entry) == "organisers/recency"
     assert ctx.display({"system": "recency"}) == "recency"
+
+
+def test_an_analysis_of_the_scores_links_to_a_section_that_exists(tmp_path):
+    """A confusion analysis reads the scores (source: scores): its link goes to
+    the situated section, never to a "#situated-scores" that no section has."""
+    from stecflow.report.statistics import _situated
+
+    def hrefs(blocks):
+        text = json.dumps(blocks)
+        return re.findall(r'"href": "([^"]+)"', text)
+
+    ctx = make_context(tmp_path)
+    for source, href in (("scores", "#situated"), ("situated", "#situated-situated")):
+        assert hrefs(_situated(ctx, {"spec": {"source": source}}, [], "x")) == [href]
+    empty = make_context(tmp_path / "none", config={"studies": []})
+    empty.judgments.clear()
+    assert hrefs(_situated(empty, {"spec": {"source": "scores"}}, [], "x")) == []

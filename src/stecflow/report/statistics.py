@@ -968,19 +968,29 @@ def _property_means(ctx: Context, record: Record, rows: Rows, stem: str) -> list
 
 def _situated(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
     """Analyses of a situated study: the sentences; the tables are in its section."""
+    from stecflow.report.situated import situated_studies
+
     source = (record.get("spec") or {}).get("source") or ""
-    anchor = f"#situated-{source}" if source else "#situated"
     blocks: list[Block] = [
         paragraph(f"{t.get('about', '')}: {t.get('text', '')}")
         for t in record.get("text") or []
     ]
-    blocks.append(
-        paragraph(
-            "Shown with the study's tables under ",
-            {"text": "Situated identification study", "href": anchor},
-            "." if not record.get("simulated") else " (simulated data).",
-        )
+    # the tables are in the section of the situated study the analysis reads,
+    # or (an analysis of the scores, ``source: scores``: the confusion
+    # matrices) in the situated section; no section, no link
+    studies = situated_studies(ctx)
+    anchor = (
+        f"#situated-{source}" if source in studies else "#situated" if studies else ""
     )
+    end = "." if not record.get("simulated") else " (simulated data)."
+    if anchor:
+        blocks.append(
+            paragraph(
+                "Shown with the study's tables under ",
+                {"text": "Situated identification study", "href": anchor},
+                end,
+            )
+        )
     return blocks
 
 
