@@ -24,6 +24,7 @@ from stecflow.studies.dmdx import make_dmdx_files
 from stecflow.studies.settings import (
     ADEQUACY_QUESTION,
     FLUENCY_QUESTION,
+    MIN_WINDOW,
     RESPONSE_COLUMNS,
     SITUATED_UI_STRINGS,
     TEXT_UI_STRINGS,
@@ -992,10 +993,17 @@ def test_screen_settings_are_checked():
 
 
 def test_window_check_takes_the_trial_kinds_layout():
+    width, height = MIN_WINDOW[_files().document["task"]]
     doc = _files(settings={"check_window": True}).document
-    assert (doc["settings"]["min_width"], doc["settings"]["min_height"]) == (1024, 700)
+    assert (doc["settings"]["min_width"], doc["settings"]["min_height"]) == (
+        width,
+        height,
+    )
     doc = _files(settings={"check_window": True, "min_width": 1300}).document
-    assert (doc["settings"]["min_width"], doc["settings"]["min_height"]) == (1300, 700)
+    assert (doc["settings"]["min_width"], doc["settings"]["min_height"]) == (
+        1300,
+        height,
+    )
 
 
 def test_a_study_without_screens_has_the_same_document_as_before():

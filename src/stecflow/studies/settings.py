@@ -542,15 +542,39 @@ URL_PARAMS: dict[str, list[str]] = {
 }
 
 #: The smallest window (width, height in CSS pixels) each trial kind's layout
-#: fits without scrolling, used by ``experiment.check_window``: the picture grid
-#: of the TUNA trials (seven columns of ``cell_px`` 120 and the sliders or the
-#: buttons), the situated board, the text trials' single or paired columns.
+#: fits, used by ``experiment.check_window``. Measured in chromium (Debian's,
+#: headless, through Playwright) on every trial of every list of the browser
+#: tests' studies (``tests/browser/studykit.py``: the demo rating and
+#: identification studies with their 5 x 3 grids of 120 px cells, together,
+#: read first and spoken, the situated demo, the text-rating and text-preference kits of
+#: ``tests/browser/test_layout.py``): at widths of 360, 400, 500, 640, 800, 900,
+#: 1024, 1280 and 1366 px (and 820 to 880 for rating), by bisection the
+#: smallest height at which the trial's screens (the start screen, the reading
+#: screen, the answer screen) need no scrolling (the document's scrollWidth and
+#: scrollHeight within the window, every button, slider and picture inside it)
+#: and the pictures the layout shrinks to fit keep at least half their size: a
+#: grid cell at least 60 px, the situated board at least 240 px high (its full
+#: size is 640 x 480). The heights needed (px), and the width below which the
+#: layout needs more:
+#:
+#: - rating: 624 from 840 px wide (819 at 820, 863 at 640);
+#: - identification: 416 from 640 px wide (528 at 500; the start screen 204,
+#:   the reading screen 224);
+#: - situated_identification: 526 from 641 px wide (below 40rem the transcript
+#:   goes under the board: about 750);
+#: - text_rating: 600 from 500 px wide (664 at 400);
+#: - text_preference: 563 from 500 px wide (584 at 400).
+#:
+#: Each minimum adds a margin: 20 px or more to the width, 20 px to the height,
+#: rounded up to 10 px. A 1366 x 768 laptop's browser window (about 1366 x 657)
+#: passes every kind's check. ``tests/browser/test_window_check.py`` checks that
+#: each kind's trials fit at its minimum.
 MIN_WINDOW: dict[str, tuple[int, int]] = {
-    "rating": (1024, 700),
-    "identification": (1024, 700),
-    "situated_identification": (1024, 700),
-    "text_rating": (400, 600),
-    "text_preference": (800, 600),
+    "rating": (860, 650),
+    "identification": (660, 440),
+    "situated_identification": (660, 550),
+    "text_rating": (520, 620),
+    "text_preference": (520, 590),
 }
 
 #: Fields added after the English study files were fixed: left out of the study

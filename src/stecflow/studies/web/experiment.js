@@ -1219,27 +1219,45 @@
     finishScreen(code, extra);
   }
 
-  // Minimum window, full screen and sound checks, each optional.
+  // Full screen, minimum window and sound checks, each optional. Full screen is
+  // offered first: it may be what makes the window large enough; the too-small
+  // screen offers it again while the browser can go full screen.
+  function canFullscreen() {
+    return Boolean(document.documentElement.requestFullscreen
+      && document.fullscreenEnabled !== false && !document.fullscreenElement);
+  }
+  function goFullscreen() {
+    return document.documentElement.requestFullscreen().catch(() => undefined);
+  }
+
   async function screenChecks() {
-    const width = S.min_width || 0;
-    const height = S.min_height || 0;
-    while ((width && window.innerWidth < width) || (height && window.innerHeight < height)) {
-      const retry = el("button", { id: "screen-retry", type: "button", text: t("screen_retry") });
-      show("too-small", paragraphs([t("screen_too_small", {
-        width: width, height: height, w: window.innerWidth, h: window.innerHeight,
-      })]), retry);
-      await Promise.race([waitFor(retry, null), new Promise((resolve) => window.addEventListener("resize", resolve, { once: true }))]);
-    }
-    if (S.fullscreen && document.documentElement.requestFullscreen && !document.fullscreenElement) {
+    if (S.fullscreen && canFullscreen()) {
       const enter = el("button", { id: "fullscreen-enter", type: "button", text: t("fullscreen_enter") });
       const skip = el("button", { id: "fullscreen-skip", type: "button", className: "secondary", text: t("fullscreen_skip") });
       show("fullscreen", paragraphs([t("fullscreen_ask")]), el("div", { className: "buttons" }, enter, skip));
       await new Promise((resolve) => {
-        enter.addEventListener("click", () => {
-          document.documentElement.requestFullscreen().catch(() => undefined).finally(resolve);
-        });
+        enter.addEventListener("click", () => { goFullscreen().finally(resolve); });
         skip.addEventListener("click", resolve);
       });
+    }
+    const width = S.min_width || 0;
+    const height = S.min_height || 0;
+    while ((width && window.innerWidth < width) || (height && window.innerHeight < height)) {
+      const retry = el("button", { id: "screen-retry", type: "button", text: t("screen_retry") });
+      const buttons = el("div", { className: "buttons" }, retry);
+      if (canFullscreen()) {
+        const enter = el("button", { id: "too-small-fullscreen", type: "button", className: "secondary", text: t("fullscreen_enter") });
+        enter.addEventListener("click", () => { goFullscreen(); });
+        buttons.prepend(enter);
+      }
+      show("too-small", paragraphs([t("screen_too_small", {
+        width: width, height: height, w: window.innerWidth, h: window.innerHeight,
+      })]), buttons);
+      await Promise.race([
+        waitFor(retry, null),
+        new Promise((resolve) => window.addEventListener("resize", resolve, { once: true })),
+        new Promise((resolve) => document.addEventListener("fullscreenchange", resolve, { once: true })),
+      ]);
     }
     if (S.sound_check) {
       const play = el("button", { id: "sound-play", type: "button", text: t("sound_play") });
