@@ -30,7 +30,10 @@ LAYERS = (
     ("metrics", "stats"),
     ("tasks",),
     ("submissions", "baselines"),
-    ("scoring", "studies", "release", "demo"),
+    ("scoring", "studies", "demo"),
+    # the archive describes the studies (its datasheet); the judgments read its
+    # pseudonyms
+    ("release",),
     ("judgments",),
     ("analysis",),
     ("report",),

@@ -1,5 +1,6 @@
 """Adapter for rule `pack_release` (workflow/rules/release.smk)."""
 
+from stecflow.analysis.analyses import analysis_specs
 from stecflow.core.logs import job_log
 from stecflow.release.archive import build_release
 
@@ -24,6 +25,7 @@ def main(smk) -> None:
             source_testset=smk.input.source_testset,
             report_templates=list(smk.input.templates),
             finish=False,  # rule build_release adds the statistics and the report
+            analyses=analysis_specs(smk.params.config),  # for the datasheet
         )
 
 

@@ -75,6 +75,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stecflow.judgments._common import JudgmentsError, digest_seed
+from stecflow.studies.criteria import Criterion, rated_criteria
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -171,20 +172,6 @@ class AgreementSettings:
                 f"unknown key {unknown[0]!r}", field=f"agreement.{unknown[0]}"
             )
         return cls(**values)
-
-
-@dataclass(frozen=True)
-class Criterion:
-    """One thing rated: its name, level of measurement, and where it is read.
-
-    ``column`` is the judgments table's column; ``icc`` says whether the ICC is
-    computed (slider scores).
-    """
-
-    name: str
-    level: str
-    column: str
-    icc: bool = False
 
 
 # ---------------------------------------------------------------- coefficients
@@ -492,39 +479,16 @@ def analysed_rows(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, int]]:
 
 
 def agreement_criteria(study: Mapping[str, Any]) -> list[Criterion]:
-    """What is rated in a study, by task (see the module docstring).
+    """What is rated in a study, by task
+    (:func:`stecflow.studies.criteria.rated_criteria`).
 
     >>> [c.name for c in agreement_criteria({"task": "rating"})]
     ['adequacy', 'fluency']
-    >>> agreement_criteria({"task": "identification"})[0].level
-    'nominal'
     """
-    task = study.get("task")
-    if task == "rating":
-        return [
-            Criterion("adequacy", "interval", "adequacy", icc=True),
-            Criterion("fluency", "interval", "fluency", icc=True),
-        ]
-    if task == "identification":
-        return [Criterion("chosen_entity", "nominal", "choice")]
-    if task == "situated_identification":
-        return [Criterion("chosen_piece", "nominal", "chosen")]
-    if task == "text_rating":
-        return [
-            Criterion(
-                str(c["id"]),
-                "interval",
-                str(c["id"]),
-                icc=(c.get("scale") or "likert") == "slider",
-            )
-            for c in study.get("criteria") or []
-        ]
-    if task == "text_preference":
-        return [
-            Criterion(str(c["id"]), "nominal", "winner")
-            for c in (study.get("criteria") or [])[:1]
-        ]
-    raise JudgmentsError(f"unknown task {task!r}", field="task")
+    try:
+        return rated_criteria(study)
+    except ValueError as error:
+        raise JudgmentsError(str(error), field="task") from None
 
 
 def _units(frame: pd.DataFrame, task: str) -> list[str]:

@@ -7,5 +7,6 @@ the archive holds and the git commit it names. It packs files; it imports no
 stage that made them.
 
 May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`,
-:mod:`stecflow.submissions`.
+:mod:`stecflow.submissions`, :mod:`stecflow.studies` (what a study rates and
+its settings, for the datasheet).
 """

@@ -626,6 +626,7 @@ def build_release(
     environment: Mapping[str, bytes] | None = None,
     project_root: str | Path | None = None,
     finish: bool = True,
+    analyses: Sequence[Mapping[str, Any]] | None = None,
 ) -> dict[str, Any]:
     """Write the release archive; return what went in.
 
@@ -672,6 +673,11 @@ def build_release(
         False: write to *out_zip* every entry but those under :data:`LAST_ENTRIES`
         (which *files* must then leave out) and no manifest, and their manifest
         to *out_manifest*, for :func:`finish_release` to complete.
+    analyses
+        The campaign's analyses with their defaults, for the datasheet's
+        HEDS 4.3.10 (the workflow passes
+        :func:`stecflow.analysis.analyses.analysis_specs`); without them, the
+        configured ones.
     """
     release = config.get("release") or {}
     campaign = config["campaign"]
@@ -786,7 +792,7 @@ def build_release(
         if isinstance(entries.get(SOURCE_FILE), bytes)
         else None
     )
-    entries["DATASHEET.md"] = datasheet(config, studies, software).encode()
+    entries["DATASHEET.md"] = datasheet(config, studies, software, analyses).encode()
     entries["CITATION.cff"] = _citation(config).encode()
     entries[".zenodo.json"] = (
         json.dumps(zenodo_metadata(config), indent=2, ensure_ascii=False) + "\n"

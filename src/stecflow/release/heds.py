@@ -1268,15 +1268,15 @@ def _situated_criteria(config: Mapping[str, Any]) -> list[_Criterion]:
     ]
 
 
-def _analyses(config: Mapping[str, Any]) -> list[Mapping[str, Any]]:
-    """The campaign's analyses with defaults filled in (the configured list
-    when they cannot be worked out here)."""
-    try:
-        from stecflow.analysis.analyses import analysis_specs
-
-        return analysis_specs(config)
-    except Exception:  # noqa: BLE001 — a partial config (tests): as configured
-        return list((config.get("statistics") or {}).get("analyses") or [])
+def _analyses(
+    config: Mapping[str, Any], analyses: Sequence[Mapping[str, Any]] | None
+) -> list[Mapping[str, Any]]:
+    """The campaign's analyses with defaults filled in, as the workflow gives
+    them (:func:`stecflow.analysis.analyses.analysis_specs`, a later stage),
+    else the configured list."""
+    if analyses is not None:
+        return list(analyses)
+    return list((config.get("statistics") or {}).get("analyses") or [])
 
 
 def _effects(
@@ -1318,12 +1318,12 @@ def _agreement_answers(
     config_study: Mapping[str, Any],
 ) -> dict[str, str]:
     """HEDS 4.3.11–4.3.12 (stecflow.judgments.agreement)."""
-    from stecflow.judgments.agreement import agreement_criteria
+    from stecflow.studies.criteria import rated_criteria
 
     try:
         computed = {
             c.name: c
-            for c in agreement_criteria({**config_study, "task": study.get("task")})
+            for c in rated_criteria({**config_study, "task": study.get("task")})
         }
     except Exception:  # noqa: BLE001 — an unknown task: none computed
         computed = {}
@@ -1507,6 +1507,7 @@ def datasheet(
     config: Mapping[str, Any],
     studies: Sequence[Mapping[str, Any]],
     software: Mapping[str, Any] | None = None,
+    analyses: Sequence[Mapping[str, Any]] | None = None,
 ) -> str:
     """Answers to the Human Evaluation Datasheet (HEDS 3.0), as Markdown.
 
@@ -1517,7 +1518,10 @@ def datasheet(
     was actually collected (``collected``:
     :func:`stecflow.release.archive.collected_counts`); only what the config
     cannot know is left *to complete* for the organisers. Nothing depends on the
-    clock or on the order of a mapping not written in order.
+    clock or on the order of a mapping not written in order. *analyses* are the
+    campaign's analyses with their defaults
+    (:func:`stecflow.analysis.analyses.analysis_specs`, which the workflow
+    passes in: analysis is a later stage); without them, the configured ones.
     """
     campaign = config["campaign"]
     tasks = list(campaign.get("tasks") or [])
@@ -1554,7 +1558,7 @@ def datasheet(
         "",
         *_block("2", _section_2(tasks, release)),
     ]
-    analyses = _analyses(config) if studies else []
+    analyses = _analyses(config, analyses) if studies else []
     for n, study in enumerate(studies, start=1):
         config_study = configured.get(str(study.get("study"))) or {}
         section_3 = (
