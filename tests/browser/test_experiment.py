@@ -160,9 +160,24 @@ def test_server_killed_and_restarted_mid_session(tmp_path, watched, server_proce
     assert len(read_responses(study, db_path=db)) == 4
     server.start()
     page.reload()
+    # the resume screen counts as the progress bar does: test trials only
+    # (trials 1-2 are practice, 3-5 answered), never the practice as well
+    page.wait_for_function("() => document.body.dataset.screen === 'resume'")
+    list_id = page.evaluate("() => document.body.dataset.list || ''")
+    # (before runTrials sets it: any list, all have as many test trials)
+    list_id = list_id or next(x["list"] for x in doc["lists"])
+    n_test = len([t for t in _list_trials(doc, list_id) if not t["practice"]])
+    assert page.inner_text("#screen-resume p") == (
+        f"Welcome back. You have answered 3 of {n_test} trials; you will continue"
+        " where you stopped."
+    )
     person.last = ""
     assert person.run() == "done"
     assert ("resume", "") in person.screens
+    progress = page.evaluate(
+        "() => document.getElementById('progress-text').textContent"
+    )
+    assert progress == f"Trial {n_test} of {n_test}"
     rows = _rows_by_order(study, db)
     trials = _list_trials(doc, person.list_id)
     assert sorted(rows) == [t["order"] for t in trials], "a trial was lost"

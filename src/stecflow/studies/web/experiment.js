@@ -1339,10 +1339,11 @@
     }
   }
 
+  // Counted as the progress bar counts: the test trials, not the practice.
   function resumeTexts(list, done) {
-    return [
-      t("resume", { done: done.size, total: list.trials.length }),
-    ];
+    const test = list.trials.filter((trial) => !trial.practice);
+    const answered = test.filter((trial) => done.has(trial.order)).length;
+    return [t("resume", { done: answered, total: test.length })];
   }
 
   // ------------------------------------------------------------------ online
