@@ -255,3 +255,29 @@ def test_sound_check_and_full_screen_come_before_the_start(tmp_path, watched):
     page.click("#sound-continue")
     page.wait_for_selector("#screen-welcome")
     watched.assert_clean(allow=("play",))
+
+
+def test_a_link_without_the_required_id_is_refused_on_the_first_screen(
+    tmp_path, watched
+):
+    """With --require-participant, a link without an ID is told so at once: not
+    after consent, a questionnaire and Start (the server's ping says an ID is
+    needed), and nothing reaches the server but the ping."""
+    from stecflow.studies.server import make_server, read_responses
+
+    study = _build(tmp_path, task="rating", settings=_settings("en"))
+    doc = load_document(study)
+    db = tmp_path / "responses.sqlite"
+    options = {"db_path": db, "require_participant": True}
+    with make_server(study, port=0, **options).start() as server:
+        page = watched.page
+        page.goto(server.url)
+        person = Participant(page, doc)
+        assert person.run() == "error"
+        assert person.screens == [("error", "")]  # no consent, no questionnaire
+        assert "needs your participant ID" in page.text_content("#error")
+        page.goto(server.url + "?PROLIFIC_PID=P-7")  # with it: consent first
+        person = Participant(page, doc)
+        assert person.run(stop=lambda screen, order: screen == "consent") == "consent"
+    assert read_responses(study, db_path=db) == []
+    watched.assert_clean()

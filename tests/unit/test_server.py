@@ -505,6 +505,7 @@ def test_routes_methods_and_static_files(serve, rating_study):
             "study": "demo-study",
             "task": "rating",
             "variant": None,
+            "require_participant": False,  # the page refuses at once without an ID
         }
     finally:
         (rating_study / "web" / "secret.sqlite").unlink()

@@ -426,6 +426,9 @@ class CollectionApp:
                 "sha256": self.study.sha256,
                 "task": self.study.task,
                 "variant": self.study.variant,
+                # the page refuses a link without an ID on its first screen,
+                # not after consent and a questionnaire
+                "require_participant": self.require_participant,
             }
         if route == "session" and method == "POST":
             note["event"] = "created"

@@ -1704,7 +1704,8 @@
       try {
         const res = await request("GET", "ping");
         if (res.status === 200 && res.data && res.data.study === STUDY.study) {
-          return res.data.sha256 === STUDY.sha256 ? "online" : "stale";
+          if (res.data.sha256 !== STUDY.sha256) return "stale";
+          return res.data.require_participant && !participantId() ? "no-participant" : "online";
         }
         if (res.status === 404) return "offline";
       } catch (e) {
@@ -1722,7 +1723,11 @@
     document.body.dataset.mode = mode;
     if (mode === "stale") {
       fatal(t("out_of_date"));
-    } else if (mode === "online") {
+    } else if (mode === "no-participant" && !store.get("token")) {
+      // a link without the participant ID the server requires: said at once,
+      // before consent and questionnaire (a session already open goes on)
+      fatal(t("participant_needed"));
+    } else if (mode === "online" || mode === "no-participant") {
       await runOnline();
     } else {
       await runOffline();
