@@ -36,6 +36,7 @@ from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer
 
 from stecflow.serving.request import client_key, drain_body
+from stecflow.serving.server import BUSY, CROWDED
 from stecflow.studies.server.app import make_app
 from stecflow.studies.server.defaults import (
     DEFAULT_CONNECTIONS_PER_ADDRESS,
@@ -104,23 +105,8 @@ class _Handler(WSGIRequestHandler):
         logger.debug("%s %s", self.address_string(), format % args)
 
 
-def _unavailable(message: str) -> bytes:
-    """A whole 503 answer with *message*, sent without the application."""
-    body = b'{"error": "' + message.encode("ascii") + b'"}'
-    return (
-        b"HTTP/1.0 503 Service Unavailable\r\n"
-        b"Content-Type: application/json\r\n"
-        b"Content-Length: " + str(len(body)).encode("ascii") + b"\r\n"
-        b"Retry-After: 1\r\n"
-        b"Cache-Control: no-store\r\n"
-        b"Connection: close\r\n\r\n" + body
-    )
-
-
-_BUSY = _unavailable("the server is busy; please try again in a moment")
-_CROWDED = _unavailable(
-    "too many connections from your network; please try again in a moment"
-)
+# the same 503 answers as today's server
+_BUSY, _CROWDED = BUSY, CROWDED
 
 
 class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
