@@ -5,7 +5,9 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,3 +47,47 @@ def tiny_campaign(tmp_path: Path) -> Path:
     target = tmp_path / "campaign"
     shutil.copytree(TINY, target)
     return target
+
+
+# ------------------------------------------------------------------ the browser
+
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--autoplay-policy=no-user-gesture-required",
+]
+SKIP_REASON = (
+    "browser tests need Debian's chromium and pip's playwright: install Debian's "
+    "chromium and pip's playwright (apt-get install chromium; pip install playwright)"
+)
+
+
+def _browser_missing() -> bool:
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        return True
+    return not Path(CHROMIUM).is_file()
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless chromium for the whole session, for every test directory
+    (tests/browser, tests/deploy): one Playwright per process."""
+    if _browser_missing():
+        pytest.skip(SKIP_REASON)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        instance = playwright.chromium.launch(
+            executable_path=CHROMIUM, args=LAUNCH_ARGS, headless=True
+        )
+        yield instance
+        instance.close()

@@ -9,7 +9,6 @@ any request to a host other than 127.0.0.1 (such requests are also aborted).
 from __future__ import annotations
 
 import re
-import shutil
 import socket
 import subprocess
 import sys
@@ -21,49 +20,13 @@ from typing import Any
 
 import pytest
 
+# The session's one chromium (``browser``) is a fixture of tests/conftest.py, so
+# that tests/deploy shares it: two Playwright instances cannot run in one process.
+
 # the demo report, built once per session for every report test module
 from tests.browser.reportkit import chromium, demo  # noqa: F401
 
-CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-LAUNCH_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--autoplay-policy=no-user-gesture-required",
-]
-SKIP_REASON = (
-    "browser tests need Debian's chromium and pip's playwright: install Debian's "
-    "chromium and pip's playwright (apt-get install chromium; pip install playwright)"
-)
 _NOT_LOCAL = re.compile(r"^(?!https?://127\.0\.0\.1[:/])(?:https?|wss?|ftp)://")
-
-
-def _browser_missing() -> bool:
-    try:
-        import playwright.sync_api  # noqa: F401
-    except ImportError:
-        return True
-    return not Path(CHROMIUM).is_file()
-
-
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    """One headless chromium for the whole session."""
-    if _browser_missing():
-        pytest.skip(SKIP_REASON)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        instance = playwright.chromium.launch(
-            executable_path=CHROMIUM, args=LAUNCH_ARGS, headless=True
-        )
-        yield instance
-        instance.close()
 
 
 @dataclass
