@@ -20,10 +20,9 @@ from typing import Any
 
 import pytest
 
-# The session's one chromium (``browser``) is a fixture of tests/conftest.py, so
-# that tests/deploy shares it: two Playwright instances cannot run in one process.
-
-# the demo report, built once per session for every report test module
+# the demo report, built once per session for every report test module (the
+# session's one chromium, ``browser``, is a fixture of tests/conftest.py, so that
+# tests/deploy shares it: two Playwright instances cannot run in one process)
 from tests.browser.reportkit import chromium, demo  # noqa: F401
 
 _NOT_LOCAL = re.compile(r"^(?!https?://127\.0\.0\.1[:/])(?:https?|wss?|ftp)://")
