@@ -8,15 +8,17 @@ temporary folder; its archive is copied alone into an empty folder, and the
 release/environment/requirements.lock``, ``venv/bin/stecflow rerun ...``. The
 statistics and the report made again must equal the archived ones.
 
-One thing is added to the README's steps, for speed and to run without the
-network: the ~180 packages the lock pins are not downloaded from PyPI (hundreds
+The first test adds one thing to the README's steps, for speed and to run
+without the network: the ~80 packages the lock pins are not downloaded from PyPI (hundreds
 of MB; minutes even from pip's cache). The new venv instead sees this
 environment's site-packages, as ``--system-site-packages`` would, through a
 folder of links to every entry *but stecflow's* (the checkout's editable
 install), and pip runs with ``PIP_NO_INDEX=1``. Every pin is then already
 installed but stecflow, which pip can only take from the wheel the archive holds
 (the lock's ``--find-links .``): the test fails if the archive's stecflow is
-missing, cannot be installed, or is not the one that runs.
+missing, cannot be installed, or is not the one that runs. The second test
+(``STECFLOW_TEST_PYPI=1``, which ``.ci/run`` sets) follows the README exactly,
+PyPI included, and checks that the venv holds stecflow's needs and no more.
 """
 
 from __future__ import annotations
@@ -81,16 +83,14 @@ def _site_without_stecflow(folder: Path) -> Path:
     return view
 
 
-def test_the_readme_steps_rerun_the_release_in_a_new_venv(
-    archive, tmp_path_factory, b5ref_dir
-):
-    fresh = tmp_path_factory.mktemp("fresh")  # empty but for the archive
+def _follow_the_readme(
+    archive: Path, fresh: Path, testset: Path, view: Path | None
+) -> dict[str, subprocess.CompletedProcess]:
+    """Run the README's commands in *fresh* (empty but for the archive); with
+    a *view*, pip uses no index and the venv sees *view* (see the docstring)."""
     shutil.copy(archive, fresh / ARCHIVE)
     with zipfile.ZipFile(archive) as zipped:
         readme = zipped.read("README.md").decode()
-        record = json.loads(zipped.read("environment/source.json"))
-        wheel = zipped.read(record["wheel"])
-        lock = zipped.read("environment/requirements.lock").decode()
         stats = [n for n in zipped.namelist() if n.startswith("stats/")]
     commands = _readme_commands(readme)
     assert [c.split()[:3] for c in commands] == [
@@ -99,22 +99,14 @@ def test_the_readme_steps_rerun_the_release_in_a_new_venv(
         ["venv/bin/pip", "install", "--no-deps"],
         ["venv/bin/stecflow", "rerun", ARCHIVE],
     ]
-    # the archive names its source and holds it
-    assert re.fullmatch(r"[0-9a-f]{40}", record["git_commit"])
-    assert isinstance(record["dirty"], bool)
-    assert f"git commit {record['git_commit']}" in readme
-    assert "--find-links ." in lock.splitlines() and "\nstecflow==" in lock
-    import hashlib
-
-    assert hashlib.sha256(wheel).hexdigest() == record["wheel_sha256"]
-
-    environment = dict(os.environ, PIP_NO_INDEX="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    environment = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1")
+    if view is not None:
+        environment["PIP_NO_INDEX"] = "1"
     environment.pop("PYTHONPATH", None)
     environment.pop("VIRTUAL_ENV", None)
-    view = _site_without_stecflow(tmp_path_factory.mktemp("view"))
     results = {}
     for command in commands:
-        argv = shlex.split(command.replace("<test set>", str(b5ref_dir)))
+        argv = shlex.split(command.replace("<test set>", str(testset)))
         if argv[0] == "python":
             argv[0] = sys.executable
         if argv[0].startswith("venv/"):
@@ -125,10 +117,10 @@ def test_the_readme_steps_rerun_the_release_in_a_new_venv(
             env=environment,
             capture_output=True,
             text=True,
-            timeout=900,
+            timeout=1800,
         )
         results[argv[1] if argv[0] != sys.executable else argv[2]] = result
-        if argv[1:3] == ["-m", "venv"]:
+        if view is not None and argv[1:3] == ["-m", "venv"]:
             # (the packages pip would download from PyPI: see the docstring)
             [packages] = (fresh / "venv" / "lib").glob("python3*/site-packages")
             (packages / "build-environment.pth").write_text(f"{view}\n")
@@ -156,6 +148,74 @@ def test_the_readme_steps_rerun_the_release_in_a_new_venv(
     ).stdout.strip()
     assert Path(where).is_relative_to(fresh / "venv"), where
     assert "stecflow-" in results["install"].stdout  # pip installed it
+    return results
+
+
+def test_the_readme_steps_rerun_the_release_in_a_new_venv(
+    archive, tmp_path_factory, b5ref_dir
+):
+    with zipfile.ZipFile(archive) as zipped:
+        readme = zipped.read("README.md").decode()
+        record = json.loads(zipped.read("environment/source.json"))
+        wheel = zipped.read(record["wheel"])
+        lock = zipped.read("environment/requirements.lock").decode()
+    # the archive names its source and holds it
+    assert re.fullmatch(r"[0-9a-f]{40}", record["git_commit"])
+    assert isinstance(record["dirty"], bool)
+    assert f"git commit {record['git_commit']}" in readme
+    assert "--find-links ." in lock.splitlines() and "\nstecflow==" in lock
+    import hashlib
+
+    assert hashlib.sha256(wheel).hexdigest() == record["wheel_sha256"]
+    view = _site_without_stecflow(tmp_path_factory.mktemp("view"))
+    _follow_the_readme(archive, tmp_path_factory.mktemp("fresh"), b5ref_dir, view)
+
+
+@pytest.mark.network
+@pytest.mark.skipif(
+    os.environ.get("STECFLOW_TEST_PYPI") != "1",
+    reason="installs the release's lock from PyPI (about 150 MB, or pip's cache):"
+    " set STECFLOW_TEST_PYPI=1 to run it (.ci/run does)",
+)
+def test_the_lock_installs_from_pypi_alone(archive, tmp_path_factory, b5ref_dir):
+    """The README's steps exactly: every pin of the lock from PyPI, stecflow
+    from the archive's wheel; the venv then holds what stecflow needs and
+    nothing else (pip check), and the release re-runs byte for byte."""
+    fresh = tmp_path_factory.mktemp("pypi")
+    _follow_the_readme(archive, fresh, b5ref_dir, view=None)
+    with zipfile.ZipFile(archive) as zipped:
+        lock = zipped.read("environment/requirements.lock").decode()
+    pins = {
+        line.split("==")[0]: line.split("==")[1]
+        for line in lock.splitlines()
+        if "==" in line and not line.startswith("#")
+    }
+    check = subprocess.run(
+        [str(fresh / "venv" / "bin" / "python"), "-m", "pip", "check"],
+        capture_output=True,
+        text=True,
+    )
+    assert check.returncode == 0, check.stdout + check.stderr  # nothing missing
+    frozen = subprocess.run(
+        [
+            str(fresh / "venv" / "bin" / "python"),
+            "-m",
+            "pip",
+            "list",
+            "--format=freeze",
+            "--exclude-editable",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    installed = {
+        re.sub(r"[-_.]+", "-", line.split("==")[0]).lower(): line.split("==")[1]
+        for line in frozen.splitlines()
+        if "==" in line
+    }
+    installed.pop("pip", None)
+    assert installed == pins, set(installed.items()) ^ set(pins.items())
 
 
 def test_the_rerun_messages_point_to_readme_steps_that_exist(archive, tmp_path):
