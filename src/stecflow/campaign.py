@@ -20,6 +20,7 @@ from stecflow.core.errors import ConfigError
 from stecflow.core.ids import MAX_ID_LENGTH, is_valid_id
 from stecflow.data.model import Item
 from stecflow.submissions.safepath import leads_outside, read_inside
+from stecflow.tasks import formats as testset_formats
 
 __all__ = [
     "DATA_FORMATS",
@@ -43,10 +44,11 @@ __all__ = [
     "validate_config",
 ]
 
-#: Test-set formats: a TUNA-style XML file or folder, the b5-ref corpus folder, a
-#: folder of ``stecflow-dialogue`` sessions (the situated task of seed 000), or a
-#: JSON Lines file of the text-generation task (:mod:`stecflow.data.jsonl`).
-DATA_FORMATS = ("tuna", "b5-ref", "dialogue", "text")
+#: The built-in test-set formats: a TUNA-style XML file or folder, the b5-ref
+#: corpus folder, a folder of ``stecflow-dialogue`` sessions (the situated task of
+#: seed 000), or a JSON Lines file of the text-generation task
+#: (:mod:`stecflow.data.jsonl`); each is declared in :mod:`stecflow.tasks.formats`.
+DATA_FORMATS = testset_formats.names()
 
 #: Subset kinds scores always have: a meta field in ``data.subsets`` may not
 #: take one of these names.
@@ -540,23 +542,23 @@ def check_tasks(config: Mapping[str, Any]) -> None:
             task_type(str(name))
         except ConfigError as exc:
             raise ConfigError(exc.message, field=f"campaign.tasks[{n}]") from None
-    dialogue = data.get("format") == "dialogue"
-    if dialogue != ("situated_dialogue" in tasks) or (dialogue and len(tasks) != 1):
-        raise ConfigError(
-            "a dialogue corpus (data.format: dialogue) is for the situated_dialogue"
-            " task alone, and that task needs one: set campaign.tasks:"
-            " [situated_dialogue] with data.format: dialogue, or a REG task with a"
-            " REG test set",
-            field="campaign.tasks",
-        )
-    text = data.get("format") == "text"
-    if text != ("text_generation" in tasks) or (text and len(tasks) != 1):
-        raise ConfigError(
-            "a JSON Lines test set (data.format: text) is for the text_generation"
-            " task alone, and that task needs one: set campaign.tasks:"
-            " [text_generation] with data.format: text",
-            field="campaign.tasks",
-        )
+    chosen = data.get("format")
+    for (
+        testset_format
+    ) in testset_formats.formats():  # a format that feeds its task types alone
+        if not testset_format.alone:
+            continue
+        own = testset_format.tasks or ()
+        on_it = chosen == testset_format.name
+        if on_it != any(task in own for task in tasks) or (on_it and len(tasks) != 1):
+            task = " or ".join(own)
+            raise ConfigError(
+                f"{testset_format.what} (data.format: {testset_format.name}) is"
+                f" for the {task} task alone, and that task needs one: set"
+                f" campaign.tasks: [{task}] with data.format:"
+                f" {testset_format.name}{testset_format.hint}",
+                field="campaign.tasks",
+            )
 
 
 def check_config(config: Mapping[str, Any]) -> None:
@@ -581,12 +583,18 @@ def check_config(config: Mapping[str, Any]) -> None:
                 f"{exc}; write it as 2026-06-01T23:59:59Z", field="campaign.deadline"
             ) from None
     data = config.get("data", {})
-    text = data.get("format") == "text"
+    known = data.get("format") in testset_formats.names()
+    chosen = testset_formats.get(data["format"]) if known else None
     for n, name in enumerate(data.get("subsets") or []):
-        if not text:
+        if chosen is None or not chosen.has_meta:
+            with_meta = " or ".join(
+                f"{f.name} test set (data.format: {f.name})"
+                for f in testset_formats.formats()
+                if f.has_meta
+            )
             raise ConfigError(
-                "only a text test set (data.format: text) has meta fields to give"
-                " subsets; remove data.subsets",
+                f"only a {with_meta} has meta fields to give subsets; remove"
+                " data.subsets",
                 field=f"data.subsets[{n}]",
             )
         if name in _RESERVED_SUBSETS:
@@ -603,14 +611,13 @@ def check_config(config: Mapping[str, Any]) -> None:
     from stecflow.analysis.analyses import analysis_specs
 
     analysis_specs(config)  # checks the metrics too
-    if data.get("format") == "b5-ref" and "attribute_selection" not in campaign.get(
-        "tasks", []
-    ):
-        raise ConfigError(
-            "b5-ref has no grid positions or realiser data; its campaigns must run the"
-            " attribute_selection task",
-            field="campaign.tasks",
-        )
+    for task in chosen.required_tasks if chosen is not None else ():
+        if task not in campaign.get("tasks", []):
+            raise ConfigError(
+                f"{chosen.name} {chosen.requirement}; its campaigns must run the"
+                f" {task} task",
+                field="campaign.tasks",
+            )
 
 
 def results_dir(config: Mapping[str, Any]) -> str:
@@ -750,29 +757,10 @@ def load_testset(path: str | Path, data_format: str = "tuna") -> list[Item]:
         solver expression), or a JSON Lines file (``text``: one item per line,
         :func:`stecflow.tasks.text_generation.read_items`).
     data_format
-        One of :data:`DATA_FORMATS`.
+        A format of the registry :mod:`stecflow.tasks.formats` (the built-in
+        ones are :data:`DATA_FORMATS`).
     """
-    if data_format == "tuna":
-        from stecflow.data.corpus import read_items
-
-        return read_items(path)
-    if data_format == "b5-ref":
-        from stecflow.data.b5ref import read_b5ref
-
-        return read_b5ref(path)
-    if data_format == "dialogue":
-        from stecflow.data.dialogue import read_corpus
-        from stecflow.tasks.situated_dialogue import items_from_sessions
-
-        return items_from_sessions(read_corpus(path))
-    if data_format == "text":
-        from stecflow.tasks.text_generation import read_items as read_text_items
-
-        return read_text_items(path)
-    raise ConfigError(
-        f"unknown format {data_format!r}; expected one of {', '.join(DATA_FORMATS)}",
-        field="data.format",
-    )
+    return testset_formats.get(data_format).read(path)
 
 
 def prepared_testset_name(data_format: str) -> str:
@@ -783,9 +771,7 @@ def prepared_testset_name(data_format: str) -> str:
     >>> prepared_testset_name("text")
     'testset.jsonl'
     """
-    if data_format == "text":
-        return "testset.jsonl"
-    return "testset.json" if data_format == "dialogue" else "testset.xml"
+    return testset_formats.get(data_format).prepared_name
 
 
 def job_testset_name(data_format: str) -> str:
@@ -799,9 +785,7 @@ def job_testset_name(data_format: str) -> str:
     >>> job_testset_name("tuna"), job_testset_name("dialogue")
     ('testset.compact.json', 'testset.json')
     """
-    if data_format in ("text", "dialogue"):
-        return prepared_testset_name(data_format)
-    return "testset.compact.json"
+    return testset_formats.get(data_format).job_name
 
 
 def prepare_testset(
@@ -821,28 +805,7 @@ def prepare_testset(
     REG formats, *compact_path* (if given) receives the compact form of the
     items read back from that XML (:func:`stecflow.data.compact.write_compact`),
     which the per-submission jobs load instead of the XML. Returns the number
-    of items.
+    of items. The writer is the format's own
+    (:attr:`stecflow.tasks.formats.TestsetFormat.prepare`).
     """
-    if data_format == "text":
-        from stecflow.tasks.text_generation import write_testset
-
-        return write_testset(load_testset(path, data_format), out_path)
-    if data_format == "dialogue":
-        from stecflow.data.dialogue import read_corpus, write_corpus_file
-        from stecflow.tasks.situated_dialogue import items_from_sessions
-
-        sessions = read_corpus(path)
-        items = items_from_sessions(sessions)  # refuses repeated expression IDs
-        write_corpus_file(sessions, out_path)
-        return len(items)
-    from stecflow.data.corpus import read_items, write_items
-
-    items = load_testset(path, data_format)
-    write_items(items, out_path)
-    if compact_path is not None:
-        from stecflow.data.compact import write_compact
-
-        del items  # the XML's own items: exactly what the jobs read before
-        items = read_items(out_path)
-        write_compact(items, compact_path)
-    return len(items)
+    return testset_formats.get(data_format).prepare(path, out_path, compact_path)

@@ -149,23 +149,10 @@ def read_testset(path: str | Path) -> list[Item]:
     expression, :func:`stecflow.tasks.situated_dialogue.items_from_sessions`) or
     ``results/data/testset.jsonl`` (a JSON Lines test set of the text-generation
     task, :func:`stecflow.tasks.text_generation.read_items`), or the XML's
-    compact form ``results/data/testset.compact.json``.
+    compact form ``results/data/testset.compact.json``: the format whose
+    prepared or job file name ends as *path* does reads it
+    (:func:`stecflow.tasks.formats.read_prepared`).
     """
-    from stecflow.data.compact import COMPACT_SUFFIX
+    from stecflow.tasks.formats import read_prepared
 
-    if str(path).endswith(COMPACT_SUFFIX):  # the XML's compact form (REG tasks)
-        from stecflow.data.compact import read_compact
-
-        return read_compact(path)
-    if Path(path).suffix == ".jsonl":
-        from stecflow.tasks.text_generation import read_items as read_text_items
-
-        return read_text_items(path)
-    if Path(path).suffix == ".json":
-        from stecflow.data.dialogue import read_sessions
-        from stecflow.tasks.situated_dialogue import items_from_sessions
-
-        return items_from_sessions(read_sessions(path))
-    from stecflow.data.corpus import read_items
-
-    return read_items(path)
+    return read_prepared(path)
