@@ -220,14 +220,15 @@ def test_cli_power_without_effects_says_what_to_give(tmp_path, capsys):
 
 
 def test_datasheet_answers_the_power_question(tmp_path):
-    from stecflow.release.archive import _power_results, datasheet
+    from stecflow.release.heds import datasheet
+    from stecflow.release.studyfacts import power_results
 
     config = tmp_path / "config.yaml"
     config.write_text(CONFIG, encoding="utf-8")
     out = tmp_path / "power"
     assert main(["power", "rating", "--config", str(config), "--out", str(out)]) == 0
     files = {"power/rating.json": out / "rating.json", "scores/x.tsv": config}
-    power = _power_results(files)
+    power = power_results(files)
     study = {
         "study": "rating",
         "title": "Ratings",

@@ -18,17 +18,14 @@ import yaml
 
 from stecflow.core.errors import ConfigError
 from stecflow.core.io import parse_tsv, write_tsv
-from stecflow.release.archive import (
-    build_release,
-    collected_counts,
-    datasheet,
-    study_texts,
-)
+from stecflow.release.archive import build_release
+from stecflow.release.heds import datasheet
 from stecflow.release.privacy import (
     PersonalDataPolicy,
     check_consent,
     consent_statement,
 )
+from stecflow.release.studyfacts import collected_counts, study_texts
 from stecflow.studies.screens import read_questionnaire
 from tests.conftest import REPO
 

@@ -21,17 +21,17 @@ import yaml
 
 from stecflow.core.io import write_tsv
 from stecflow.data.corpus import read_items
-from stecflow.release.archive import (
+from stecflow.release.archive import build_release, public_config
+from stecflow.release.citation import zenodo_metadata
+from stecflow.release.environment import (
     LOCK_FILE,
     PLATFORM_FILE,
-    build_release,
-    collected_counts,
+    dependency_closure,
     environment_files,
-    public_config,
-    relative_path,
-    zenodo_metadata,
 )
+from stecflow.release.paths import relative_path
 from stecflow.release.privacy import PersonalDataPolicy, consent_statement
+from stecflow.release.studyfacts import collected_counts
 from stecflow.submissions.report import write_validation
 from stecflow.submissions.validation import validate_submission
 from tests.conftest import REPO
@@ -355,8 +355,6 @@ def test_the_dependency_closure_follows_markers_and_extras(monkeypatch):
     """A made-up package: what it needs, its installed extras' needs and their
     needs recursively, with the extras asked for; markers that fail here and
     developers' extras are left out."""
-    from stecflow.release import archive
-
     metadata = (
         "Name: root\nVersion: 1\nProvides-Extra: fast\nProvides-Extra: test\n"
         "Provides-Extra: absent\n"
@@ -367,7 +365,7 @@ def test_the_dependency_closure_follows_markers_and_extras(monkeypatch):
         'Requires-Dist: jinja2; extra == "absent"\n'
         'Requires-Dist: not-installed-anywhere; extra == "absent"\n\n'
     )
-    pins = archive.dependency_closure(metadata)
+    pins = dependency_closure(metadata)
     version = importlib.metadata.version
     assert pins["jinja2"] == version("jinja2")
     assert pins["markupsafe"] == version("markupsafe")  # jinja2's

@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 import stecflow
-from stecflow.release.archive import LOCK_FILE, _readme, environment_files
+from stecflow.release.environment import LOCK_FILE, environment_files
+from stecflow.release.readme import readme_text
 from stecflow.release.source import (
     SOURCE_FILE,
     Source,
@@ -138,7 +139,7 @@ def test_the_readme_gives_the_rerun_steps(included):
     software = Source("0.1.0", "ab" * 20, False).record() | {
         "wheel": "environment/stecflow-0.1.0-py3-none-any.whl"
     }
-    text = _readme(
+    text = readme_text(
         config,
         [],
         [],

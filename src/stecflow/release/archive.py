@@ -1,13 +1,21 @@
-"""The public-release archive of a campaign: deterministic, documented, consented.
+"""The packing of a campaign's public-release archive: which files go in, what of
+the participants is pseudonymised or withheld, and the deterministic zip with its
+``MANIFEST.tsv``.
 
 ``results/release/<campaign>-<version>.zip`` holds what organisers publish after a
 campaign: the test set (or a pointer to it), the outputs of the teams that agreed
-to release them (``release_consent: true`` in their ``system.yaml``), the scores,
-the judgments with participants replaced by stable pseudonyms, the statistics, the
+to release them (``release_consent: true`` in their ``system.yaml``;
+:func:`released_outputs` reads them as the archive holds them), the scores, the
+judgments with participants replaced by stable pseudonyms, the statistics, the
 report, the config, a datasheet answering every question of the Human Evaluation
-Datasheet, HEDS 3.0, from the config and the data (:mod:`stecflow.release.heds`),
-``CITATION.cff`` and the licence notes, and a
-``MANIFEST.tsv`` with the size and sha256 of every entry.
+Datasheet, HEDS 3.0, from the config and the data, ``CITATION.cff``,
+``.zenodo.json`` and the licence notes, and a ``MANIFEST.tsv`` with the size and
+sha256 of every entry. The documents among them are written by their own modules:
+the datasheet by :mod:`stecflow.release.heds` (from what
+:mod:`stecflow.release.studyfacts` reads of each study), the README by
+:mod:`stecflow.release.readme`, the citation and licence files by
+:mod:`stecflow.release.citation`, the environment by
+:mod:`stecflow.release.environment`.
 
 Rebuilding from the same inputs gives identical bytes: entries are sorted (those
 under :data:`LAST_ENTRIES` and ``MANIFEST.tsv`` come last), every timestamp is
@@ -27,7 +35,6 @@ import hashlib
 import hmac
 import json
 import logging
-import re
 import shutil
 import tempfile
 import zipfile
@@ -37,11 +44,10 @@ from typing import Any
 
 from stecflow.core.errors import ConfigError
 from stecflow.core.io import format_tsv, iter_json_records, read_json, read_tsv
-from stecflow.release.heds import (
-    PERSONAL_COLUMNS,
-    _software,
-    datasheet,
-)
+from stecflow.release.citation import citation_cff, licence_notes, zenodo_metadata
+from stecflow.release.environment import environment_files
+from stecflow.release.heds import PERSONAL_COLUMNS, datasheet
+from stecflow.release.paths import relative_everywhere, relative_path
 from stecflow.release.privacy import (
     QUESTIONNAIRE_COLUMNS,
     PersonalDataPolicy,
@@ -51,14 +57,15 @@ from stecflow.release.privacy import (
     released_exclusions,
     released_sessions,
 )
-from stecflow.release.source import SOURCE_FILE, WHEEL_DIR, Source, source_json
+from stecflow.release.readme import readme_text
+from stecflow.release.source import SOURCE_FILE
+from stecflow.release.studyfacts import datasheet_studies
 from stecflow.submissions.outputs import outputs_file
 from stecflow.submissions.safepath import read_submission_file
 
 logger = logging.getLogger(__name__)
 
 __all__ = [
-    "PERSONAL_COLUMNS",
     "check_consents",
     "LAST_ENTRIES",
     "build_release",
@@ -66,13 +73,7 @@ __all__ = [
     "outputs_released",
     "ReleasedOutputs",
     "released_outputs",
-    "study_texts",
-    "collected_counts",
-    "datasheet",
-    "environment_files",
     "public_config",
-    "relative_path",
-    "zenodo_metadata",
     "pseudonym",
     "pseudonym_order",
     "pseudonymise_table",
@@ -170,40 +171,8 @@ def pseudonym_order(
     return {column: sorted(found) for column, found in values.items()}
 
 
-#: A path that names a place on one machine: POSIX absolute, Windows drive or UNC.
-_ABSOLUTE = re.compile(r"^(?:/|[A-Za-z]:[\\/]|\\\\)")
 #: Judgment columns that name a file (the importers' provenance).
 FILE_COLUMNS = ("source_file", "source", "file")
-
-
-def relative_path(value: str, root: str | Path | None = None) -> str:
-    """A path as released: relative to *root* (the project) when under it, else
-    the file name alone; relative paths are returned unchanged.
-
-    >>> relative_path("/home/ann/campaign/responses/a.tsv", "/home/ann/campaign")
-    'responses/a.tsv'
-    >>> relative_path("C:\\\\Users\\\\ann\\\\a.tsv", "/home/ann/campaign")
-    'a.tsv'
-    >>> relative_path("responses/a.tsv")
-    'responses/a.tsv'
-    """
-    if not _ABSOLUTE.match(value):
-        return value
-    base = str(Path(root) if root is not None else Path.cwd()).rstrip("/\\")
-    if value.startswith(base + "/") or value.startswith(base + "\\"):
-        return value[len(base) + 1 :].replace("\\", "/")
-    return re.split(r"[\\/]", value.rstrip("/\\"))[-1]
-
-
-def _relative_everywhere(value: Any, root: str | Path | None) -> Any:
-    """*value* with every string that is an absolute path made relative."""
-    if isinstance(value, str):
-        return relative_path(value, root)
-    if isinstance(value, list):
-        return [_relative_everywhere(v, root) for v in value]
-    if isinstance(value, dict):
-        return {k: _relative_everywhere(v, root) for k, v in value.items()}
-    return value
 
 
 def public_config(
@@ -214,213 +183,7 @@ def public_config(
     public = json.loads(json.dumps(config))
     if (public.get("release") or {}).get("key"):
         public["release"]["key"] = "(withheld)"
-    return _relative_everywhere(public, root)
-
-
-#: The environment's files in the archive.
-LOCK_FILE = "environment/requirements.lock"
-PLATFORM_FILE = "environment/python.txt"
-
-
-#: stecflow's extras a re-run never needs: its developers' tools and the
-#: cluster executor (``stecflow rerun`` runs no workflow).
-NOT_FOR_RERUN = frozenset({"test", "bench", "slurm"})
-
-
-def environment_files(source: Source | None = None) -> dict[str, bytes]:
-    """The exact environment: a pip requirements file pinning stecflow and
-    every distribution it needs (``name==version``, names normalised as PEP
-    503, sorted), a small file with the Python version and platform, and
-    stecflow itself.
-
-    The pins are the installed versions of stecflow's dependency closure
-    (:func:`dependency_closure`), not of everything the environment happens to
-    hold, so the lock installs with ``pip install --no-deps`` from PyPI alone.
-    stecflow is on no package index, so the archive holds the stecflow that
-    built it as a wheel beside the lock (*source*, default
-    :func:`stecflow.release.source.stecflow_source`: the one imported), which
-    the lock's ``--find-links .`` (a folder relative to the lock file) makes
-    pip install; ``environment/source.json`` names its version, git commit and
-    whether its sources differed from that commit.
-
-    The lock depends on the environment only: the same environment gives the
-    same bytes (no path, time, host or user).
-    """
-    import platform
-    import sys
-
-    from stecflow.release.source import stecflow_source
-
-    source = source if source is not None else stecflow_source()
-    pins = dependency_closure(_wheel_metadata(source.wheel))
-    pins["stecflow"] = source.version  # the wheel's (an editable install's
-    # metadata is as old as its install)
-    lock = [
-        "# stecflow and every package it needs, as installed in the environment"
-        " that built this release (pip install --no-deps -r requirements.lock).",
-        f"# stecflow is installed from {source.wheel_name}, beside this file"
-        " (--find-links: a folder relative to this file).",
-        "--find-links .",
-        *(f"{name}=={version}" for name, version in sorted(pins.items())),
-    ]
-    info = [
-        f"python {platform.python_version()}",
-        f"implementation {platform.python_implementation()}",
-        f"platform {platform.system()} {platform.machine()}",
-        f"byteorder {sys.byteorder}",
-    ]
-    return {
-        LOCK_FILE: ("\n".join(lock) + "\n").encode(),
-        PLATFORM_FILE: ("\n".join(info) + "\n").encode(),
-        f"{WHEEL_DIR}/{source.wheel_name}": source.wheel,
-        SOURCE_FILE: source_json(source),
-    }
-
-
-def _wheel_metadata(wheel: bytes) -> str:
-    """The METADATA of a wheel (the stecflow being packed: its requirements
-    are today's, where an editable install's are as old as the install)."""
-    import io
-
-    with zipfile.ZipFile(io.BytesIO(wheel)) as zipped:
-        [name] = [n for n in zipped.namelist() if n.endswith(".dist-info/METADATA")]
-        return zipped.read(name).decode("utf-8")
-
-
-def _normalised(name: str) -> str:
-    """A distribution's name as PEP 503 normalises it.
-
-    >>> _normalised("Jinja2"), _normalised("zlib_ng"), _normalised("ruamel.yaml")
-    ('jinja2', 'zlib-ng', 'ruamel-yaml')
-    """
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def dependency_closure(metadata: str) -> dict[str, str]:
-    """The installed versions of every distribution the package whose
-    METADATA is *metadata* needs, directly or through others: its
-    ``Requires-Dist`` whose markers hold here, with the extras that are
-    installed whole (``japanese``, ``dialogue``; never those of
-    :data:`NOT_FOR_RERUN`), and recursively theirs with the extras asked
-    for. The package itself is not in it. A requirement whose distribution is
-    not installed is left out (an optional one; ``pip check`` in the test of
-    the release's README shows none is missing).
-
-    A name installed twice (two site folders) is pinned at the version Python
-    imports (first on the path).
-    """
-    import importlib.metadata
-    from email.parser import HeaderParser
-
-    from packaging.requirements import Requirement
-
-    headers = HeaderParser()
-    installed: dict[str, tuple[str, list[str]]] = {}
-    for dist in importlib.metadata.distributions():
-        # the headers only, not the long description after them (6x faster
-        # for 180 distributions)
-        text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
-        found = headers.parsestr(text.split("\n\n", 1)[0])
-        if found["Name"] and found["Version"]:
-            installed.setdefault(
-                _normalised(found["Name"]),
-                (found["Version"], found.get_all("Requires-Dist") or []),
-            )
-
-    def needs(requirements: Sequence[str], extras: set[str]) -> list[Requirement]:
-        wanted = []
-        for line in requirements:
-            requirement = Requirement(line)
-            marker = requirement.marker
-            if marker is None or any(
-                marker.evaluate({"extra": extra}) for extra in (extras or {""})
-            ):
-                wanted.append(requirement)
-        return wanted
-
-    root = headers.parsestr(metadata.split("\n\n", 1)[0])
-    requirements = root.get_all("Requires-Dist") or []
-    extras = {
-        extra
-        for extra in root.get_all("Provides-Extra") or []
-        if extra not in NOT_FOR_RERUN
-        and all(_normalised(r.name) in installed for r in needs(requirements, {extra}))
-    }
-    pins: dict[str, str] = {}
-    asked: set[tuple[str, str]] = set()
-    queue = needs(requirements, extras | {""})
-    while queue:
-        requirement = queue.pop()
-        name = _normalised(requirement.name)
-        wanted = set(requirement.extras) | {""}
-        new = {e for e in wanted if (name, e) not in asked}
-        if name not in installed or not new:
-            continue
-        asked.update((name, e) for e in new)
-        version, requires = installed[name]
-        pins[name] = version
-        queue.extend(needs(requires, new))
-    return pins
-
-
-def _true(value: Any) -> bool:
-    return str(value).strip().lower() in {"1", "true", "yes"}
-
-
-def collected_counts(
-    judgments: str | Path, exclusions: str | Path | None = None
-) -> dict[str, Any]:
-    """What was collected in one study, from its judgments table (and the
-    exclusions table ``judgments/exclusions/<study>.tsv`` when there is one).
-
-    Test trials are rows that are neither practice nor fillers (``controls``
-    counts the control trials among them: a ``control`` kind set); participants are
-    counted by their ID, else their subject, else their session (a study without
-    participant IDs); sessions when not empty; ``lists`` maps each list run to its
-    number of test trials.
-    """
-    rows = read_tsv(judgments)
-    test = [
-        r for r in rows if not _true(r.get("practice")) and not _true(r.get("filler"))
-    ]
-    lists: dict[str, int] = {}
-    for row in test:
-        lists[row.get("list") or ""] = lists.get(row.get("list") or "", 0) + 1
-    counts: dict[str, Any] = {
-        "rows": len(rows),
-        "trials": len(test),
-        "practice": sum(_true(r.get("practice")) for r in rows),
-        # attention checks among the test trials (the design's system CONTROL)
-        "controls": sum(1 for r in test if (r.get("control") or "").strip()),
-        "fillers": sum(
-            _true(r.get("filler")) and not _true(r.get("practice")) for r in rows
-        ),
-        # who answered: the participant ID, else the subject, else the session
-        "participants": len(
-            {
-                r.get("participant") or r.get("subject") or r.get("session")
-                for r in rows
-                if r.get("participant") or r.get("subject") or r.get("session")
-            }
-        ),
-        "sessions": len({r["session"] for r in rows if r.get("session")}),
-        "lists": dict(sorted((k, v) for k, v in lists.items() if k)),
-        "simulated": any(_true(r.get("simulated")) for r in rows),
-        "excluded_rows": sum(_true(r.get("excluded")) for r in test),
-        "exclusions": None,
-    }
-    if exclusions is not None and Path(exclusions).is_file():
-        table = read_tsv(exclusions)
-        excluded = {r.get("participant") for r in table if _true(r.get("excluded"))}
-        rules: dict[str, int] = {}
-        for row in table:
-            if _true(row.get("excluded")):
-                rules[row.get("rule") or ""] = rules.get(row.get("rule") or "", 0) + 1
-        counts["exclusions"] = {
-            "participants": len(excluded),
-            "rules": dict(sorted(rules.items())),
-        }
-    return counts
+    return relative_everywhere(public, root)
 
 
 #: An archive entry: its bytes, or a file copied as it is (read when written,
@@ -546,151 +309,6 @@ def finish_release(
         Path(out_manifest).write_bytes(manifest)
 
 
-def study_texts(study_dirs: Sequence[str | Path]) -> dict[str, dict[str, Any]]:
-    """Study -> the ``texts`` of its study document (the questions, scale ends
-    and instructions its page shows), from the ``web`` folders among
-    *study_dirs* (``studies/<study>/web``): the first JSON file there, in name
-    order, with a ``texts`` mapping."""
-    out: dict[str, dict[str, Any]] = {}
-    for folder in study_dirs:
-        folder = Path(folder)
-        if folder.name != "web" or not folder.is_dir():
-            continue
-        for file in sorted(folder.glob("*.json")):
-            try:
-                document = json.loads(file.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue
-            if isinstance(document, dict) and isinstance(document.get("texts"), dict):
-                out[folder.parent.name] = document["texts"]
-                break
-    return out
-
-
-def _power_results(files: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
-    """``power/<study>.json`` and ``.tsv`` among the copied files, per study."""
-    out: dict[str, dict[str, Any]] = {}
-    for archive_path, source in files.items():
-        path = Path(archive_path)
-        if path.parent.name == "power" and path.suffix == ".json":
-            table = Path(source).with_suffix(".tsv")
-            out[path.stem] = {
-                "settings": read_json(source),
-                "rows": read_tsv(table) if table.is_file() else [],
-            }
-    return out
-
-
-def _quoted(text: Any) -> str:
-    """A YAML double-quoted scalar (JSON strings are valid YAML)."""
-    return json.dumps(str(text), ensure_ascii=False)
-
-
-def _citation(config: Mapping[str, Any]) -> str:
-    """CITATION.cff (Citation File Format 1.2.0): title, version, authors, the
-    release date (``release.date``, never the clock) and the DOI if any."""
-    release = config.get("release") or {}
-    campaign = config["campaign"]
-    authors = release.get("authors") or [{"name": "The organisers"}]
-    lines = [
-        "cff-version: 1.2.0",
-        "message: If you use these data, please cite them as below.",
-        "type: dataset",
-        f"title: {_quoted(campaign['title'] + ' (data release)')}",
-        f"version: {_quoted(campaign.get('version', '1'))}",
-    ]
-    if release.get("date"):
-        lines.append(f"date-released: {_quoted(release['date'])}")
-    if release.get("doi"):
-        lines.append(f"doi: {_quoted(release['doi'])}")
-    lines.append("authors:")
-    for author in authors:
-        lines.append(f"  - name: {_quoted(author['name'])}")
-        if author.get("affiliation"):
-            lines.append(f"    affiliation: {_quoted(author['affiliation'])}")
-        if author.get("orcid"):
-            lines.append(
-                f"    orcid: {_quoted('https://orcid.org/' + author['orcid'])}"
-            )
-    if release.get("licence"):
-        lines.append(f"license: {_quoted(release['licence'])}")
-    if release.get("keywords"):
-        lines.append("keywords:")
-        lines += [f"  - {_quoted(k)}" for k in release["keywords"]]
-    return "\n".join(lines) + "\n"
-
-
-def zenodo_metadata(config: Mapping[str, Any]) -> dict[str, Any]:
-    """The deposit metadata of Zenodo's REST API (``.zenodo.json``) from the config.
-
-    Fields as Zenodo documents them for a deposition's ``metadata``:
-    ``upload_type`` dataset, ``title``, ``creators`` (``name``, optional
-    ``affiliation`` and ``orcid``), ``description`` (HTML), ``access_right``
-    open, ``license`` (Zenodo's lower-case licence IDs, e.g. ``cc-by-4.0``),
-    ``version``, ``publication_date`` (``release.date``), ``keywords``,
-    ``related_identifiers`` (``identifier``, ``relation``, optional
-    ``resource_type``), ``doi`` when one was reserved (``release.doi``) and
-    ``language`` (``release.language_code``, ISO 639-3). Keys without a value in
-    the config are left out.
-    """
-    from html import escape
-
-    release = config.get("release") or {}
-    campaign = config["campaign"]
-    creators = []
-    for author in release.get("authors") or [{"name": "The organisers"}]:
-        creator = {"name": author["name"]}
-        for key in ("affiliation", "orcid"):
-            if author.get(key):
-                creator[key] = author[key]
-        creators.append(creator)
-    description = campaign.get("description", "").strip() or campaign["title"]
-    metadata: dict[str, Any] = {
-        "upload_type": "dataset",
-        "title": f"{campaign['title']} (data release)",
-        "creators": creators,
-        "description": f"<p>{escape(' '.join(description.split()))}</p>",
-        "access_right": "open",
-        "version": str(campaign.get("version", "1")),
-    }
-    if release.get("licence"):
-        metadata["license"] = str(release["licence"]).lower()
-    if release.get("date"):
-        metadata["publication_date"] = str(release["date"])
-    if release.get("keywords"):
-        metadata["keywords"] = list(release["keywords"])
-    if release.get("related_identifiers"):
-        metadata["related_identifiers"] = [
-            dict(r) for r in release["related_identifiers"]
-        ]
-    if release.get("doi"):
-        metadata["doi"] = str(release["doi"])
-    if release.get("language_code"):
-        metadata["language"] = str(release["language_code"])
-    return metadata
-
-
-def _licence_notes(config: Mapping[str, Any]) -> str:
-    release = config.get("release") or {}
-    return (
-        "\n".join(
-            [
-                "# Licence notes",
-                "",
-                "Data of this release: "
-                + (release.get("licence") or "to be stated by the organisers")
-                + ".",
-                "",
-                "System outputs are included only for teams that consented"
-                " (`release_consent: true`); their authors keep their rights.",
-                "",
-                release.get("notes") or "",
-            ]
-        ).rstrip()
-        + "\n"
-    )
-
-
 def build_release(
     config: Mapping[str, Any],
     *,
@@ -790,7 +408,6 @@ def build_release(
     for archive_path, source in files.items():
         entries[archive_path] = Path(source)
     keep = release.get("keep_columns", ())
-    collected = {}
     tables = {}  # archive path -> every judgments-stage table released
     for path in judgments:
         path = Path(path)
@@ -816,11 +433,6 @@ def build_release(
     questionnaires = _questionnaire_counts(config, read, policy)
     for name, rows in questionnaires.items():
         entries[name] = format_tsv(rows, QUESTIONNAIRE_COLUMNS).encode()
-    for path in judgments:
-        path = Path(path)
-        collected[path.stem] = collected_counts(
-            path, path.parent / "exclusions" / path.name
-        )
     for path in validation_records:  # the report links to them: ../validation/
         record = read_json(path)
         stem = f"validation/{record['team']}/{record['system']}"
@@ -852,38 +464,30 @@ def build_release(
     for template in report_templates:
         entries[f"rerun/templates/report/{Path(template).name}"] = Path(template)
     entries.update(environment if environment is not None else environment_files())
-    titles = {s["id"]: s.get("title") for s in config.get("studies") or []}
-    studies = [read_json(p) for p in study_settings]
-    texts = study_texts(study_dirs)
-    power = _power_results(files)
-    studies = [
-        s
-        | {"title": titles.get(s["study"]), "collected": collected.get(s["study"])}
-        | ({"power": power[s["study"]]} if s["study"] in power else {})
-        | {
-            "questionnaire": questionnaires.get(
-                f"judgments/questionnaire/{s['study']}.tsv"
-            ),
-            "consent": consents.get(s["study"]),
-            "texts": texts.get(s["study"]),
-        }
-        for s in studies
-    ]
+    studies = datasheet_studies(
+        config,
+        study_settings,
+        judgments=judgments,
+        files=files,
+        study_dirs=study_dirs,
+        questionnaires=questionnaires,
+        consents=consents,
+    )
     software = (
         json.loads(entries[SOURCE_FILE])
         if isinstance(entries.get(SOURCE_FILE), bytes)
         else None
     )
     entries["DATASHEET.md"] = datasheet(config, studies, software, analyses).encode()
-    entries["CITATION.cff"] = _citation(config).encode()
+    entries["CITATION.cff"] = citation_cff(config).encode()
     entries[".zenodo.json"] = (
         json.dumps(zenodo_metadata(config), indent=2, ensure_ascii=False) + "\n"
     ).encode()
-    entries["LICENCE-NOTES.md"] = _licence_notes(config).encode()
+    entries["LICENCE-NOTES.md"] = licence_notes(config).encode()
     entries["config.json"] = (
         json.dumps(public_config(config, project_root), sort_keys=True, indent=2) + "\n"
     ).encode()
-    entries["README.md"] = _readme(
+    entries["README.md"] = readme_text(
         config,
         consented,
         withheld,
@@ -1108,145 +712,6 @@ def _without_contact(data: bytes) -> bytes:
         end = value.end_mark.line + (1 if value.end_mark.column else 0)
         drop.update(range(key.start_mark.line, max(end, key.start_mark.line + 1)))
     return "".join(line for n, line in enumerate(lines) if n not in drop).encode()
-
-
-def _readme(
-    config: Mapping[str, Any],
-    consented: Sequence[str],
-    withheld: Sequence[str],
-    testset_entry: str | None,
-    *,
-    archive: str = "<this archive>.zip",
-    software: Mapping[str, Any] | None = None,
-    project_root: str | Path | None = None,
-) -> str:
-    campaign = config["campaign"]
-    release = config.get("release") or {}
-    pointer = (
-        f"`{testset_entry}`"
-        if testset_entry
-        else release.get("testset_pointer") or "the test set is distributed separately"
-    )
-    lines = [
-        f"# {campaign['title']}: data release {campaign.get('version', '1')}",
-        "",
-        campaign.get("description", "").strip(),
-        "",
-        f"- Test set: {pointer}.",
-        f"- System outputs released: {len(consented)}"
-        f" ({', '.join(consented) or 'none'}).",
-        f"- Outputs withheld (no consent, or rejected): {len(withheld)}.",
-        "- Scores: `scores/`; statistics: `stats/`; the report: `report/index.html`.",
-        "- Judgments: `judgments/`, participants and sessions pseudonymised.",
-        "- Study materials: `studies/<study>/` (design, balance, the web experiment"
-        " in `web/`, DMDX files in `dmdx/`, consent and other texts in"
-        " `materials/`); validation reports: `validation/`.",
-        "- The environment: `environment/requirements.lock` (pip install -r),"
-        " `environment/python.txt` (Python version and platform) and the"
-        " stecflow that built this release, as a wheel, with"
-        " `environment/source.json` (its version and git commit).",
-        "- Metadata: `DATASHEET.md` (HEDS 3.0), `CITATION.cff`, `.zenodo.json`.",
-        "- `MANIFEST.tsv` lists the size and sha256 of every file.",
-        "",
-        *_rerun_steps(config, archive, testset_entry, software, project_root),
-    ]
-    return "\n".join(lines)
-
-
-def _commented(commands: Sequence[tuple[str, str]]) -> list[str]:
-    """Shell commands with their comments aligned after the commented ones.
-
-    >>> _commented([("ls", "list"), ("true", "")])
-    ['ls  # list', 'true']
-    """
-    width = max((len(c) for c, note in commands if note), default=0)
-    return [f"{c:<{width}}  # {note}" if note else c for c, note in commands]
-
-
-def _rerun_steps(
-    config: Mapping[str, Any],
-    archive: str,
-    testset_entry: str | None,
-    software: Mapping[str, Any] | None,
-    project_root: str | Path | None,
-) -> list[str]:
-    """The README's section Re-running: the exact steps, from an empty folder
-    to ``stecflow rerun``'s verdict (its error messages point here)."""
-    results = str(config.get("results") or "results")
-    if Path(results).is_absolute() or ".." in Path(results).parts:
-        results = Path(results).name
-    rerun = f"venv/bin/stecflow rerun {archive} --out rerun-check"
-    notes = []
-    if not testset_entry:
-        data = config.get("data") or {}
-        configured = relative_path(
-            str(data.get("testset") or "the test set"), project_root
-        )
-        rerun += " --source-testset <test set>"
-        pointer = (config.get("release") or {}).get("testset_pointer")
-        notes += [
-            "",
-            "This archive does not hold the test set"
-            f" ({pointer or 'it is distributed separately'}). Get it as the"
-            " campaign read it (`data.testset` in `config.json`:"
-            f" `{configured}`, format `{data.get('format') or 'tuna'}`) and give"
-            " its file or folder as `<test set>`: `stecflow rerun` prepares it"
-            " as the campaign did.",
-        ]
-    previous = (config.get("report") or {}).get("previous_release")
-    if previous:
-        rerun += " --previous <previous archive>"
-        notes += [
-            "",
-            "This release compares its results with the previous release"
-            f" (`{relative_path(str(previous), project_root)}`): give that"
-            " archive as `<previous archive>`.",
-        ]
-    built = (
-        f"It was built by {_software(software)}: `{software['wheel']}` is that"
-        " stecflow, which the lock file installs (`--find-links .`), so no"
-        " package index needs to hold it."
-        if software
-        else "Install the stecflow version the lock file names."
-    )
-    return [
-        "## Re-running",
-        "",
-        "The statistics and the report can be made again from this archive"
-        " alone and compared with the archived ones byte for byte. " + built,
-        "",
-        "Use the Python version of `environment/python.txt` (the lock pins the"
-        " packages built for it). In an empty folder holding only"
-        f" `{archive}`:",
-        "",
-        "```bash",
-        *_commented(
-            [
-                (f"python -m zipfile -e {archive} release", "unpack (or any unzip)"),
-                ("python -m venv venv", "a new, empty environment"),
-                (
-                    "venv/bin/pip install --no-deps"
-                    " -r release/environment/requirements.lock",
-                    "",
-                ),
-                (rerun, ""),
-            ]
-        ),
-        "```",
-        "",
-        "(On Windows: `venv\\Scripts\\pip` and `venv\\Scripts\\stecflow`.)"
-        " pip installs every package at the version the release was built with"
-        " (from PyPI) and stecflow from `release/environment/`; the lock pins"
-        " stecflow and every package it needs, as installed where it was built,"
-        " so pip is told not to resolve dependencies again (`--no-deps`)."
-        " `stecflow rerun`"
-        f" unpacks the archive into `rerun-check/{results}/`, checks every file"
-        " against `MANIFEST.tsv`, runs the statistics and renders the report"
-        " again into `rerun-check/rerun/`, prints `identical` or `DIFFERENT` for"
-        " each file and exits with status 0 when all are identical.",
-        *notes,
-        "",
-    ]
 
 
 def outputs_released(record: Mapping[str, Any]) -> bool:

@@ -1516,7 +1516,7 @@ def datasheet(
     the campaign. The answers come from the config, the task registry, the
     studies' design settings, their texts and, when a study has judgments, what
     was actually collected (``collected``:
-    :func:`stecflow.release.archive.collected_counts`); only what the config
+    :func:`stecflow.release.studyfacts.collected_counts`); only what the config
     cannot know is left *to complete* for the organisers. Nothing depends on the
     clock or on the order of a mapping not written in order. *analyses* are the
     campaign's analyses with their defaults
