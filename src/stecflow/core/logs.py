@@ -120,10 +120,11 @@ def write_benchmark(path: str | Path) -> None:
     twice a second while the job runs: ``s`` the seconds since the process
     started, ``max_rss`` and ``max_vms`` the kernel's high-water marks (MB),
     ``io_in`` and ``io_out`` the MB read from and written to storage,
-    ``cpu_time`` the seconds of CPU, ``mean_load`` that CPU in percent of
-    ``s``. ``max_uss`` and ``max_pss``, which only sampling gives, are ``-``
-    (as Snakemake writes a figure it does not have), and so is any figure the
-    system does not report (these come from Linux's ``/proc``).
+    ``cpu_time`` the seconds of CPU (of all its threads and waited-for children,
+    so more than ``s`` when they ran at once), ``mean_load`` that CPU in percent
+    of ``s`` (then above 100). ``max_uss`` and ``max_pss``, which only sampling
+    gives, are ``-`` (as Snakemake writes a figure it does not have), and so is
+    any figure the system does not report (these come from Linux's ``/proc``).
     """
     import datetime
     import os
