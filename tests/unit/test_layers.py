@@ -38,6 +38,9 @@ LAYERS = (
     ("analysis",),
     ("report",),
     ("campaign",),
+    # re-running a release runs the analyses and the report, and prepares the
+    # test set as the campaign does
+    ("rerun",),
     ("cli",),
 )
 LAYER = {package: n for n, packages in enumerate(LAYERS) for package in packages}

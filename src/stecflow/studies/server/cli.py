@@ -7,9 +7,9 @@ runs), ``progress STUDY`` (the progress page's numbers), ``withdraw STUDY WHO``
 (erase a participant who withdraws, keeping an audit line without personal
 data) and ``backups STUDY`` (the backups, and which hold withdrawn data), as
 :func:`main`; the
-load and access options of ``serve`` are the same as ``stecflow serve``'s (a
-test checks that the two agree), and ``stecflow sessions`` runs the organiser's
-commands through :func:`sessions_command`.
+load and access options of ``serve`` are ``stecflow serve``'s, declared once in
+:mod:`stecflow.studies.server.options`, and ``stecflow sessions`` runs the
+organiser's commands through :func:`sessions_command`.
 """
 
 from __future__ import annotations
@@ -24,18 +24,10 @@ from pathlib import Path
 from typing import Any
 
 from stecflow.core.errors import StecflowError
-from stecflow.studies.server.defaults import (
-    DEFAULT_ABANDON_AFTER_S,
-    DEFAULT_CONNECTIONS_PER_ADDRESS,
-    DEFAULT_MAX_CONNECTIONS,
-    DEFAULT_READ_TIMEOUT_S,
-    DEFAULT_SESSION_WINDOW_S,
-    DEFAULT_SESSIONS_PER_ADDRESS,
-    DEFAULT_THREADS,
-    DEFAULT_TRUSTED_PROXY,
-)
+from stecflow.studies.server.defaults import DEFAULT_ABANDON_AFTER_S
 from stecflow.studies.server.export import export_responses, sessions_path
 from stecflow.studies.server.httpd import serve
+from stecflow.studies.server.options import add_serve_options, serve_options
 from stecflow.studies.server.study import CollectionError
 
 __all__ = [
@@ -47,131 +39,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger(__name__)
-
-
-def _add_serve_options(parser: argparse.ArgumentParser) -> None:
-    """Add the load and access options of :func:`serve` (read by _serve_options)."""
-    parser.add_argument(
-        "--read-timeout",
-        type=float,
-        default=DEFAULT_READ_TIMEOUT_S,
-        metavar="SECONDS",
-        help="close a connection that sends nothing for this long (default 30)",
-    )
-    parser.add_argument(
-        "--max-connections",
-        type=int,
-        default=DEFAULT_MAX_CONNECTIONS,
-        metavar="N",
-        help="serve at most N connections at once; more are told to retry "
-        "(default 256)",
-    )
-    parser.add_argument(
-        "--connections-per-address",
-        type=int,
-        default=DEFAULT_CONNECTIONS_PER_ADDRESS,
-        metavar="N",
-        help="serve at most N of them from one network address; more are told to "
-        "retry (default 64; 0: no limit; raise it for a lab whose computers share "
-        "an address)",
-    )
-    parser.add_argument(
-        "--sessions-per-address",
-        type=int,
-        default=DEFAULT_SESSIONS_PER_ADDRESS,
-        metavar="N",
-        help="let one network address start at most N sessions per "
-        "--session-window (default 20; 0: no limit; raise it for a lab whose "
-        "computers share an address)",
-    )
-    parser.add_argument(
-        "--session-window",
-        type=float,
-        default=DEFAULT_SESSION_WINDOW_S,
-        metavar="SECONDS",
-        help="the window of --sessions-per-address (default 600)",
-    )
-    parser.add_argument(
-        "--require-participant",
-        action="store_true",
-        help="start a session only with a participant ID in the page's address "
-        "(?participant=, ?PROLIFIC_PID=, ?pid= or ?workerId=)",
-    )
-    parser.add_argument(
-        "--behind-proxy",
-        action="store_true",
-        help="count addresses by the X-Forwarded-For header that a reverse proxy "
-        "on this host adds (use only behind such a proxy)",
-    )
-    parser.add_argument(
-        "--trusted-proxy",
-        default=DEFAULT_TRUSTED_PROXY,
-        metavar="ADDRESS",
-        help="with --behind-proxy, the proxy's address: X-Forwarded-For is "
-        "believed on its connections only (default 127.0.0.1; * for any)",
-    )
-    parser.add_argument(
-        "--threads",
-        type=int,
-        default=DEFAULT_THREADS,
-        metavar="N",
-        help="worker threads answering requests (default 8); idle connections "
-        "take none",
-    )
-
-    parser.add_argument(
-        "--admin-token-file",
-        metavar="FILE",
-        help="turn on the organiser's pages (admin/progress) with the token in "
-        "FILE's first line (or set STECFLOW_ADMIN_TOKEN; --admin-token TOKEN "
-        "also works but shows the token to other users of the machine)",
-    )
-    parser.add_argument(
-        "--admin-token",
-        metavar="TOKEN",
-        help="the organiser's token itself (other users of the machine can see it"
-        " in the process list; prefer --admin-token-file or STECFLOW_ADMIN_TOKEN)",
-    )
-    parser.add_argument(
-        "--log",
-        metavar="FILE",
-        help="the per-session event log, JSON Lines (default: "
-        "<database stem>.events.jsonl beside the database)",
-    )
-    parser.add_argument("--no-log", action="store_true", help="write no event log")
-    parser.add_argument(
-        "--log-addresses",
-        action="store_true",
-        help="write client addresses into the event log (personal data)",
-    )
-    parser.add_argument(
-        "--per-list",
-        type=int,
-        default=1,
-        metavar="N",
-        help="completed sessions wanted per list, for the progress page (default 1)",
-    )
-
-
-def _serve_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The keyword arguments of :func:`serve` from :func:`_add_serve_options`."""
-    return {
-        "read_timeout_s": args.read_timeout,
-        "max_connections": args.max_connections,
-        "connections_per_address": args.connections_per_address,
-        "threads": args.threads,
-        "trusted_proxy": args.trusted_proxy,
-        "sessions_per_address": args.sessions_per_address,
-        "session_window_s": args.session_window,
-        "require_participant": args.require_participant,
-        "behind_proxy": args.behind_proxy,
-        "admin_token": args.admin_token,
-        "admin_token_file": args.admin_token_file,
-        "log_path": args.log,
-        "log": not args.no_log,
-        "log_addresses": args.log_addresses,
-        "per_list": args.per_list,
-    }
 
 
 def _add_sessions_commands(sub: Any) -> None:
@@ -457,7 +324,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     run.add_argument("--db", default=None)
     run.add_argument("--abandon-after", type=float, default=DEFAULT_ABANDON_AFTER_S)
     run.add_argument("--synchronous", choices=("FULL", "NORMAL"), default="FULL")
-    _add_serve_options(run)
+    add_serve_options(run, server_wording=True)
     out = sub.add_parser("export", help="export the responses as TSV")
     out.add_argument("study_dir")
     out.add_argument("--out", required=True)
@@ -477,7 +344,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 db_path=args.db,
                 abandon_after_s=args.abandon_after,
                 synchronous=args.synchronous,
-                **_serve_options(args),
+                **serve_options(args),
             )
         elif args.command == "export":
             export_responses(
