@@ -389,7 +389,7 @@ def test_serve_announces_the_url_only_once_listening(
 
 
 def test_study_id_is_found_in_a_campaigns_own_results_folder(tmp_path, monkeypatch):
-    from stecflow.cli import _study_dir
+    from stecflow.cli.common import study_dir as _study_dir
     from stecflow.core.errors import ConfigError
 
     monkeypatch.chdir(tmp_path)

@@ -124,7 +124,7 @@ def test_score_format_dialogue_given_or_detected_is_the_same(tmp_path, capsys):
 
 
 def test_dialogue_folder_is_recognised_by_its_format_key(tmp_path):
-    from stecflow.cli import _data_format
+    from stecflow.tasks.formats import chosen_format as _data_format
 
     assert _data_format(str(DEMO), None) == "dialogue"
     assert _data_format(str(DEMO), "tuna") == "tuna"  # given wins (then refused)

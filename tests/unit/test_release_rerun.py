@@ -529,8 +529,9 @@ def test_zenodo_metadata_uses_documented_fields_only(campaign, tmp_path, monkeyp
 
 
 def test_rerun_refuses_what_is_not_a_sound_archive(tmp_path):
-    from stecflow.cli import main, rerun_release
+    from stecflow.cli import main
     from stecflow.core.errors import StecflowError
+    from stecflow.rerun import rerun_release
 
     evil = tmp_path / "evil.zip"
     with zipfile.ZipFile(evil, "w") as archive:

@@ -344,3 +344,15 @@ def test_stecflow_serve_passes_the_limits(monkeypatch, tmp_path, capsys):
     out = capsys.readouterr().out
     for flag in LIMIT_FLAGS[::2][:4] + ["--require-participant", "--behind-proxy"]:
         assert flag in out
+
+
+def test_both_command_lines_declare_the_serve_options_once(capsys):
+    from stecflow.studies.server.options import SERVE_OPTIONS, SERVER_ORDER
+
+    flags = [option.flag for option in SERVE_OPTIONS]
+    assert sorted(SERVER_ORDER) == sorted(flags)
+    for main in (cli.main, server_module.main):
+        with pytest.raises(SystemExit):
+            main(["serve", "--help"])
+        out = capsys.readouterr().out
+        assert all(flag in out for flag in flags), main

@@ -2,10 +2,10 @@
 
 :func:`~stecflow.studies.server.app.make_app`,
 :func:`~stecflow.studies.server.httpd.serve`, the export and
-``python -m stecflow.studies.server`` take their defaults from here.
-``stecflow serve`` spells the same numbers in :mod:`stecflow.cli` (which imports no
-server code until it runs); ``tests/unit/test_server_hardening.py`` checks that
-both command lines pass these defaults.
+``python -m stecflow.studies.server`` take their defaults from here, and so does
+``stecflow serve`` (both declare their options in
+:mod:`stecflow.studies.server.options`); ``tests/unit/test_server_hardening.py``
+checks that both command lines pass these defaults.
 """
 
 from __future__ import annotations
