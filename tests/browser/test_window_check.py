@@ -1,6 +1,6 @@
 """``experiment.check_window`` in chromium (issue 39, point 3).
 
-Each trial kind's minimum window (``MIN_WINDOW``) fits every trial of a list:
+Each study kind's minimum window (``StudyKind.min_window``) fits every trial of a list:
 at the minimum (and as wide as a laptop at the minimum height) no scrolling is
 needed to reach the answer controls and the pictures keep the size the minimum
 was measured with. A 1366 x 768 laptop's browser window (1366 x 657) passes the
@@ -18,14 +18,16 @@ import pytest
 
 from stecflow.studies.designs import latin_square_design
 from stecflow.studies.designs.pairs import pair_design
-from stecflow.studies.settings import MIN_WINDOW
 from stecflow.studies.text import build_text_study
+from stecflow.studykinds.registry import kinds
 from tests.browser.driver import Participant, load_document
 from tests.browser.studykit import FAST, build_demo_study, build_situated_demo
 
+#: Each kind's declared minimum window (StudyKind.min_window).
+MIN_WINDOW = {kind.name: kind.min_window for kind in kinds()}
 LAPTOP = (1366, 657)
 #: The smallest picture and board the minimum windows were measured with
-#: (settings.MIN_WINDOW): half the 120 px cell, half the 480 px board.
+#: (StudyKind.min_window): half the 120 px cell, half the 480 px board.
 MIN_CELL, MIN_BOARD = 60, 240
 
 FIT = """() => {

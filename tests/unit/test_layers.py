@@ -29,6 +29,8 @@ LAYERS = (
     ("data", "serving"),
     ("metrics", "stats"),
     ("tasks",),
+    # what a study kind is (plain declarations; their code is named, not imported)
+    ("studykinds",),
     ("submissions", "baselines"),
     ("scoring", "studies", "demo"),
     # the archive describes the studies (its datasheet); the judgments read its
@@ -50,6 +52,7 @@ REPORT_MAY_IMPORT = {
     "stecflow.scoring.specs",  # which metrics, their labels and signatures
     "stecflow.analysis.formatting",  # how statistics are written
     "stecflow.tasks.registry",  # how a task is named
+    "stecflow.studykinds.registry",  # what a study kind is
 }
 FILE_MODULES = {"pathlib", "os", "io", "shutil", "glob", "tempfile", "zipfile", "csv"}
 

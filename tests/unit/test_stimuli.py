@@ -24,7 +24,6 @@ from stecflow.studies.dmdx import make_dmdx_files
 from stecflow.studies.settings import (
     ADEQUACY_QUESTION,
     FLUENCY_QUESTION,
-    MIN_WINDOW,
     RESPONSE_COLUMNS,
     SITUATED_UI_STRINGS,
     TEXT_UI_STRINGS,
@@ -993,7 +992,10 @@ def test_screen_settings_are_checked():
 
 
 def test_window_check_takes_the_trial_kinds_layout():
-    width, height = MIN_WINDOW[_files().document["task"]]
+    from stecflow.studykinds.registry import get
+
+    width, height = get(_files().document["task"]).min_window
+    assert (width, height) == (860, 650)  # rating's (studykinds/rating.py)
     doc = _files(settings={"check_window": True}).document
     assert (doc["settings"]["min_width"], doc["settings"]["min_height"]) == (
         width,

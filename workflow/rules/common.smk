@@ -12,6 +12,7 @@ from stecflow.core import ids
 from stecflow.core import resources as sizing
 from stecflow.scoring import specs as scoring
 from stecflow.studies import setup as studies
+from stecflow.studykinds import registry as study_kinds
 from stecflow.submissions import outputs as submission_outputs
 from stecflow.submissions import safepath, validation
 
@@ -219,12 +220,15 @@ def study_validation_records(systems):
 
 
 def get_study_outputs(wildcards):
-    """The outputs files of one REG study's systems (and their validation records);
-    none for a situated study, whose design holds the expressions it shows."""
+    """The files a study's stimuli read of its systems (its kind's ``reads``), with
+    their validation records: outputs.xml of REG submissions, each submission's
+    own outputs file; none when the design reads the decisions (a situated
+    study's design holds the expressions it shows)."""
     spec = STUDIES[wildcards.study]
-    if spec["task"] == studies.SITUATED_TASK:
+    reads = study_kinds.get(spec["task"]).reads
+    if reads == "decisions":  # read by the design (get_design_system_files)
         return []
-    if spec["task"] in studies.TEXT_TASKS:  # each submission's own outputs file
+    if reads == "outputs":  # each submission's own outputs file
         root = config["submissions"]["root"]
         return [
             f"{root}/{s}/"
@@ -235,10 +239,11 @@ def get_study_outputs(wildcards):
 
 
 def get_design_system_files(wildcards):
-    """A situated study's system's outputs.tsv and validation record: its decisions
-    choose the instances (seed 000); none for the REG studies."""
+    """The outputs.tsv and validation record of a study whose design reads its
+    system's decisions (its kind's ``reads``: a situated study's choose the
+    instances, seed 000); none for the others."""
     spec = STUDIES[wildcards.study]
-    if spec["task"] != studies.SITUATED_TASK:
+    if study_kinds.get(spec["task"]).reads != "decisions":
         return []
     return _system_files(spec["systems"], "outputs.tsv")
 
@@ -254,7 +259,7 @@ def get_study(wildcards):
 
 
 def get_study_task(wildcards):
-    """rating or identification."""
+    """The study's kind (config ``task``: stecflow.studykinds)."""
     return STUDIES[wildcards.study]["task"]
 
 

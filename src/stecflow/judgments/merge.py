@@ -71,6 +71,7 @@ from stecflow.judgments._common import (
 )
 from stecflow.judgments.design import DesignIndex, design_frame
 from stecflow.judgments.flags import trial_choice
+from stecflow.studykinds.registry import in_family
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -251,9 +252,9 @@ def _orders_text(orders: Iterable[int]) -> str:
 
 def _determine_task(rows: list[dict[str, Any]], task: str | None) -> str:
     if task is not None:
-        if task not in ("rating", "identification"):
+        if task not in in_family("grid"):
             raise JudgmentsError(
-                f"task {task!r} is not rating or identification", field="task"
+                f"task {task!r} is not {' or '.join(in_family('grid'))}", field="task"
             )
         return task
     tasks = Counter(r["task"] for r in rows if r.get("task"))

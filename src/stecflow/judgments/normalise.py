@@ -168,9 +168,12 @@ def check_normalise(study: Mapping[str, Any], where: str = "") -> str | None:
             f"{value!r} is not one of {', '.join(NORMALISATIONS)}",
             field=f"{where}.normalise",
         )
-    if study.get("task") not in ("rating", "text_rating"):
+    from stecflow.studykinds.registry import get, names_where
+
+    if not get(str(study.get("task"))).normalisable:
+        scored = names_where(lambda kind: kind.normalisable)
         raise ConfigError(
-            "only rating and text_rating studies have scores to normalise;"
+            f"only {' and '.join(scored)} studies have scores to normalise;"
             " leave normalise out",
             field=f"{where}.normalise",
         )

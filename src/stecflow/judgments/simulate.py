@@ -27,12 +27,15 @@ from stecflow.judgments._common import JudgmentsError, plain
 from stecflow.judgments.participant import SimulationSettings, Trial, simulate_trials
 from stecflow.studies.blinding import KEY_FILE
 from stecflow.studies.settings import RESPONSE_COLUMNS
+from stecflow.studykinds.base import SimulationJob
+from stecflow.studykinds.registry import in_family
 
 if TYPE_CHECKING:  # pragma: no cover
     from stecflow.data.model import Item
 
 __all__ = [
     "SIMULATED_COLUMNS",
+    "simulate_job",
     "simulate_responses",
     "simulate_study",
     "write_simulated_responses",
@@ -116,8 +119,10 @@ def simulate_responses(
     from stecflow.judgments.design import design_frame
     from stecflow.tasks.reg.realiser import realise
 
-    if task not in ("rating", "identification"):
-        raise JudgmentsError(f"{task!r} is not rating or identification", field="task")
+    if task not in in_family("grid"):
+        raise JudgmentsError(
+            f"{task!r} is not {' or '.join(in_family('grid'))}", field="task"
+        )
     if task == "identification" and variant is None:
         variant = "together"
     frame = design_frame(design)
@@ -274,3 +279,15 @@ def write_simulated_responses(
         key=lambda r: (str(r.get("list")), str(r.get("session")), int(r["order"])),
     )
     write_tsv(ordered, SIMULATED_COLUMNS, path)
+
+
+def simulate_job(job: SimulationJob) -> None:
+    """The grid kinds' ``simulate`` hook: :func:`simulate_study` on the study's
+    key and items (test set and practice)."""
+    simulate_study(
+        stimuli_path=job.key,
+        items_paths=[job.testset, *job.practice],
+        out_path=job.responses,
+        seed=job.seed,
+        settings=job.settings,
+    )

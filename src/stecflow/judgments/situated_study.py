@@ -57,13 +57,16 @@ from stecflow.judgments.situated import (
     SCOPES,
     TIME_COLUMNS,
 )
+from stecflow.studykinds.base import MergeJob, SimulationJob
 
 __all__ = [
     "COMPLETE_STATUSES",
     "SITUATED_JUDGMENT_COLUMNS",
     "SITUATED_MEASURE_COLUMNS",
+    "merge_job",
     "merge_situated_study",
     "read_situated_design",
+    "simulate_job",
     "simulate_situated_study",
 ]
 
@@ -1140,3 +1143,30 @@ def simulate_situated_study(
     write_tsv(rows, columns, out_path)
     logger.info("study %s: %d SIMULATED situated trial(s) written", study, len(rows))
     return len(rows)
+
+
+def merge_job(job: MergeJob) -> None:
+    """The kind's ``merge`` hook: :func:`merge_situated_study` on a job's files."""
+    merge_situated_study(
+        job.design,
+        job.design_settings,
+        job.responses,
+        job.corrections[0] if job.corrections else None,
+        job.judgments,
+        job.quality,
+        job.measures,
+        job.summary,
+        settings=job.settings,
+        pseudonym_key=job.pseudonym_key,
+        exclusions=job.spec.get("exclusions"),
+        exclusions_path=job.exclusions,
+        sessions_path=job.sessions,
+        withdrawals=list(job.withdrawals),
+    )
+
+
+def simulate_job(job: SimulationJob) -> None:
+    """The kind's ``simulate`` hook: :func:`simulate_situated_study`."""
+    simulate_situated_study(
+        job.design, job.testset, job.responses, seed=job.seed, settings=job.settings
+    )

@@ -40,6 +40,8 @@ from stecflow.judgments._common import (
     problem,
 )
 from stecflow.judgments.outliers import OutlierSettings
+from stecflow.studykinds.base import MergeJob
+from stecflow.studykinds.registry import in_family
 
 __all__ = ["JUDGMENTS_VERSION", "JudgmentSettings", "merge_study"]
 
@@ -107,7 +109,7 @@ class JudgmentSettings:
         from stecflow.judgments.measures import IDENT_AGGREGATIONS, MAJORITY_TIES
 
         choices = (
-            ("task", self.task, (None, "rating", "identification")),
+            ("task", self.task, (None, *in_family("grid"))),
             ("timeouts", self.timeouts, ("error", "exclude")),
             ("cant_tell", self.cant_tell, ("error", "exclude")),
             ("ident.majority_tie", self.majority_tie, MAJORITY_TIES),
@@ -747,3 +749,30 @@ def _summary(
         "measure_flags": measure_flags(measures),
         "settings": config.to_dict(),
     }
+
+
+def merge_job(job: MergeJob) -> None:
+    """The grid kinds' ``merge`` hook: :func:`merge_study` on a job's files."""
+    merge_study(
+        design_path=job.design,
+        response_paths=job.responses,
+        corrections_path=list(job.corrections),
+        testset_path=job.testset,
+        settings=job.settings,
+        out_judgments_tsv=job.judgments,
+        out_quality_tsv=job.quality,
+        out_summary_json=job.summary,
+        study=job.spec["id"],
+        task=job.spec["task"],
+        variant=job.spec.get("variant"),
+        out_measures_tsv=job.measures,
+        dmdx_items_dir=job.dmdx_items_dir,
+        items_paths=list(job.practice),
+        exclusions=job.spec.get("exclusions"),
+        out_exclusions_tsv=job.exclusions,
+        withdrawals=list(job.withdrawals),
+        sessions=job.sessions,
+        normalise=job.spec.get("normalise"),
+        pseudonym_key=job.pseudonym_key,
+        key_path=job.key,
+    )

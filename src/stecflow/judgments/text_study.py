@@ -66,17 +66,20 @@ from stecflow.judgments.importers.text import (
     Criterion,
     criteria_from_config,
 )
+from stecflow.studykinds.base import MergeJob, SimulationJob
 
 __all__ = [
     "PREFERENCE_MEASURE_COLUMNS",
     "RATING_MEASURE_COLUMNS",
     "TextCorrection",
     "judgment_columns",
+    "merge_job",
     "merge_text_study",
     "preference_measures",
     "rating_measures",
     "read_text_corrections",
     "read_text_design",
+    "simulate_job",
     "simulate_text_study",
 ]
 
@@ -1451,3 +1454,40 @@ def simulate_text_study(
     write_tsv(rows, (*text_response_columns(task, criteria), "simulated"), out_path)
     logger.info("study %s: %d SIMULATED %s trial(s) written", study_id, len(rows), task)
     return len(rows)
+
+
+def merge_job(job: MergeJob) -> None:
+    """The text kinds' ``merge`` hook: :func:`merge_text_study` on a job's files."""
+    merge_text_study(
+        job.design,
+        job.responses,
+        list(job.corrections),
+        job.judgments,
+        job.quality,
+        job.measures,
+        job.summary,
+        study=job.spec,
+        settings=job.settings,
+        pseudonym_key=job.pseudonym_key,
+        exclusions_path=job.exclusions,
+        sessions_path=job.sessions,
+        withdrawals=list(job.withdrawals),
+    )
+
+
+def simulate_job(job: SimulationJob) -> None:
+    """The text kinds' ``simulate`` hook: :func:`simulate_text_study` on the
+    texts the study shows (:func:`stecflow.studies.setup.study_outputs`)."""
+    from stecflow.studies.setup import study_outputs
+    from stecflow.tasks.registry import read_testset
+
+    items = read_testset(job.testset)
+    simulate_text_study(
+        job.design,
+        job.testset,
+        study_outputs(job.spec, items, job.submission_dirs, job.tasks),
+        job.responses,
+        study=job.spec,
+        seed=job.seed,
+        settings=job.settings,
+    )

@@ -38,12 +38,22 @@ def _percent(share: Any) -> str:
     return f"{round(100 * float(share), 1):g}%"
 
 
-#: What a control trial answered as expected is, per task.
-_EXPECTED = {
-    "rating": "a degraded text rated {cut}",
-    "text_rating": "a degraded text rated {cut}",
-    "identification": "a gold description's target identified",
-}
+def _control_expected(task: str) -> str:
+    """What a control trial of a *task* study answered as expected is (its
+    kind's words); every kind's that has controls when the kind is unknown.
+
+    >>> _control_expected("identification")
+    "a gold description's target identified"
+    """
+    from stecflow.studykinds.registry import get, kinds, names
+
+    if task in names():
+        expected = get(task).control_expected
+        if expected is not None:
+            return expected
+    return ", ".join(
+        dict.fromkeys(k.control_expected for k in kinds() if k.control_expected)
+    )
 
 
 def _rule_text(rule: Mapping[str, Any], task: str = "") -> str:
@@ -59,10 +69,7 @@ def _rule_text(rule: Mapping[str, Any], task: str = "") -> str:
             if rule.get("cut") is not None
             else f"below the participant's own median {measure}"
         )
-        expected = _EXPECTED.get(
-            task,
-            "a degraded text rated {cut}, a gold description's target identified",
-        ).format(cut=cut)
+        expected = _control_expected(task).format(cut=cut)
         return (
             f"{rule['name']}: fewer than {_percent(rule['controls_below'])} of the"
             f" control trials answered as expected ({expected})"

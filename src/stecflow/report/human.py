@@ -108,20 +108,18 @@ def _present(
     ]
 
 
-#: Measures of each task's main table (seed 001 Table 6 for ratings, Table 8 for
-#: identification); other tasks show every measure present.
-TASK_MEASURES = {
-    "rating": ("adequacy", "fluency"),
-    "identification": ("accuracy", "identification_time", "reading_time"),
-}
 #: Measures plotted against each other (seed 001 Table 10's human measures).
 SCATTER_MEASURES = ("adequacy", "fluency", "accuracy", "identification_time")
 
 
 def _task_measures(rows: Sequence[Mapping[str, str]], task: str) -> list[HumanMeasure]:
+    from stecflow.studykinds.registry import get, names
+
     present = _present(rows, HUMAN_MEASURES)
-    wanted = TASK_MEASURES.get(task)
-    if wanted is None:
+    # the measures of the kind's main table (seed 001 Table 6 for ratings, Table
+    # 8 for identification); a kind that declares none shows every one present
+    wanted = [m.name for m in get(task).measures] if task in names() else []
+    if not wanted:
         return present
     chosen = [m for m in present if m.key in wanted]
     if task == "identification" and not any(m.key.endswith("_time") for m in chosen):
@@ -375,7 +373,8 @@ def _scatter_blocks(ctx: Context, studies: Sequence[JudgmentStudy]) -> list[Bloc
 
 def human_section(ctx: Context) -> list[Block]:
     """Section 3: Tables 6/8 style means and SDs per study, or the placeholder."""
-    from stecflow.report.situated import SITUATED_TASK, is_situated
+    from stecflow.report.situated import is_situated
+    from stecflow.studykinds.registry import in_family
 
     studies = [
         s
@@ -386,7 +385,7 @@ def human_section(ctx: Context) -> list[Block]:
         configured = [
             str(s.get("id"))
             for s in ctx.config.get("studies") or []
-            if isinstance(s, Mapping) and s.get("task") != SITUATED_TASK
+            if isinstance(s, Mapping) and s.get("task") not in in_family("situated")
         ]
         where = (
             f" The campaign's studies ({', '.join(configured)}) are designed;"

@@ -227,12 +227,15 @@ def _studies_table(studies: Sequence[Any]) -> Table:
                 )
             )
         )
+    from stecflow.studykinds.registry import in_family
+
     tasks = {str(s.get("task", "")) for s in studies if isinstance(s, Mapping)}
+    situated = set(in_family("situated"))
     sections = " and ".join(
         name
         for name, present in (
-            ("Human evaluation", bool(tasks - {"situated_identification"})),
-            ("Situated identification study", "situated_identification" in tasks),
+            ("Human evaluation", bool(tasks - situated)),
+            ("Situated identification study", bool(tasks & situated)),
         )
         if present
     )

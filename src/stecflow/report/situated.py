@@ -62,7 +62,7 @@ __all__ = [
 ]
 
 #: The task name of the judgments summary and of the study spec.
-SITUATED_TASK = "situated_identification"
+SITUATED_TASK = "situated_identification"  # this module's kind (its section)
 #: The instance classes in the seed's column order (Table 7).
 CLASS_ORDER = ("TP", "FN", "FP-Orig", "FP-system")
 #: The classes of the intrinsic evaluation (seed Table 5).

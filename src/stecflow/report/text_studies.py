@@ -19,11 +19,13 @@ from stecflow.report.context import NAME_COLUMN, Context, named_rows
 from stecflow.report.formatting import fixed, parse_float
 from stecflow.report.inputs import JudgmentStudy
 from stecflow.report.tables import RANK_COLUMN, Cell, Column, Row, Table
+from stecflow.studykinds.registry import in_family
 
 __all__ = ["TEXT_TASKS", "text_study_tables"]
 
 #: The study tasks of a text-generation campaign.
-TEXT_TASKS = ("text_rating", "text_preference")
+#: The kinds of the text family (:mod:`stecflow.studykinds`).
+TEXT_TASKS = in_family("text")
 
 
 def _criteria(ctx: Context, study: str) -> dict[str, Mapping[str, Any]]:

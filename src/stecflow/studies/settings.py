@@ -2,8 +2,8 @@
 
 The vocabulary shared by the study builder (:mod:`stecflow.studies.stimuli`), the
 collection server (:mod:`stecflow.studies.server`) and the judgments
-(:mod:`stecflow.judgments`): the tasks and timing variants a study can run
-(:data:`TASKS`, :data:`VARIANTS`), the questions of the rating task
+(:mod:`stecflow.judgments`): the kinds the picture-grid pages show
+(:data:`TASKS`), the questions of the rating task
 (:data:`ADEQUACY_QUESTION`, :data:`FLUENCY_QUESTION`), the columns of a response
 table (:data:`RESPONSE_COLUMNS`), the presentation settings of a study
 (:class:`StudySettings`, config ``studies[].experiment``) and every string the
@@ -22,13 +22,13 @@ from dataclasses import asdict, dataclass, fields, replace
 from typing import Any
 
 from stecflow.core.errors import ConfigError
+from stecflow.studykinds.registry import in_family
 
 __all__ = [
     "ADEQUACY_QUESTION",
     "DEFAULT_TITLES",
     "FLUENCY_QUESTION",
     "LANGUAGES",
-    "MIN_WINDOW",
     "RESPONSE_COLUMNS",
     "SITUATED_TITLES",
     "SITUATED_UI_STRINGS",
@@ -37,17 +37,15 @@ __all__ = [
     "TEXT_UI_STRINGS",
     "UI_STRINGS",
     "URL_PARAMS",
-    "VARIANTS",
     "StudySettings",
     "paradigm_settings",
     "placeholders",
     "read_catalogue",
 ]
 
-#: The tasks a study can run.
-TASKS = ("rating", "identification")
-#: The timing variants of the identification task.
-VARIANTS = ("together", "read_first", "spoken")
+#: The study kinds whose trials show an item's pictures in a grid (the kinds of
+#: the ``grid`` family, :mod:`stecflow.studykinds`).
+TASKS = in_family("grid")
 
 #: The Adequacy question of TUNA-REG'09 (seed 001, section 5.2), verbatim.
 ADEQUACY_QUESTION = (
@@ -541,42 +539,6 @@ URL_PARAMS: dict[str, list[str]] = {
     "external_session": ["session_id", "SESSION_ID", "assignmentId"],
 }
 
-#: The smallest window (width, height in CSS pixels) each trial kind's layout
-#: fits, used by ``experiment.check_window``. Measured in chromium (Debian's,
-#: headless, through Playwright) on every trial of every list of the browser
-#: tests' studies (``tests/browser/studykit.py``: the demo rating and
-#: identification studies with their 5 x 3 grids of 120 px cells, together,
-#: read first and spoken, the situated demo, the text-rating and text-preference kits of
-#: ``tests/browser/test_layout.py``): at widths of 360, 400, 500, 640, 800, 900,
-#: 1024, 1280 and 1366 px (and 820 to 880 for rating), by bisection the
-#: smallest height at which the trial's screens (the start screen, the reading
-#: screen, the answer screen) need no scrolling (the document's scrollWidth and
-#: scrollHeight within the window, every button, slider and picture inside it)
-#: and the pictures the layout shrinks to fit keep at least half their size: a
-#: grid cell at least 60 px, the situated board at least 240 px high (its full
-#: size is 640 x 480). The heights needed (px), and the width below which the
-#: layout needs more:
-#:
-#: - rating: 624 from 840 px wide (819 at 820, 863 at 640);
-#: - identification: 416 from 640 px wide (528 at 500; the start screen 204,
-#:   the reading screen 224);
-#: - situated_identification: 526 from 641 px wide (below 40rem the transcript
-#:   goes under the board: about 750);
-#: - text_rating: 600 from 500 px wide (664 at 400);
-#: - text_preference: 563 from 500 px wide (584 at 400).
-#:
-#: Each minimum adds a margin: 20 px or more to the width, 20 px to the height,
-#: rounded up to 10 px. A 1366 x 768 laptop's browser window (about 1366 x 657)
-#: passes every kind's check. ``tests/browser/test_window_check.py`` checks that
-#: each kind's trials fit at its minimum.
-MIN_WINDOW: dict[str, tuple[int, int]] = {
-    "rating": (860, 650),
-    "identification": (660, 440),
-    "situated_identification": (660, 550),
-    "text_rating": (520, 620),
-    "text_preference": (520, 590),
-}
-
 #: Fields added after the English study files were fixed: left out of the study
 #: document while they keep their defaults.
 _NEWER_FIELDS = (
@@ -769,8 +731,8 @@ class StudySettings:
         before starting and cannot go on in a smaller window.
     check_window : bool
         Check the window size before starting; without ``min_width`` and
-        ``min_height``, the smallest window of the trial kind's layout
-        (:data:`MIN_WINDOW`).
+        ``min_height``, the smallest window of the trial kind's layout (its
+        :attr:`~stecflow.studykinds.base.StudyKind.min_window`).
     fullscreen : bool
         Ask for full screen before the first screen.
     sound_check : str or None

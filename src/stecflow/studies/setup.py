@@ -17,15 +17,15 @@ from typing import TYPE_CHECKING, Any
 
 from stecflow.core.errors import ConfigError
 from stecflow.core.io import format_tsv, write_json, write_tsv
+from stecflow.studykinds.base import EXCLUSION_RULES
+from stecflow.studykinds.registry import get as study_kind
+from stecflow.studykinds.registry import hook, kinds, names_where
 
 if TYPE_CHECKING:
     from stecflow.data.model import Output
 
 __all__ = [
     "DESIGN_KEYS",
-    "SITUATED_DEFAULTS",
-    "SITUATED_TASK",
-    "TEXT_TASKS",
     "study_outputs",
     "build_stimuli",
     "check_studies",
@@ -63,26 +63,6 @@ DESIGN_KEYS = (
     "sha256",
 )
 
-#: The ``task`` of the human studies of a text-generation campaign
-#: (:mod:`stecflow.studies.text`): ratings per criterion, pairwise preference.
-TEXT_TASKS = ("text_rating", "text_preference")
-
-#: The ``task`` of seed 000's study (:mod:`stecflow.studies.situated`).
-SITUATED_TASK = "situated_identification"
-#: Defaults of a situated study's ``situated`` settings (the seed's choices).
-SITUATED_DEFAULTS = {
-    "features": ["O1", "O2"],
-    "halves_by": None,
-    "n_per_class": 20,
-    "max_fp": None,
-    "trial_budget": 80,
-    "max_context_ms": 30_000,
-    "speaker": "solver",
-    "majority": "strict",
-    "speech": False,
-    "media": None,
-}
-
 
 def design_spec(spec: Mapping[str, Any]) -> dict[str, Any]:
     """The design-relevant part of a study entry (see :data:`DESIGN_KEYS`)."""
@@ -111,53 +91,7 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
             "simulate": False,
             **entry,
         }
-        if (spec["task"] in TEXT_TASKS) != bool(spec.get("criteria")):
-            raise ConfigError(
-                "a text_rating or text_preference study asks its `criteria` (each"
-                " with its question and scale); other studies have none"
-                if spec["task"] in TEXT_TASKS
-                else f"a {spec['task']} study has its own questions; criteria are"
-                " for text_rating and text_preference studies",
-                field=f"studies[{n}].criteria",
-            )
-        if spec["task"] == "text_preference":
-            if entry.get("design") not in (None, "pairs"):
-                raise ConfigError(
-                    "a text_preference study has the balanced pair design; leave"
-                    " design out",
-                    field=f"studies[{n}].design",
-                )
-            spec["design"] = "pairs"
-        if spec["task"] == SITUATED_TASK:
-            _check_situated(spec, n)
-        elif "situated" in entry:
-            raise ConfigError(
-                "situated settings are for task: situated_identification",
-                field=f"studies[{n}].situated",
-            )
-        elif len(spec["systems"]) < 2:
-            raise ConfigError(
-                f"a {spec['task']} study compares at least two systems",
-                field=f"studies[{n}].systems",
-            )
-        if spec.get("controls") is not None:
-            spec["controls"] = _check_controls(spec, n)
-        if spec["task"] == SITUATED_TASK and any(
-            "controls_below" in (rule or {}) for rule in spec.get("exclusions") or ()
-        ):
-            # never accepted and then silently left unapplied
-            raise ConfigError(
-                f"a {spec['task']} study has no control trials, so no"
-                " controls_below rule; use median_time_below_ms, incomplete or"
-                " answer rules",
-                field=f"studies[{n}].exclusions",
-            )
-        if spec["task"] == "identification" and spec["variant"] is None:
-            spec["variant"] = "together"
-        if spec["task"] == "rating" and spec["variant"] is not None:
-            raise ConfigError(
-                "rating studies have no variant", field=f"studies[{n}].variant"
-            )
+        _check_kind(spec, entry, n)
         if spec["design"] == "two_group" and len(spec["systems"]) != 2:
             raise ConfigError(
                 "a two_group design compares exactly two systems: the original"
@@ -168,13 +102,108 @@ def study_specs(config: Mapping[str, Any]) -> list[dict[str, Any]]:
     return specs
 
 
-#: The control kind each task takes (config ``studies.<id>.controls.kind``).
-CONTROL_KIND_OF_TASK = {
-    "rating": "degraded",
-    "identification": "gold",
-    "text_rating": "degraded",
-    "text_preference": "degraded",  # a text against a degraded copy of it
+#: A design in words, for "a <kind> study has the <design> design".
+_DESIGN_WORDS = {
+    "latin_square": "Latin square",
+    "two_group": "two-group",
+    "pairs": "balanced pair",
 }
+
+
+def _listed(names: Sequence[str], last: str) -> str:
+    """Names in a sentence.
+
+    >>> _listed(["a"], "or"), _listed(["a", "b", "c"], "and")
+    ('a', 'a, b and c')
+    """
+    names = list(names)
+    return (
+        names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {last} {names[-1]}"
+    )
+
+
+def _check_kind(spec: dict[str, Any], entry: Mapping[str, Any], n: int) -> None:
+    """Check a study entry against what its kind declares, filling in the
+    kind's design and variant; then the kind's own ``check`` hook, if any.
+
+    Raises
+    ------
+    ConfigError
+        Naming the field and what the kind takes.
+    """
+    kind = study_kind(spec["task"])
+    task = kind.name
+    takes_criteria = "criteria" in kind.config_keys
+    if takes_criteria != bool(spec.get("criteria")):
+        asking = names_where(lambda other: "criteria" in other.config_keys)
+        raise ConfigError(
+            f"a {_listed(asking, 'or')} study asks its `criteria` (each with its"
+            " question and scale); other studies have none"
+            if takes_criteria
+            else f"a {task} study has its own questions; criteria are for"
+            f" {_listed(asking, 'and')} studies",
+            field=f"studies[{n}].criteria",
+        )
+    if kind.designs:
+        if entry.get("design") not in (None, *kind.designs):
+            raise ConfigError(
+                f"a {task} study has the {_DESIGN_WORDS[kind.designs[0]]} design;"
+                " leave design out"
+                if len(kind.designs) == 1
+                else f"a {task} study takes design {_listed(kind.designs, 'or')}",
+                field=f"studies[{n}].design",
+            )
+        spec["design"] = entry.get("design") or kind.designs[0]
+    for key in sorted(
+        {key for other in kinds() for key in other.config_keys}
+        - kind.config_keys
+        - {"criteria"}
+    ):
+        if key in entry:
+            owners = names_where(lambda other, key=key: key in other.config_keys)
+            raise ConfigError(
+                f"{key} settings are for task: {_listed(owners, 'or')}",
+                field=f"studies[{n}].{key}",
+            )
+    check = hook(task, "check")
+    if check is not None:
+        check(spec, n)
+    fewest = kind.n_systems[0]
+    if len(spec["systems"]) < fewest:
+        raise ConfigError(
+            f"a {task} study compares at least {_COUNT_WORDS.get(fewest, fewest)}"
+            " systems",
+            field=f"studies[{n}].systems",
+        )
+    if spec.get("controls") is not None:
+        spec["controls"] = _check_controls(spec, n)
+    for rule in spec.get("exclusions") or ():
+        unsupported = [
+            r
+            for r in EXCLUSION_RULES
+            if r in (rule or {}) and r not in kind.exclusion_rules
+        ]
+        if unsupported:
+            # never accepted and then silently left unapplied
+            supported = [r for r in EXCLUSION_RULES if r in kind.exclusion_rules]
+            raise ConfigError(
+                f"a {task} study has no control trials, so no {unsupported[0]}"
+                f" rule; use {_listed(supported, 'or')} rules"
+                if unsupported == ["controls_below"] and kind.control is None
+                else f"a {task} study takes no {unsupported[0]} rule; use"
+                f" {_listed(supported, 'or')} rules",
+                field=f"studies[{n}].exclusions",
+            )
+    if kind.variants and spec["variant"] is None:
+        spec["variant"] = kind.variants[0]
+    if not kind.variants and spec["variant"] is not None:
+        raise ConfigError(
+            f"{task} studies have no variant", field=f"studies[{n}].variant"
+        )
+
+
+#: Small counts in words.
+_COUNT_WORDS = {1: "one", 2: "two", 3: "three", 4: "four"}
 
 
 def _check_controls(spec: Mapping[str, Any], n: int) -> dict[str, Any]:
@@ -185,12 +214,19 @@ def _check_controls(spec: Mapping[str, Any], n: int) -> dict[str, Any]:
     """
     where = f"studies[{n}].controls"
     controls = dict(spec["controls"])
-    expected = CONTROL_KIND_OF_TASK.get(spec["task"])
+    expected = study_kind(spec["task"]).control
     if expected is None:
+        by_control: dict[str, list[str]] = {}
+        for kind in kinds():
+            if kind.control is not None:
+                by_control.setdefault(kind.control, []).append(kind.name)
+        taking = " and ".join(
+            f"{_listed(names, 'and')} ({control})"
+            for control, names in by_control.items()
+        )
         raise ConfigError(
-            f"a {spec['task']} study has no control trials yet; they are for rating"
-            ", text_rating and text_preference (degraded) and identification"
-            " (gold) studies",
+            f"a {spec['task']} study has no control trials yet; they are for"
+            f" {taking} studies",
             field=where,
         )
     kind = controls.get("kind") or expected
@@ -207,36 +243,6 @@ def _check_controls(spec: Mapping[str, Any], n: int) -> dict[str, Any]:
             field=where,
         )
     return {"kind": kind, "per_list": per_list, "share": share}
-
-
-def _check_situated(spec: dict[str, Any], n: int) -> None:
-    """Fill a situated study's defaults; refuse what it cannot have."""
-    where = f"studies[{n}]"
-    spec["situated"] = {**SITUATED_DEFAULTS, **(spec.get("situated") or {})}
-    if len(spec["systems"]) != 1:
-        raise ConfigError(
-            "a situated_identification study tests one system: the one whose false"
-            " positives are shown against the corpus expressions (seed 000); make a"
-            " study per system",
-            field=f"{where}.systems",
-        )
-    if spec["design"] != "latin_square" or spec["shared"] or spec["practice"]:
-        raise ConfigError(
-            "a situated_identification study has its own two-group design (seed 000);"
-            " leave out design, shared and practice",
-            field=f"{where}.design",
-        )
-    if spec["variant"] is not None or spec.get("realise"):
-        raise ConfigError(
-            "variant and realise are for the REG identification studies",
-            field=f"{where}.variant",
-        )
-    if spec["subjects"] % 2:
-        raise ConfigError(
-            f"{spec['subjects']} subjects cannot form the two equal groups of the"
-            f" seed's design; use {spec['subjects'] + 1}",
-            field=f"{where}.subjects",
-        )
 
 
 def check_studies(
@@ -265,32 +271,23 @@ def check_studies(
                 f"study {spec['id']!r} lists a system twice",
                 field=f"studies[{n}].systems",
             )
-        data_format = (config.get("data") or {}).get("format")
-        if (spec["task"] in TEXT_TASKS) != (data_format == "text"):
+        kind = study_kind(spec["task"])
+        data_format = (config.get("data") or {}).get("format") or "tuna"
+        if data_format not in kind.data_formats:
+            showing = names_where(
+                lambda other, shown=data_format: shown in other.data_formats
+            )
             raise ConfigError(
-                f"study {spec['id']!r}: "
+                f"study {spec['id']!r}: a {spec['task']} study needs {kind.needs}"
                 + (
-                    f"a {spec['task']} study needs a text test set (data.format: text)"
-                    if spec["task"] in TEXT_TASKS
-                    else f"a {spec['task']} study cannot show text-generation"
-                    " inputs; use task: text_rating or text_preference"
+                    f"; a {data_format} test set is studied with task:"
+                    f" {_listed(showing, 'or')}"
+                    if showing
+                    else ""
                 ),
                 field=f"studies[{n}].task",
             )
-        dialogue = data_format == "dialogue"
-        if (spec["task"] == SITUATED_TASK) != dialogue:
-            raise ConfigError(
-                f"study {spec['id']!r}: "
-                + (
-                    "a situated_identification study needs a dialogue corpus"
-                    " (data.format: dialogue)"
-                    if not dialogue
-                    else f"a {spec['task']} study shows pictures of REG items; a"
-                    " dialogue corpus is studied with task: situated_identification"
-                ),
-                field=f"studies[{n}].task",
-            )
-        if spec["task"] == SITUATED_TASK or spec["task"] in TEXT_TASKS:
+        if kind.reads != "outputs.xml":  # only REG outputs can lack text
             continue
         if not spec.get("realise") and root is not None:
             for system in systems:
@@ -405,7 +402,7 @@ def make_design(
         settings["kind"], items, {}, seed=spec["seed"], realised=realised
     )
     eligible = set(texts)
-    if spec["task"] == "text_preference":  # degraded copies of the outputs
+    if spec["design"] == "pairs":  # degraded copies of the outputs
         eligible = set(design.items)
     elif settings["kind"] == "degraded" and not realised:
         eligible |= {
@@ -543,18 +540,16 @@ def design_study(
     """
     from stecflow.studies.designs import balance_problems, balance_table
 
-    if spec["task"] == SITUATED_TASK:
-        from stecflow.studies.situated_setup import design_situated_study
-
-        outputs_path, validation_path = system_files
-        return design_situated_study(
+    own = hook(spec["task"], "design")
+    if own is not None:  # a kind with a design of its own
+        return own(
             spec,
             testset_path,
-            outputs_path,
-            validation_path,
+            practice_path,
             design_path,
             balance_path,
             settings_path,
+            system_files,
         )
     design = make_design(spec, testset_path, practice_path, controls=False)
     if design.kind == "pairs":
@@ -618,28 +613,17 @@ def build_stimuli(
     dict
         The summary of :func:`stecflow.studies.stimuli.build_study` (with ``sha256``).
     """
-    if spec["task"] == SITUATED_TASK:
-        from stecflow.studies.situated_setup import build_situated_stimuli
-
-        summary = build_situated_stimuli(
-            spec, design_path, testset_path, web_dir, dmdx_dir
-        )
-    elif spec["task"] in TEXT_TASKS:
-        summary = _build_text_stimuli(
-            spec, design_path, testset_path, submission_dirs, web_dir, dmdx_dir, tasks
-        )
-    else:
-        summary = _build_reg_stimuli(
-            spec,
-            design_path,
-            testset_path,
-            practice_path,
-            submission_dirs,
-            images_dir,
-            web_dir,
-            dmdx_dir,
-            tasks,
-        )
+    summary = hook(spec["task"], "stimuli")(
+        spec,
+        design_path,
+        testset_path,
+        practice_path,
+        submission_dirs,
+        images_dir,
+        web_dir,
+        dmdx_dir,
+        tasks,
+    )
     pinned = spec.get("sha256")
     if pinned and pinned != summary["sha256"]:
         raise ConfigError(
@@ -676,7 +660,7 @@ def study_outputs(
         from stecflow.studies.controls import control_texts
         from stecflow.studies.designs.controls import CONTROL_SYSTEM
 
-        if spec["task"] == "text_preference":
+        if spec["design"] == "pairs":  # a text against a degraded copy of it
             from stecflow.studies.controls import pair_control_texts
 
             shown[CONTROL_SYSTEM] = pair_control_texts(
@@ -711,17 +695,20 @@ def _checked_design(
     return design
 
 
-def _build_text_stimuli(
+def build_text_stimuli(
     spec: Mapping[str, Any],
     design_path: str | Path,
     testset_path: str | Path,
+    practice_path: str | Path | None,
     submission_dirs: Mapping[str, str | Path],
+    images_dir: str | Path | None,
     web_dir: str | Path,
     dmdx_dir: str | Path,
     tasks: Sequence[str] | None,
 ) -> dict[str, Any]:
     """The web experiment of a text study (ratings or preferences), unpinned;
-    DMDX files are not made for it (its dmdx folder holds a README saying so)."""
+    DMDX files are not made for it (its dmdx folder holds a README saying so).
+    The text kinds' ``stimuli`` hook (no practice items, no pictures)."""
     from stecflow.studies.text import build_text_study
     from stecflow.tasks.registry import read_testset
 
@@ -753,7 +740,7 @@ def _build_text_stimuli(
     return summary
 
 
-def _build_reg_stimuli(
+def build_reg_stimuli(
     spec: Mapping[str, Any],
     design_path: str | Path,
     testset_path: str | Path,
@@ -764,7 +751,8 @@ def _build_reg_stimuli(
     dmdx_dir: str | Path,
     tasks: Sequence[str] | None,
 ) -> dict[str, Any]:
-    """The stimuli of a REG study (rating or identification), unpinned."""
+    """The stimuli of a REG study (rating or identification), unpinned: the
+    grid kinds' ``stimuli`` hook."""
     from stecflow.data.corpus import read_items
     from stecflow.studies.stimuli import build_study
     from stecflow.tasks.registry import task_types

@@ -113,6 +113,53 @@ The trials are those of ../design.tsv; ../balance.tsv proves its balance.
 """
 
 
+#: Defaults of a situated study's ``situated`` settings (the seed's choices).
+SITUATED_DEFAULTS = {
+    "features": ["O1", "O2"],
+    "halves_by": None,
+    "n_per_class": 20,
+    "max_fp": None,
+    "trial_budget": 80,
+    "max_context_ms": 30_000,
+    "speaker": "solver",
+    "majority": "strict",
+    "speech": False,
+    "media": None,
+}
+
+
+def check_spec(spec: dict[str, Any], n: int) -> None:
+    """The kind's ``check`` hook: fill a situated study's defaults; refuse what
+    it cannot have (a study entry of
+    :func:`stecflow.studies.setup.study_specs`, the *n*-th)."""
+    where = f"studies[{n}]"
+    spec["situated"] = {**SITUATED_DEFAULTS, **(spec.get("situated") or {})}
+    if len(spec["systems"]) != 1:
+        raise ConfigError(
+            "a situated_identification study tests one system: the one whose false"
+            " positives are shown against the corpus expressions (seed 000); make a"
+            " study per system",
+            field=f"{where}.systems",
+        )
+    if spec["design"] != "latin_square" or spec["shared"] or spec["practice"]:
+        raise ConfigError(
+            "a situated_identification study has its own two-group design (seed 000);"
+            " leave out design, shared and practice",
+            field=f"{where}.design",
+        )
+    if spec["variant"] is not None or spec.get("realise"):
+        raise ConfigError(
+            "variant and realise are for the REG identification studies",
+            field=f"{where}.variant",
+        )
+    if spec["subjects"] % 2:
+        raise ConfigError(
+            f"{spec['subjects']} subjects cannot form the two equal groups of the"
+            f" seed's design; use {spec['subjects'] + 1}",
+            field=f"{where}.subjects",
+        )
+
+
 def _study_system(spec: Mapping[str, Any]) -> str:
     systems = list(spec.get("systems") or [])
     if len(systems) != 1 or not isinstance(systems[0], str) or "/" not in systems[0]:
@@ -700,3 +747,44 @@ def build_situated_stimuli(
     dmdx.mkdir(parents=True, exist_ok=True)
     (dmdx / "README.txt").write_text(DMDX_README.format(study=study), encoding="utf-8")
     return summary
+
+
+def design_hook(
+    spec: Mapping[str, Any],
+    testset_path: str | Path,
+    practice_path: str | Path | None,
+    design_path: str | Path,
+    balance_path: str | Path,
+    settings_path: str | Path,
+    system_files: Sequence[str | Path],
+) -> dict[str, Any]:
+    """The kind's ``design`` hook (:func:`stecflow.studies.setup.design_study`'s
+    arguments): the system's ``outputs.tsv`` and validation record are its
+    *system_files*; no practice items."""
+    outputs_path, validation_path = system_files
+    return design_situated_study(
+        spec,
+        testset_path,
+        outputs_path,
+        validation_path,
+        design_path,
+        balance_path,
+        settings_path,
+    )
+
+
+def stimuli_hook(
+    spec: Mapping[str, Any],
+    design_path: str | Path,
+    testset_path: str | Path,
+    practice_path: str | Path | None,
+    submission_dirs: Mapping[str, str | Path],
+    images_dir: str | Path | None,
+    web_dir: str | Path,
+    dmdx_dir: str | Path,
+    tasks: Sequence[str] | None,
+) -> dict[str, Any]:
+    """The kind's ``stimuli`` hook (:func:`stecflow.studies.setup.build_stimuli`'s
+    arguments): the design holds the expressions it shows, so the submissions,
+    pictures and practice items are not read."""
+    return build_situated_stimuli(spec, design_path, testset_path, web_dir, dmdx_dir)

@@ -109,11 +109,9 @@ from stecflow.studies import speech
 from stecflow.studies.blinding import KEY_FILE, blind, media_paths
 from stecflow.studies.dmdx import make_dmdx_files
 from stecflow.studies.settings import (
-    MIN_WINDOW,
     RESPONSE_COLUMNS,
     TASKS,
     UI_STRINGS,
-    VARIANTS,
     StudySettings,
     read_catalogue,
 )
@@ -243,21 +241,26 @@ def _texts(
 
 
 def _check_task(task: str, variant: str | None) -> str | None:
+    """The study's variant, its kind's default filled in (None: the kind has
+    none); refuse a kind this builder cannot show and a variant it lacks."""
+    from stecflow.studykinds.registry import get as study_kind
+
     if task not in TASKS:
         raise StimuliError(f"{task!r} is not one of {', '.join(TASKS)}", field="task")
-    if task == "rating":
+    variants = study_kind(task).variants
+    if not variants:
         if variant not in (None, "together"):
             raise StimuliError(
-                f"a rating study has no variant (got {variant!r}); the description "
+                f"a {task} study has no variant (got {variant!r}); the description "
                 "is always shown with the pictures",
                 field="variant",
             )
         return None
     if variant is None:
-        variant = "together"
-    if variant not in VARIANTS:
+        variant = variants[0]
+    if variant not in variants:
         raise StimuliError(
-            f"{variant!r} is not one of {', '.join(VARIANTS)}", field="variant"
+            f"{variant!r} is not one of {', '.join(variants)}", field="variant"
         )
     return variant
 
@@ -495,8 +498,10 @@ def study_files(
         language, _ = read_catalogue(document["settings"]["messages"], UI_STRINGS)
         document = {**document, "texts": {**document["texts"], "language": language}}
     given = document.get("settings") or {}
-    if given.get("check_window") and document.get("task") in MIN_WINDOW:
-        width, height = MIN_WINDOW[document["task"]]
+    if given.get("check_window"):
+        from stecflow.studykinds.registry import get as study_kind
+
+        width, height = study_kind(document["task"]).min_window
         document = {
             **document,
             "settings": {

@@ -107,6 +107,7 @@ from stecflow.studies.stimuli import (
     study_files,
     write_study,
 )
+from stecflow.studykinds.registry import in_family
 
 if TYPE_CHECKING:  # pragma: no cover - typing only (designs imports pandas)
     from stecflow.studies.designs import Design
@@ -136,7 +137,8 @@ logger = logging.getLogger(__name__)
 TEXT_RATING_TASK = "text_rating"
 #: The ``task`` of a pairwise preference study of texts.
 TEXT_PREFERENCE_TASK = "text_preference"
-TEXT_TASKS = (TEXT_RATING_TASK, TEXT_PREFERENCE_TASK)
+#: The kinds of the text family (:mod:`stecflow.studykinds`).
+TEXT_TASKS = in_family("text")
 #: The scales of a rating criterion.
 SCALES = ("likert", "slider")
 #: Columns of a preference study's response table after RESPONSE_COLUMNS.

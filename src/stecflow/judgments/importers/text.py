@@ -54,6 +54,7 @@ from stecflow.judgments.importers._rows import (
     parse_value,
     split_table,
 )
+from stecflow.studykinds.registry import in_family
 
 __all__ = [
     "PREFERENCE_COLUMNS",
@@ -72,7 +73,8 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 #: The two text study tasks.
-TEXT_TASKS = ("text_rating", "text_preference")
+#: The kinds of the text family (:mod:`stecflow.studykinds`).
+TEXT_TASKS = in_family("text")
 #: Scales of a rating criterion.
 SCALES = ("likert", "slider")
 #: The response columns of a preference trial, after the server's.

@@ -17,14 +17,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from stecflow.core.errors import StecflowError
+from stecflow.core.errors import ConfigError, StecflowError
 from stecflow.studies.blinding import KEY_FILE
 from stecflow.studies.settings import RESPONSE_COLUMNS
+from stecflow.studykinds.registry import get as study_kind
 
 __all__ = [
     "WEB_FILES",
-    "SITUATED_TASK",
-    "TEXT_TASKS",
     "CollectionError",
     "Study",
     "Trial",
@@ -114,20 +113,20 @@ class Study:
     participant_lists: Mapping[str, Any] = field(default_factory=dict)
 
     @property
+    def family(self) -> str:
+        """The family of the study's kind (``grid``, ``situated``, ``text``:
+        :data:`stecflow.studykinds.base.FAMILIES`)."""
+        return study_kind(self.task).family
+
+    @property
     def situated(self) -> bool:
         """Whether this is a situated identification study (seed 000, §5.1)."""
-        return self.task == SITUATED_TASK
+        return self.family == "situated"
 
     @property
     def text(self) -> bool:
         """Whether this is a text rating or preference study (studies.text)."""
-        return self.task in TEXT_TASKS
-
-
-#: The task of a situated identification study (as in stecflow.studies.situated).
-SITUATED_TASK = "situated_identification"
-#: The tasks of a text study (as in stecflow.studies.text).
-TEXT_TASKS = ("text_rating", "text_preference")
+        return self.family == "text"
 
 
 def resolve_study(study_dir: str | Path) -> Path:
@@ -195,8 +194,8 @@ def load_study(study_dir: str | Path) -> Study:
         )
     try:
         doc = json.loads(key_raw)
-        situated = doc["task"] == SITUATED_TASK
-        text = doc["task"] in TEXT_TASKS
+        family = study_kind(doc["task"]).family
+        situated, text = family == "situated", family == "text"
         lists: dict[str, dict[int, Trial]] = {}
         for lst in doc["lists"]:
             trials = {}
@@ -245,7 +244,7 @@ def load_study(study_dir: str | Path) -> Study:
             consent=declares_consent(public),  # as the page shows it
             participant_lists=dict(doc["participant_lists"]),
         )
-    except (ValueError, KeyError, TypeError) as error:
+    except (ValueError, KeyError, TypeError, ConfigError) as error:
         raise CollectionError(
             f"{key_path} is not a usable study key ({error}); rebuild the study",
             field=KEY_FILE,

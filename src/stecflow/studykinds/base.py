@@ -1,0 +1,187 @@
+"""What a study kind is: the declaration every entry of the registry fulfils.
+
+A :class:`StudyKind` is plain data: what the config of a study of the kind may
+and must hold, which test sets it can show, its designs and variants, its
+control trials, the smallest window its trial page fits, the measures its
+judgments yield and what two raters of it share. Code of the kind's own (its
+design builder, merge, simulated participant, report section) is named by
+dotted path in :attr:`StudyKind.hooks`, so declaring a kind imports none of it.
+
+May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+
+__all__ = [
+    "EXCLUSION_RULES",
+    "FAMILIES",
+    "MergeJob",
+    "Measure",
+    "SimulationJob",
+    "StudyKind",
+]
+
+#: The exclusion rules a study's ``exclusions`` entries can name (the key that
+#: selects each, :mod:`stecflow.judgments.exclusions`).
+EXCLUSION_RULES = ("controls_below", "median_time_below_ms", "incomplete", "answer")
+
+#: The families of kinds that share their stimuli, merge and simulation code:
+#: ``grid`` (pictures of REG items), ``situated`` (a dialogue's board) and
+#: ``text`` (an item's input beside the texts).
+FAMILIES = ("grid", "situated", "text")
+
+
+@dataclass(frozen=True)
+class Measure:
+    """One measure a kind's judgments yield (a column of its measures table)."""
+
+    name: str
+    #: ``interval``: z-normalisable, Krippendorff's alpha interval; ``nominal``.
+    level: str = "interval"
+    higher_is_better: bool = True
+
+
+@dataclass(frozen=True)
+class StudyKind:
+    """One study kind: the value of a study's ``kind`` (config ``task``)."""
+
+    #: The name a study's config entry gives (``studies[].task``).
+    name: str
+    #: One sentence: what a trial shows and asks (the report, the datasheet).
+    summary: str
+    #: The family whose shared code it uses (:data:`FAMILIES`).
+    family: str
+    #: The test-set formats (``data.format``) whose items it can show.
+    data_formats: frozenset[str]
+    #: What a campaign needs to run it, when its test set is of another
+    #: format: the end of "a <kind> study needs ...".
+    needs: str
+    #: The designs it allows, its default first; empty: its own design
+    #: (the kind's ``design`` hook), and no ``design`` key.
+    designs: tuple[str, ...] = ("latin_square", "two_group")
+    #: How many systems a study compares: (fewest, most or None).
+    n_systems: tuple[int, int | None] = (2, None)
+    #: Its variants, the default first; empty: it has none.
+    variants: tuple[str, ...] = ()
+    #: Config keys only studies of this kind take (``criteria``, ``situated``).
+    config_keys: frozenset[str] = frozenset()
+    #: The kind of its control trials (``degraded``, ``gold``), None: none.
+    control: str | None = None
+    #: A control trial answered as expected, in words ("{cut}": the rule's
+    #: cut, as "below 3" or "below the participant's own median adequacy").
+    control_expected: str | None = None
+    #: The exclusion rules it supports (:data:`EXCLUSION_RULES`).
+    exclusion_rules: frozenset[str] = frozenset(EXCLUSION_RULES)
+    #: What its studies read of their systems: ``outputs.xml`` (the stecflow
+    #: XML of REG submissions, for the stimuli), ``outputs`` (each
+    #: submission's own outputs file, as its task types name it, for the
+    #: stimuli) or ``decisions`` (the system's ``outputs.tsv``, for the design).
+    reads: str = "outputs"
+    #: The smallest window (width, height in CSS px) its trial page fits, used
+    #: by ``experiment.check_window``. Each kind's is measured in chromium
+    #: (Debian's, headless, through Playwright) on every trial of every list of
+    #: the browser tests' studies (``tests/browser/studykit.py``: the demo
+    #: rating and identification studies with their 5 x 3 grids of 120 px
+    #: cells, together, read first and spoken, the situated demo, the
+    #: text-rating and text-preference kits of ``tests/browser/test_layout.py``):
+    #: at widths of 360, 400, 500, 640, 800, 900, 1024, 1280 and 1366 px (and
+    #: 820 to 880 for rating), by bisection the smallest height at which the
+    #: trial's screens (the start screen, the reading screen, the answer screen)
+    #: need no scrolling (the document's scrollWidth and scrollHeight within the
+    #: window, every button, slider and picture inside it) and the pictures the
+    #: layout shrinks to fit keep at least half their size: a grid cell at least
+    #: 60 px, the situated board at least 240 px high (its full size is 640 x
+    #: 480). The heights needed (px), and the width below which the layout needs
+    #: more:
+    #:
+    #: - rating: 624 from 840 px wide (819 at 820, 863 at 640);
+    #: - identification: 416 from 640 px wide (528 at 500; the start screen 204,
+    #:   the reading screen 224);
+    #: - situated_identification: 526 from 641 px wide (below 40rem the transcript
+    #:   goes under the board: about 750);
+    #: - text_rating: 600 from 500 px wide (664 at 400);
+    #: - text_preference: 563 from 500 px wide (584 at 400).
+    #:
+    #: Each minimum adds a margin: 20 px or more to the width, 20 px to the
+    #: height, rounded up to 10 px. A 1366 x 768 laptop's browser window (about
+    #: 1366 x 657) passes every kind's check. ``tests/browser/test_window_check.py``
+    #: checks that each kind's trials fit at its minimum.
+    min_window: tuple[int, int] = (1024, 700)
+    #: Whether a participant's scores can be z-normalised (``normalise: z``).
+    normalisable: bool = False
+    #: The measures of its main table, in order; empty: every measure present.
+    measures: tuple[Measure, ...] = ()
+    #: Code of its own by role, ``"module:function"``, imported on first use
+    #: (:func:`stecflow.studykinds.registry.hook`).
+    hooks: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+
+    def __post_init__(self) -> None:
+        if self.family not in FAMILIES:
+            raise ValueError(
+                f"{self.name}: family {self.family!r} is not in {FAMILIES}"
+            )
+        unknown = self.exclusion_rules - set(EXCLUSION_RULES)
+        if unknown:
+            raise ValueError(f"{self.name}: unknown exclusion rules {sorted(unknown)}")
+        if (self.control is None) != (self.control_expected is None):
+            raise ValueError(f"{self.name}: a control kind needs control_expected")
+
+    @property
+    def default_design(self) -> str | None:
+        """The design a study gets when its config names none."""
+        return self.designs[0] if self.designs else None
+
+
+@dataclass(frozen=True)
+class MergeJob:
+    """What a kind's ``merge`` hook is given: one study's files (rule
+    ``merge_judgments``). The hook writes the judgments, quality, measures,
+    summary, exclusions (and sessions) files."""
+
+    #: The study entry (:func:`stecflow.studies.setup.study_specs`).
+    spec: Mapping[str, object]
+    #: The campaign's ``judgments`` settings.
+    settings: Mapping[str, object]
+    design: str | Path
+    design_settings: str | Path
+    #: The study's key (``stimuli-key.json``: answers, picture labels).
+    key: str | Path
+    #: The response tables, session tables already merged out of them.
+    responses: Sequence[str | Path]
+    corrections: Sequence[str | Path]
+    withdrawals: Sequence[str | Path]
+    testset: str | Path
+    practice: Sequence[str | Path]
+    dmdx_items_dir: str | Path
+    pseudonym_key: str | None
+    judgments: str | Path
+    quality: str | Path
+    measures: str | Path
+    summary: str | Path
+    exclusions: str | Path
+    sessions: str | Path | None = None
+
+
+@dataclass(frozen=True)
+class SimulationJob:
+    """What a kind's ``simulate`` hook is given (rule ``simulate_responses``):
+    it writes *responses*, as a collection server would export them."""
+
+    spec: Mapping[str, object]
+    #: The campaign's ``judgments.simulation`` settings.
+    settings: Mapping[str, object]
+    seed: int
+    design: str | Path
+    key: str | Path
+    testset: str | Path
+    practice: Sequence[str | Path]
+    #: ``team/system`` -> the submission folder, for every system of the study.
+    submission_dirs: Mapping[str, str | Path]
+    #: The campaign's task types.
+    tasks: Sequence[str]
+    responses: str | Path

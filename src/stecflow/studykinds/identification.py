@@ -1,0 +1,38 @@
+"""The ``identification`` kind: participants click the picture a description
+means (TUNA-REG'09's extrinsic human evaluation, seed 001 Table 8), with the
+description and pictures together, read first, or spoken.
+
+May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`.
+"""
+
+from types import MappingProxyType
+
+from stecflow.studykinds.base import Measure, StudyKind
+
+KIND = StudyKind(
+    name="identification",
+    summary=(
+        "Participants read (or hear) one system's description and click the"
+        " picture they think it means; accuracy and times are recorded."
+    ),
+    family="grid",
+    data_formats=frozenset({"tuna", "b5-ref"}),
+    needs="REG items (data.format: tuna or b5-ref)",
+    variants=("together", "read_first", "spoken"),
+    control="gold",
+    control_expected="a gold description's target identified",
+    reads="outputs.xml",
+    min_window=(660, 440),
+    measures=(
+        Measure("accuracy", level="nominal"),
+        Measure("identification_time", higher_is_better=False),
+        Measure("reading_time", higher_is_better=False),
+    ),
+    hooks=MappingProxyType(
+        {
+            "stimuli": "stecflow.studies.setup:build_reg_stimuli",
+            "simulate": "stecflow.judgments.simulate:simulate_job",
+            "merge": "stecflow.judgments.study:merge_job",
+        }
+    ),
+)

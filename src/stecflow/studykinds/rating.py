@@ -1,0 +1,33 @@
+"""The ``rating`` kind: Adequacy and Fluency sliders beside the item's pictures
+(TUNA-REG'09's intrinsic human evaluation, seed 001 Table 6).
+
+May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`.
+"""
+
+from types import MappingProxyType
+
+from stecflow.studykinds.base import Measure, StudyKind
+
+KIND = StudyKind(
+    name="rating",
+    summary=(
+        "Participants see an item's pictures, the target highlighted, with one"
+        " system's description and rate its Adequacy and Fluency on sliders."
+    ),
+    family="grid",
+    data_formats=frozenset({"tuna", "b5-ref"}),
+    needs="REG items (data.format: tuna or b5-ref)",
+    control="degraded",
+    control_expected="a degraded text rated {cut}",
+    normalisable=True,
+    reads="outputs.xml",
+    min_window=(860, 650),
+    measures=(Measure("adequacy"), Measure("fluency")),
+    hooks=MappingProxyType(
+        {
+            "stimuli": "stecflow.studies.setup:build_reg_stimuli",
+            "simulate": "stecflow.judgments.simulate:simulate_job",
+            "merge": "stecflow.judgments.study:merge_job",
+        }
+    ),
+)

@@ -1,0 +1,34 @@
+"""The ``text_preference`` kind: an item's input and two systems' texts side by
+side, left and right counterbalanced by a balanced pair design; the participant
+chooses one (or, with ``allow_tie``, neither).
+
+May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`.
+"""
+
+from types import MappingProxyType
+
+from stecflow.studykinds.base import StudyKind
+
+KIND = StudyKind(
+    name="text_preference",
+    summary=(
+        "Participants read an item's input and two systems' texts side by side"
+        " and choose the one that answers the study's one question better."
+    ),
+    family="text",
+    data_formats=frozenset({"text"}),
+    needs="a text test set (data.format: text)",
+    designs=("pairs",),
+    config_keys=frozenset({"criteria"}),
+    control="degraded",  # a text against a degraded copy of it
+    control_expected="the intact text chosen over its degraded copy",
+    reads="outputs",
+    min_window=(520, 590),
+    hooks=MappingProxyType(
+        {
+            "stimuli": "stecflow.studies.setup:build_text_stimuli",
+            "simulate": "stecflow.judgments.text_study:simulate_job",
+            "merge": "stecflow.judgments.text_study:merge_job",
+        }
+    ),
+)

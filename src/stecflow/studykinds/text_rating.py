@@ -1,0 +1,33 @@
+"""The ``text_rating`` kind: an item's input and one system's text, every
+criterion asked on a Likert scale or a 0-100 slider (direct assessment).
+
+May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`.
+"""
+
+from types import MappingProxyType
+
+from stecflow.studykinds.base import StudyKind
+
+KIND = StudyKind(
+    name="text_rating",
+    summary=(
+        "Participants read an item's input and one system's text and answer"
+        " each criterion's question on a Likert scale or a 0-100 slider."
+    ),
+    family="text",
+    data_formats=frozenset({"text"}),
+    needs="a text test set (data.format: text)",
+    config_keys=frozenset({"criteria"}),
+    control="degraded",
+    control_expected="a degraded text rated {cut}",
+    normalisable=True,
+    reads="outputs",
+    min_window=(520, 620),
+    hooks=MappingProxyType(
+        {
+            "stimuli": "stecflow.studies.setup:build_text_stimuli",
+            "simulate": "stecflow.judgments.text_study:simulate_job",
+            "merge": "stecflow.judgments.text_study:merge_job",
+        }
+    ),
+)
