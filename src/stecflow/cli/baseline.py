@@ -79,6 +79,7 @@ def _situated_baseline(args: argparse.Namespace, data: str, out: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``stecflow baseline`` with the parsed *args*; return the exit status."""
     from stecflow.baselines.systems import run_baseline
     from stecflow.submissions.files import METADATA_FILE, write_metadata
     from stecflow.tasks.reg.outputs import write_outputs

@@ -12,6 +12,7 @@ __all__ = ["register", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``stecflow convert`` with the parsed *args*; return the exit status."""
     from stecflow.data.corpus import write_items
 
     items = load_items(args.source, args.format)

@@ -9,6 +9,7 @@ __all__ = ["register", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``stecflow demo`` with the parsed *args*; return the exit status."""
     from stecflow.demo.generate import build_demo
 
     build_demo(args.resources, args.submissions, seed=args.seed)

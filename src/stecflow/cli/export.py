@@ -12,6 +12,7 @@ __all__ = ["register", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``stecflow export`` with the parsed *args*; return the exit status."""
     from stecflow.studies.server import export_responses
 
     n = export_responses(

@@ -11,6 +11,7 @@ __all__ = ["register", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``stecflow power`` with the parsed *args*; return the exit status."""
     from stecflow.analysis.power import describe_duration, run_power, write_power
     from stecflow.data.yamlsafe import load_yaml
 

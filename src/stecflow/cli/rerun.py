@@ -15,6 +15,7 @@ __all__ = ["register", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``stecflow rerun`` with the parsed *args*; return the exit status."""
     results = rerun_release(
         args.archive,
         args.out,

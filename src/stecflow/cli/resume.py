@@ -49,6 +49,7 @@ def _snakemake_processes(folder: Path) -> list[tuple[int, str]] | None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``stecflow resume`` with the parsed *args*; return the exit status."""
     import subprocess
 
     folder = Path(args.directory)

@@ -64,6 +64,7 @@ def _decision_summary(items: Sequence[Item], outputs: Sequence[Any]) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``stecflow score`` with the parsed *args*; return the exit status."""
     from stecflow.core.io import write_tsv
     from stecflow.report.terminal import format_score_table
     from stecflow.scoring.coverage import check_coverage

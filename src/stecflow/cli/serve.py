@@ -14,6 +14,7 @@ __all__ = ["register", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``stecflow serve`` with the parsed *args*; return the exit status."""
     import errno
     import sqlite3
 

@@ -12,6 +12,7 @@ __all__ = ["register", "run"]
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``stecflow sessions`` with the parsed *args*; return the exit status."""
     from stecflow.studies.server.cli import sessions_command
 
     print(

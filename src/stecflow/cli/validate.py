@@ -51,6 +51,7 @@ def _check_as_discovered(folder: Path, root: Path) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run ``stecflow validate`` with the parsed *args*; return the exit status."""
     from stecflow.submissions.report import format_report, write_validation
     from stecflow.submissions.validation import validate_submission
     from stecflow.tasks.base import Limits
