@@ -16,7 +16,9 @@
 # results/.campaign, written when a run starts; another campaign pointed at the
 # same folder stops before any job runs and is told to set `results:`.
 #   results/data/testset.xml                      the test set, in stecflow's XML
-#                                                 (testset.json: a dialogue corpus)
+#                                                 (testset.json: a dialogue corpus;
+#                                                 testset.jsonl: a text test set;
+#                                                 stecflow.tasks.formats names them)
 #   results/data/testset.compact.json             the same items, compact, for the
 #                                                 per-submission jobs (XML only)
 #   (one job per submission, check_submission, validates then scores it and
