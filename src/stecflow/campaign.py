@@ -411,6 +411,7 @@ def validate_config(config: MutableMapping[str, Any], schema: str | Path) -> Non
 
     with open(schema, encoding="utf-8") as handle:
         spec = yaml.load(handle, Loader=FAST_SAFE_LOADER)
+    _with_study_kinds(spec)
     check_properties = jsonschema.Draft202012Validator.VALIDATORS["properties"]
 
     def set_defaults(validator: Any, properties: Any, instance: Any, subschema: Any):
@@ -430,6 +431,18 @@ def validate_config(config: MutableMapping[str, Any], schema: str | Path) -> Non
             for key in error.absolute_path
         )
         raise ConfigError(error.message, field=f"config{keys}")
+
+
+def _with_study_kinds(schema: MutableMapping[str, Any]) -> None:
+    """Give a study's ``task`` the registered study kinds as its enum
+    (:mod:`stecflow.studykinds`): the schema's YAML lists none, so a kind is
+    declared in one place."""
+    from stecflow.studykinds.registry import names
+
+    studies = schema.get("properties", {}).get("studies", {})
+    task = studies.get("items", {}).get("properties", {}).get("task")
+    if task is not None:
+        task["enum"] = list(names())
 
 
 #: Largest campaign config file read, in bytes (the demo's is 13 KB).

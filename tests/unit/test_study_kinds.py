@@ -1,0 +1,288 @@
+"""The study-kind seam: every kind is declared once and the stages ask the
+registry (:mod:`stecflow.studykinds`).
+
+* Conformance: every registered kind's declaration is complete and its hooks
+  import (the checks lm-eval runs over every registered task).
+* The config schema's ``task`` enum is the registry's: a kind registered from
+  outside the library is accepted by the config check, an unknown one refused
+  with the kinds there are.
+* A ratchet: no module outside ``studykinds/`` names a kind more often than
+  :data:`ALLOWED` says (a string literal equal to a registered kind's name,
+  docstrings aside); the allowance of a file only shrinks, and a file that
+  drops to its allowance's count must lower it here. The check is shown to
+  catch a violation.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import importlib
+from pathlib import Path
+
+import pytest
+
+from stecflow.core.errors import ConfigError
+from stecflow.studykinds import registry
+from stecflow.studykinds.base import EXCLUSION_RULES, FAMILIES, StudyKind
+from tests.conftest import REPO
+
+SRC = REPO / "src" / "stecflow"
+SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
+#: The roles every kind fills, and the one it may (its own design).
+REQUIRED_HOOKS = ("stimuli", "simulate", "merge")
+OPTIONAL_HOOKS = ("check", "design")
+#: A laptop's browser window (1366 x 768 screen): every kind's trials fit it.
+LAPTOP = (1366, 657)
+
+
+# ------------------------------------------------------------------ conformance
+
+
+@pytest.mark.parametrize("name", registry.names())
+def test_every_kind_is_declared_whole(name):
+    kind = registry.get(name)
+    assert kind.name == name
+    assert kind.summary.endswith(".") and len(kind.summary) > 40
+    assert kind.family in FAMILIES
+    from stecflow.tasks import formats
+
+    assert kind.data_formats and kind.data_formats <= set(formats.names())
+    assert kind.needs.endswith(")")  # names the data.format it needs
+    assert kind.n_systems[0] >= 1
+    assert kind.n_systems[1] is None or kind.n_systems[1] >= kind.n_systems[0]
+    assert set(kind.exclusion_rules) <= set(EXCLUSION_RULES)
+    assert (kind.control is None) == (kind.control_expected is None)
+    if kind.control is None:
+        assert "controls_below" not in kind.exclusion_rules
+    assert kind.reads in ("outputs.xml", "outputs", "decisions")
+    assert (kind.reads == "decisions") == ("design" in kind.hooks)
+    width, height = kind.min_window
+    assert 360 <= width <= LAPTOP[0] and 400 <= height <= LAPTOP[1]
+    measures = [m.name for m in kind.measures]
+    assert len(measures) == len(set(measures))
+    assert all(m.level in ("interval", "nominal") for m in kind.measures)
+    # its own design, or designs of the shared machinery
+    assert kind.designs or "design" in kind.hooks
+    assert set(kind.hooks) <= {*REQUIRED_HOOKS, *OPTIONAL_HOOKS}
+    for role in REQUIRED_HOOKS:
+        assert role in kind.hooks, f"{name} has no {role} hook"
+    for role in kind.hooks:
+        assert callable(registry.hook(name, role)), (name, role)
+
+
+def test_a_built_in_kind_is_named_as_its_module_and_listed_in_order():
+    assert registry.names()[:5] == (
+        "rating",
+        "identification",
+        "situated_identification",
+        "text_rating",
+        "text_preference",
+    )
+    for module in registry.BUILT_IN:
+        kind = importlib.import_module(module).KIND
+        assert module.rsplit(".", 1)[1] == kind.name
+    assert registry.in_family("text") == ("text_rating", "text_preference")
+
+
+def test_config_keys_of_a_kind_are_keys_of_a_study_entry():
+    import yaml
+
+    schema = yaml.safe_load(SCHEMA.read_text(encoding="utf-8"))
+    keys = set(schema["properties"]["studies"]["items"]["properties"])
+    for kind in registry.kinds():
+        assert kind.config_keys <= keys, kind.name
+
+
+def test_an_unknown_kind_is_refused_naming_the_kinds():
+    with pytest.raises(ConfigError, match="not a study kind") as caught:
+        registry.get("ranking")
+    assert "text_preference" in caught.value.message
+    with pytest.raises(ValueError, match="already registered"):
+        registry.register(
+            StudyKind(
+                name="rating",
+                summary="x",
+                family="grid",
+                data_formats=frozenset({"tuna"}),
+                needs="x",
+            )
+        )
+
+
+def test_a_declaration_refuses_what_cannot_be():
+    base = dict(name="odd", summary="x", data_formats=frozenset({"text"}), needs="x")
+    with pytest.raises(ValueError, match="family"):
+        StudyKind(family="video", **base)
+    with pytest.raises(ValueError, match="exclusion rules"):
+        StudyKind(family="text", exclusion_rules=frozenset({"speed"}), **base)
+    with pytest.raises(ValueError, match="control_expected"):
+        StudyKind(family="text", control="degraded", **base)
+
+
+# -------------------------------------------------------- the schema's enum
+
+
+def _config(task: str) -> dict:
+    return {
+        "campaign": {"id": "mini", "title": "Mini", "tasks": ["text_generation"]},
+        "data": {"testset": "test.jsonl", "format": "text"},
+        "submissions": {"root": "submissions"},
+        "studies": [
+            {
+                "id": "judge",
+                "task": task,
+                "systems": ["a/x", "b/y"],
+                "subjects": 4,
+                "seed": 1,
+            }
+        ],
+    }
+
+
+def test_the_schemas_kinds_are_the_registrys(tmp_path):
+    from stecflow.campaign import validate_config
+
+    with pytest.raises(ConfigError) as caught:
+        validate_config(_config("plausibility"), SCHEMA)
+    assert caught.value.field == "config.studies[0].task"
+    assert "'text_preference'" in caught.value.message
+    kind = StudyKind(
+        name="plausibility",
+        summary="Participants say whether a text is plausible, yes or no.",
+        family="text",
+        data_formats=frozenset({"text"}),
+        needs="a text test set (data.format: text)",
+    )
+    registry.register(kind)
+    try:
+        validate_config(_config("plausibility"), SCHEMA)  # accepted now
+        # a study entry is checked against the declaration: no criteria here
+        from stecflow.studies.setup import study_specs
+
+        [spec] = study_specs(_config("plausibility"))
+        assert spec["design"] == "latin_square" and spec["variant"] is None
+        entry = copy.deepcopy(_config("plausibility"))
+        entry["studies"][0]["variant"] = "spoken"
+        with pytest.raises(ConfigError, match="plausibility studies have no variant"):
+            study_specs(entry)
+    finally:
+        registry.unregister("plausibility")
+    with pytest.raises(ConfigError):
+        validate_config(_config("plausibility"), SCHEMA)
+
+
+# ------------------------------------------------------------------ the ratchet
+
+#: Literals of kind names allowed per module outside ``studykinds/``, the
+#: modules that are still a kind's own code (to move into its package) or
+#: that share a word with a kind (``rating`` as a corrections field's kind,
+#: DMDX's ``identification`` phase). Lower a count when a module loses names.
+ALLOWED = {
+    "analysis/kind_defaults.py": 9,
+    "analysis/power.py": 2,
+    "judgments/agreement.py": 4,
+    "judgments/corrections.py": 4,
+    "judgments/flags.py": 1,
+    "judgments/importers/dmdx.py": 6,
+    "judgments/importers/dmdx_zil.py": 2,
+    "judgments/importers/situated.py": 1,
+    "judgments/importers/text.py": 5,
+    "judgments/measures.py": 1,
+    "judgments/merge.py": 3,
+    "judgments/participant.py": 3,
+    "judgments/simulate.py": 1,
+    "judgments/situated_study.py": 2,
+    "judgments/study.py": 1,
+    "judgments/text_sim.py": 2,
+    "judgments/text_study.py": 17,
+    "release/heds.py": 13,
+    "report/human.py": 2,
+    "report/situated.py": 2,
+    "report/text_studies.py": 1,
+    "studies/criteria.py": 5,
+    "studies/dmdx.py": 3,
+    "studies/server/app.py": 2,
+    "studies/situated.py": 1,
+    "studies/stimuli.py": 2,
+    "studies/text.py": 2,
+}
+
+
+def kind_names_in(source: str, names: set[str]) -> list[int]:
+    """The lines of the string literals of *source* equal to one of *names*,
+    docstrings aside."""
+    tree = ast.parse(source)
+    docstrings = set()
+    for node in ast.walk(tree):
+        body = getattr(node, "body", None)
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef) and body:
+            first = body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant):
+                docstrings.add(id(first.value))
+    return sorted(
+        node.lineno
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant)
+        and isinstance(node.value, str)
+        and node.value in names
+        and id(node) not in docstrings
+    )
+
+
+def _counts(root: Path) -> dict[str, list[int]]:
+    names = set(registry.names())
+    found = {}
+    for path in sorted(root.rglob("*.py")):
+        module = path.relative_to(root).as_posix()
+        if module.startswith("studykinds/") or "__pycache__" in module:
+            continue
+        lines = kind_names_in(path.read_text(encoding="utf-8"), names)
+        if lines:
+            found[module] = lines
+    return found
+
+
+def test_no_module_outside_the_kinds_names_a_kind_beyond_its_allowance():
+    found = _counts(SRC)
+    over = {
+        module: f"{len(lines)} (allowed {ALLOWED.get(module, 0)}; lines {lines})"
+        for module, lines in found.items()
+        if len(lines) > ALLOWED.get(module, 0)
+    }
+    assert not over, (
+        "these modules name a study kind: ask stecflow.studykinds (the kind's"
+        f" declaration or a hook) instead: {over}"
+    )
+    lower = {
+        m: len(found.get(m, ()))
+        for m, n in ALLOWED.items()
+        if len(found.get(m, ())) < n
+    }
+    assert not lower, f"fewer kind names than allowed: lower ALLOWED to {lower}"
+
+
+def test_the_workflow_names_no_kind():
+    names = set(registry.names())
+    for path in sorted((REPO / "workflow" / "scripts").glob("*.py")):
+        assert not kind_names_in(path.read_text(encoding="utf-8"), names), path.name
+    for path in sorted((REPO / "workflow" / "rules").glob("*.smk")):
+        text = path.read_text(encoding="utf-8")
+        assert not any(f'"{name}"' in text for name in names), path.name
+
+
+def test_the_ratchet_catches_a_kind_named_outside(tmp_path):
+    """The check is not vacuous: a comparison with a kind's name is found (a
+    docstring's mention is not)."""
+    source = (
+        '"""A module about text_rating."""\n'
+        "def f(spec):\n"
+        '    """text_preference here is prose."""\n'
+        '    return spec["task"] == "text_rating"\n'
+    )
+    assert kind_names_in(source, set(registry.names())) == [4]
+    (tmp_path / "studies").mkdir()
+    (tmp_path / "studies" / "new.py").write_text(source, encoding="utf-8")
+    (tmp_path / "studykinds").mkdir()
+    (tmp_path / "studykinds" / "kind.py").write_text(source, encoding="utf-8")
+    assert _counts(tmp_path) == {"studies/new.py": [4]}
