@@ -5,12 +5,9 @@ import json
 import pytest
 import yaml
 
-from stecflow.analysis.analyses import (
-    ITEM_TABLE_COLUMNS,
-    analysis_specs,
-    collect_item_scores,
-    run_analysis,
-)
+from stecflow.analysis.collect import ITEM_TABLE_COLUMNS, collect_item_scores
+from stecflow.analysis.run import run_analysis
+from stecflow.analysis.specs import analysis_specs
 from stecflow.core.errors import ConfigError
 from stecflow.core.io import format_tsv, read_tsv, write_json, write_tsv
 from stecflow.scoring.score import ITEM_COLUMNS
@@ -154,7 +151,7 @@ def test_collect_copies_each_cell_as_written(tmp_path):
 def test_overall_rows_cut_as_the_column_reader_gives_them(tmp_path, lines):
     """The fast cut of an item table's rows over all references gives the
     lines that iter_tsv_columns gives, on tables of odd shapes too."""
-    from stecflow.analysis.analyses import _overall_lines
+    from stecflow.analysis.collect import _overall_lines
     from stecflow.core.io import iter_tsv_columns
 
     path = tmp_path / "items.tsv"
@@ -171,7 +168,7 @@ def test_overall_rows_cut_as_the_column_reader_gives_them(tmp_path, lines):
 def test_item_frames_read_once_and_again_when_the_file_changes(campaign, monkeypatch):
     import pandas as pd
 
-    from stecflow.analysis import analyses
+    from stecflow.analysis import frames, run
 
     reads = []
     read_csv = pd.read_csv
@@ -181,32 +178,32 @@ def test_item_frames_read_once_and_again_when_the_file_changes(campaign, monkeyp
     folder, summaries, items = campaign
     path = folder / "items.tsv"
     collect_item_scores(summaries, items, path)
-    frames = analyses.item_frames(path, ["se", "bleu3"])
-    assert len(frames["se"]) == 20 and frames["bleu3"].empty
-    assert "stats" not in frames["se"] and frames["se"]["value"].sum() == 88.0
-    frames["se"]["value"] = 0.0  # each call gets its own copy
-    assert analyses._item_frame(path, "se")["value"].sum() == 88.0
+    got = frames.item_frames(path, ["se", "bleu3"])
+    assert len(got["se"]) == 20 and got["bleu3"].empty
+    assert "stats" not in got["se"] and got["se"]["value"].sum() == 88.0
+    got["se"]["value"] = 0.0  # each call gets its own copy
+    assert frames.item_frame(path, "se")["value"].sum() == 88.0
     assert len(reads) == 1
     collect_item_scores(summaries, items, path, include_late=True)  # rewritten
     specs = [{"test": "anova", "measure": "se"}, {"test": "tukey", "measure": "nist5"}]
-    analyses.prefetch_item_frames(path, specs)
-    assert len(analyses._item_frame(path, "se")) == 25
-    assert analyses._item_frame(path, "nist5").empty and len(reads) == 2
+    run.prefetch_item_frames(path, specs)
+    assert len(frames.item_frame(path, "se")) == 25
+    assert frames.item_frame(path, "nist5").empty and len(reads) == 2
 
 
 def test_prefetch_reads_only_the_metrics_item_analyses_use(monkeypatch):
     """Correlations read system-level scores, study analyses their trials: a
     group of those never reads items.tsv."""
-    from stecflow.analysis import analyses
+    from stecflow.analysis import run
 
     asked = []
-    monkeypatch.setattr(analyses, "item_frames", lambda _, m: asked.append(m))
+    monkeypatch.setattr(run, "item_frames", lambda _, m: asked.append(m))
     study = [
         {"test": "correlations", "measures": ["se", "adequacy"]},
         {"test": "anova", "source": "rating", "measure": "adequacy"},
         {"test": "preference", "source": "pairs"},
     ]
-    analyses.prefetch_item_frames("items.tsv", study)
+    run.prefetch_item_frames("items.tsv", study)
     assert asked == []
     manova = {
         "test": "manova",
@@ -214,7 +211,7 @@ def test_prefetch_reads_only_the_metrics_item_analyses_use(monkeypatch):
         "measures": ["dice", "identification_time"],
     }
     tukey = {"test": "tukey", "measure": "se"}
-    analyses.prefetch_item_frames("items.tsv", [*study, manova, tukey, tukey])
+    run.prefetch_item_frames("items.tsv", [*study, manova, tukey, tukey])
     assert asked == [["dice", "se"]]
 
 

@@ -4,7 +4,7 @@ The item scores are made for real: the demo corpus (resources/dialogue-demo) is
 written as the prepared corpus file, the two organisers' baselines (recency,
 logistic) are written as submissions, validated, scored by
 :func:`stecflow.scoring.score.score_submission` and gathered by
-:func:`stecflow.analysis.analyses.collect_item_scores`, as the workflow does.
+:func:`stecflow.analysis.collect.collect_item_scores`, as the workflow does.
 The classes are checked against :func:`stecflow.metrics.classification.
 instance_classes` on the corpus's gold forms and the baselines' decisions, and the
 counts against those of tests/unit/test_baselines_situated.py (recency: TP 68,
@@ -19,17 +19,14 @@ from pathlib import Path
 
 import pytest
 
-from stecflow.analysis.analyses import (
-    ITEM_TABLE_COLUMNS,
-    analysis_specs,
-    collect_item_scores,
-    run_analysis,
-)
+from stecflow.analysis.collect import ITEM_TABLE_COLUMNS, collect_item_scores
+from stecflow.analysis.run import run_analysis
 from stecflow.analysis.situated import (
     CONFUSION_COLUMNS,
     CONFUSION_SYSTEM_KEYS,
     decision_confusion,
 )
+from stecflow.analysis.specs import analysis_specs
 from stecflow.core.errors import ConfigError, StecflowError
 from stecflow.core.io import read_tsv, write_tsv
 from stecflow.metrics.classification import ConfusionMatrix, instance_classes

@@ -18,12 +18,10 @@ import pytest
 import yaml
 from scipy import stats
 
-from stecflow.analysis.analyses import (
-    ANALYSED_COLUMNS,
-    analysis_specs,
-    correlation_exclusions,
-    run_analysis,
-)
+from stecflow.analysis.collect import ANALYSED_COLUMNS
+from stecflow.analysis.families.correlation import correlation_exclusions
+from stecflow.analysis.run import run_analysis
+from stecflow.analysis.specs import analysis_specs
 from stecflow.core.errors import ConfigError
 from stecflow.core.io import read_tsv, write_tsv
 from tests.conftest import REPO

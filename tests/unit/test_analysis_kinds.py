@@ -16,14 +16,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from stecflow.analysis.analyses import (
+from stecflow.analysis.collect import (
     ANALYSED_COLUMNS,
     ITEM_TABLE_COLUMNS,
-    analysis_specs,
     collect_item_scores,
-    run_analysis,
     system_properties,
 )
+from stecflow.analysis.run import run_analysis
+from stecflow.analysis.specs import analysis_specs
 from stecflow.core.errors import ConfigError
 from stecflow.core.io import read_json, read_tsv, write_json, write_tsv
 from stecflow.judgments import JUDGMENT_COLUMNS

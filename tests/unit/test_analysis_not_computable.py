@@ -6,12 +6,9 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from stecflow.analysis.analyses import (
-    analysis_specs,
-    collect_item_scores,
-    run_analysis_or_note,
-    unscored_measures,
-)
+from stecflow.analysis.collect import collect_item_scores
+from stecflow.analysis.run import run_analysis_or_note, unscored_measures
+from stecflow.analysis.specs import analysis_specs
 from stecflow.core.io import read_json, read_tsv, write_json, write_tsv
 from stecflow.scoring.score import ITEM_COLUMNS
 from stecflow.scoring.specs import metric_specs

@@ -16,13 +16,14 @@ import math
 import pandas as pd
 import pytest
 
-from stecflow.analysis.analyses import analysis_specs, run_analysis
+from stecflow.analysis.run import run_analysis
 from stecflow.analysis.situated import (
     SEED_COMPARISONS,
     SITUATED_TEST_COLUMNS,
     read_situated_trials,
     situated_ttests,
 )
+from stecflow.analysis.specs import analysis_specs
 from stecflow.core.errors import ConfigError
 from stecflow.core.io import read_tsv, write_json, write_tsv
 from stecflow.judgments import JudgmentsError

@@ -16,11 +16,8 @@ from typing import Any
 import pandas as pd
 import pytest
 
-from stecflow.analysis.analyses import (
-    ANALYSED_COLUMNS,
-    ITEM_TABLE_COLUMNS,
-    run_analysis,
-)
+from stecflow.analysis.collect import ANALYSED_COLUMNS, ITEM_TABLE_COLUMNS
+from stecflow.analysis.run import run_analysis
 from stecflow.core.io import read_tsv, write_json, write_tsv
 from stecflow.judgments import merge_study
 from stecflow.judgments._common import JUDGMENT_COLUMNS

@@ -469,7 +469,7 @@ def test_analyses_can_name_z_measures_of_normalised_studies():
     import yaml
     from snakemake.utils import validate
 
-    from stecflow.analysis.analyses import analysis_specs
+    from stecflow.analysis.specs import analysis_specs
 
     config = yaml.safe_load((REPO / "config" / "config.yaml").read_text())
     validate(

@@ -61,7 +61,7 @@ def report_inputs(campaign: Path) -> dict[str, Any]:
     Only the report's inputs are requested, so the test does not depend on the
     report rule being part of the Snakefile, nor on the other stages.
     """
-    from stecflow.analysis.analyses import analysis_specs
+    from stecflow.analysis.specs import analysis_specs
 
     config = load_config(campaign)
     analyses = [spec["id"] for spec in analysis_specs(config)]

@@ -362,7 +362,7 @@ def test_nist_scores_its_own_resamples():
 def _write_stage_inputs(folder, systems, tasks=None):
     """items.tsv and analysed.tsv of *systems*: label -> (dice hyps, text hyps);
     *tasks*: label -> the task types in analysed.tsv's tasks column."""
-    from stecflow.analysis.analyses import ANALYSED_COLUMNS, ITEM_TABLE_COLUMNS
+    from stecflow.analysis.collect import ANALYSED_COLUMNS, ITEM_TABLE_COLUMNS
     from stecflow.core.io import write_tsv
     from stecflow.metrics import get_metric
 

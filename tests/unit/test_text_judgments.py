@@ -683,7 +683,7 @@ def _analysed(tmp_path: Path) -> Path:
 
 
 def _run(tmp_path: Path, spec: dict, judgments: dict) -> tuple[dict, list[dict]]:
-    from stecflow.analysis.analyses import run_analysis
+    from stecflow.analysis.run import run_analysis
 
     record = run_analysis(
         spec,
@@ -697,7 +697,7 @@ def _run(tmp_path: Path, spec: dict, judgments: dict) -> tuple[dict, list[dict]]
 
 
 def test_default_analyses_of_text_studies():
-    from stecflow.analysis.analyses import analysis_specs
+    from stecflow.analysis.specs import analysis_specs
 
     specs = analysis_specs(_text_config())
     text = [
@@ -715,7 +715,7 @@ def test_default_analyses_of_text_studies():
 
 
 def test_text_analysis_config_errors_name_the_field():
-    from stecflow.analysis.analyses import analysis_specs
+    from stecflow.analysis.specs import analysis_specs
     from stecflow.core.errors import ConfigError
 
     def fails(entry, match, field):
@@ -779,7 +779,7 @@ def test_schema_accepts_the_text_analyses():
 def test_anova_and_mixed_of_a_rating_criterion(tmp_path):
     from scipy.stats import f_oneway
 
-    from stecflow.analysis.analyses import analysis_specs
+    from stecflow.analysis.specs import analysis_specs
 
     path = _merged_study(tmp_path, "text_rating")
     (anova, mixed) = analysis_specs(
@@ -814,7 +814,8 @@ def test_anova_and_mixed_of_a_rating_criterion(tmp_path):
 
 
 def test_preference_analysis_equals_bradley_terry_on_the_judgments(tmp_path):
-    from stecflow.analysis.analyses import PREFERENCE_COLUMNS, analysis_specs
+    from stecflow.analysis.families.preference import PREFERENCE_COLUMNS
+    from stecflow.analysis.specs import analysis_specs
 
     path = _merged_study(tmp_path, "text_preference")
     (spec,) = analysis_specs(

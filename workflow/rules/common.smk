@@ -7,7 +7,7 @@ import os
 from snakemake.common.tbdstring import TBDString
 
 from stecflow import campaign
-from stecflow.analysis import analyses as analysis
+from stecflow.analysis import specs as analysis
 from stecflow.core import ids
 from stecflow.core import resources as sizing
 from stecflow.scoring import specs as scoring

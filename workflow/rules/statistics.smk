@@ -1,4 +1,4 @@
-# code: stecflow.analysis.analyses.collect_item_scores (via workflow/scripts/collect_item_scores.py)
+# code: stecflow.analysis.collect.collect_item_scores (via workflow/scripts/collect_item_scores.py)
 rule collect_item_scores:
     """Gather the item scores of every system that enters the statistics."""
     input:
@@ -24,12 +24,12 @@ rule collect_item_scores:
 
 
 # One job per group of analyses that read the same tables
-# (stecflow.analysis.analyses.analysis_groups): the libraries load once per group,
+# (stecflow.analysis.specs.analysis_groups): the libraries load once per group,
 # and new judgments of one study re-run only the analyses that read them. Each
 # analysis still writes its own stats/<analysis>.tsv and .json.
 for _group, _ids in ANALYSIS_GROUPS.items():
 
-    # code: stecflow.analysis.analyses.run_analysis (via workflow/scripts/run_analysis.py)
+    # code: stecflow.analysis.run.run_analysis (via workflow/scripts/run_analysis.py)
     rule:
         name:
             f"run_analyses_{_group}"

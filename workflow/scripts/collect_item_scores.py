@@ -1,6 +1,6 @@
 """Adapter for rule `collect_item_scores` (workflow/rules/statistics.smk)."""
 
-from stecflow.analysis.analyses import collect_item_scores
+from stecflow.analysis.collect import collect_item_scores
 from stecflow.core.logs import job_log
 
 

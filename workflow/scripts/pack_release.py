@@ -1,6 +1,6 @@
 """Adapter for rule `pack_release` (workflow/rules/release.smk)."""
 
-from stecflow.analysis.analyses import analysis_specs
+from stecflow.analysis.specs import analysis_specs
 from stecflow.core.logs import job_log
 from stecflow.release.archive import build_release
 

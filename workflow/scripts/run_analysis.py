@@ -2,7 +2,7 @@
 
 import logging
 
-from stecflow.analysis.analyses import prefetch_item_frames, run_analysis_or_note
+from stecflow.analysis.run import prefetch_item_frames, run_analysis_or_note
 from stecflow.core.logs import job_log
 
 

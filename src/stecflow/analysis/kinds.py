@@ -3,7 +3,7 @@
 Each function takes the analysed rows (a DataFrame with the measures as columns and
 the factors, system labels in ``label``), runs the :mod:`stecflow.stats` function
 and returns the tidy result plus what goes into the analysis' JSON record beside
-it; :func:`stecflow.analysis.analyses.run_analysis` writes both.
+it; :func:`stecflow.analysis.run.run_analysis` writes both.
 
 * :func:`run_ttests`: paired t-tests between the levels of one column (``within``),
   paired by another (``pair_by``), as seed 000 compared TP and FN instances over

@@ -21,7 +21,7 @@ are discarded first, as for Tables 7-9
 gives a negative t on IT, where the seed writes its magnitude.
 
 The two analyses of the campaign's statistics stage built on it
-(:func:`stecflow.analysis.analyses.run_analysis` calls them):
+(:mod:`stecflow.analysis.families.situated` calls them):
 
 * ``situated_ttests`` (:func:`run_situated_ttests`): the tests above on a study's
   ``results/judgments/<study>.tsv``, read by :func:`read_situated_trials`;
@@ -319,7 +319,7 @@ def run_situated_ttests(
     Parameters
     ----------
     spec : mapping
-        The analysis (:func:`stecflow.analysis.analyses.analysis_specs`):
+        The analysis (:func:`stecflow.analysis.specs.analysis_specs`):
         ``source`` the study; optional ``comparisons`` (``[[class_a, class_b,
         measure], ...]``, default :data:`SEED_COMPARISONS`) and ``alternative``.
     judgments_path : str or Path
@@ -463,7 +463,7 @@ def decision_confusion(
     ----------
     items_path, systems_path
         ``scores/items.tsv`` and ``scores/analysed.tsv`` of
-        :func:`stecflow.analysis.analyses.collect_item_scores`.
+        :func:`stecflow.analysis.collect.collect_item_scores`.
     precision, recall
         The campaign's IDs of the ``decision_precision`` and ``decision_recall``
         metrics.

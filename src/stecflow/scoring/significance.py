@@ -346,7 +346,7 @@ def compare_systems(
     ----------
     items_path
         ``results/scores/items.tsv``, written by
-        :func:`stecflow.analysis.analyses.collect_item_scores`.
+        :func:`stecflow.analysis.collect.collect_item_scores`.
     systems_path
         ``results/scores/analysed.tsv``: the systems compared and their scores
         (a system's score recomputed from its item statistics must agree with it).
