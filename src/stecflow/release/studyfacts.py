@@ -3,8 +3,9 @@ the texts its page showed and its power analysis, read from the study's files.
 
 :func:`datasheet_studies` gives the studies as
 :func:`stecflow.release.heds.datasheet` reads them: each study's design
-settings with its title, :func:`collected_counts`, :func:`study_texts`,
-:func:`power_results`, questionnaire counts and consent check.
+settings with its title, :func:`collected_counts`, :func:`study_texts` and
+:func:`power_results`, and the questionnaire counts and consent check that the
+packing (:mod:`stecflow.release.archive`) made.
 """
 
 from __future__ import annotations
