@@ -117,7 +117,7 @@ def public_quality(
     """
     import re
 
-    from stecflow.release.archive import relative_path
+    from stecflow.release.paths import relative_path
 
     names: dict[str, str] = {}
     for row in [*rows, *others]:
@@ -183,7 +183,7 @@ def _pseudonym(value: Any, column: str, key: str) -> Any:
 
 
 def _public(value: Any, key: str, name: str | None) -> Any:
-    from stecflow.release.archive import relative_path
+    from stecflow.release.paths import relative_path
 
     if isinstance(value, Mapping):
         if name == "sessions" and all(isinstance(v, Mapping) for v in value.values()):
