@@ -27,7 +27,7 @@ May import: :mod:`stecflow.core`, :mod:`stecflow.release.privacy`,
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
@@ -126,9 +126,8 @@ TO_COMPLETE = "*to complete*"
 
 #: Interface languages of the web experiment (config ``experiment.language``).
 LANGUAGES = {"en": "English", "ja": "Japanese"}
-#: The situated task of seed 000 and its study (the datasheet answers differ).
+#: The situated task of seed 000 (the datasheet answers differ).
 SITUATED_DIALOGUE = "situated_dialogue"
-SITUATED_STUDY = "situated_identification"
 
 _HEADINGS = {
     "1": "1. Main reference and supplementary resources",
@@ -193,7 +192,7 @@ def _ui_string(
         return str(strings[key])
     if isinstance(texts.get(key), str) and texts[key]:
         return texts[key]
-    from stecflow.studies.settings import UI_STRINGS
+    from stecflow.studies.strings import UI_STRINGS
 
     language = experiment.get("language") or "en"
     value = (UI_STRINGS.get(language) or {}).get(key)
@@ -501,8 +500,11 @@ def _evaluator_answers(
     )
     practice = len(study.get("practice_items") or [])
     task = study.get("task")
+    sheet = _sheet(task)
     feedback = (
-        task == "identification" and int(_setting(experiment, "feedback_ms") or 0) > 0
+        sheet is not None
+        and sheet.feedback
+        and int(_setting(experiment, "feedback_ms") or 0) > 0
     )
     over = _ui_string("practice_over", study, experiment)
     training = (
@@ -583,9 +585,7 @@ def _quality_assurance(
             if controls.get("share")
             else f"{study.get('n_controls')} in all"
         )
-        kind = controls.get("kind") or (
-            "gold" if study.get("task") == "identification" else "degraded"
-        )
+        kind = controls.get("kind") or _kind_control(study.get("task"))
         what = {
             "degraded": "a damaged output that should be rated low (or, in a"
             " preference study, lose against its intact copy)",
@@ -658,43 +658,12 @@ def _shown(study: Mapping[str, Any], config_study: Mapping[str, Any]) -> str:
                 else ""
             )
         )
-    if task == "rating":
-        trial = (
-            "the grid of pictures with the target highlighted, the description"
-            " (the system's output) and the two rating questions, each with its"
-            " slider (no numbers, pointer centred at the start)"
-            + (
-                "; both sliders must be moved before going on"
-                if _setting(experiment, "require_slider_touch")
-                else ""
-            )
-        )
-    elif task == "identification":
-        variant = study.get("variant") or config_study.get("variant") or "together"
-        trial = {
-            "together": "a fixation cross, then the description with the grid"
-            " of pictures; the participant clicks the picture meant",
-            "read_first": "a fixation cross, then the description alone; the"
-            " participant calls up the grid of pictures when they have read it"
-            + (
-                " (the description then disappears)"
-                if _setting(experiment, "hide_description")
-                else ""
-            )
-            + " and clicks the picture meant",
-            "spoken": "the grid of pictures while the description is spoken"
-            " (espeak-ng); the participant clicks the picture meant",
-        }.get(variant, f"the {variant} identification trial")
-        if _setting(experiment, "cant_tell"):
-            trial += f", or {_quote(_ui_string('cant_tell', study, experiment))}"
-    elif task == "text_rating":
-        trial = (
-            "the item and one system's text, with each criterion's question and scale"
-        )
-    elif task == "text_preference":
-        trial = "the item and two systems' texts side by side, with the question"
-    else:
-        trial = f"the {task} trial of the study's web experiment"
+    sheet = _sheet(task)
+    trial = (
+        sheet.trial(study, config_study)
+        if sheet is not None
+        else f"the {task} trial of the study's web experiment"
+    )
     every = int(_setting(experiment, "break_every") or 0)
     return (
         f"before the trials, {', '.join(before)}; in each trial, {trial}; a"
@@ -713,20 +682,12 @@ def _freedom(study: Mapping[str, Any], config_study: Mapping[str, Any]) -> str:
         + " and, reopening the same link, resume where they stopped (the page"
         " keeps the answers given)"
     )
-    if study.get("task") == "identification":
-        timeout = int(_setting(experiment, "timeout_ms")) / 1000
-        reading = _setting(experiment, "reading_timeout_ms")
+    sheet = _sheet(study.get("task"))
+    if sheet is not None and sheet.time_limit is not None:
         return (
             "Evaluators must complete each individual assessment within a set"
-            f" amount of time: an identification times out {timeout:g} s after the"
-            " pictures appear"
-            + (
-                f" (the pictures are called up after {int(reading) / 1000:g} s of"
-                " reading)"
-                if reading
-                else ""
-            )
-            + f"; otherwise {pause}"
+            f" amount of time: {sheet.time_limit(study, config_study)}; otherwise"
+            f" {pause}"
         )
     return f"None of the above: {pause}; no time limit per trial or in all"
 
@@ -938,7 +899,7 @@ def _removed() -> str:
 
 
 def _rating_criteria(
-    study: Mapping[str, Any], config_study: Mapping[str, Any]
+    study: Mapping[str, Any], config_study: Mapping[str, Any], config: Mapping[str, Any]
 ) -> list[_Criterion]:
     experiment = config_study.get("experiment") or {}
     texts = study.get("texts") or {}
@@ -1118,7 +1079,7 @@ def _identification_criteria(
 
 
 def _text_criteria(
-    study: Mapping[str, Any], config_study: Mapping[str, Any]
+    study: Mapping[str, Any], config_study: Mapping[str, Any], config: Mapping[str, Any]
 ) -> list[_Criterion]:
     task = study.get("task")
     experiment = config_study.get("experiment") or {}
@@ -1211,7 +1172,9 @@ def _text_criteria(
     return out
 
 
-def _situated_criteria(config: Mapping[str, Any]) -> list[_Criterion]:
+def _situated_criteria(
+    study: Mapping[str, Any], config_study: Mapping[str, Any], config: Mapping[str, Any]
+) -> list[_Criterion]:
     ident = (config.get("judgments") or {}).get("ident") or {}
     common = {
         "4.2.1": "Objective",
@@ -1365,14 +1328,9 @@ def _criteria_of(
     study: Mapping[str, Any], config_study: Mapping[str, Any], config: Mapping[str, Any]
 ) -> list[_Criterion]:
     task = study.get("task")
-    if task == "rating":
-        return _rating_criteria(study, config_study)
-    if task == "identification":
-        return _identification_criteria(study, config_study, config)
-    if task == SITUATED_STUDY:
-        return _situated_criteria(config)
-    if task in ("text_rating", "text_preference"):
-        return _text_criteria(study, config_study)
+    sheet = _sheet(task)
+    if sheet is not None:
+        return sheet.criteria(study, config_study, config)
     return [
         _Criterion(
             str(task),
@@ -1561,9 +1519,10 @@ def datasheet(
     analyses = _analyses(config, analyses) if studies else []
     for n, study in enumerate(studies, start=1):
         config_study = configured.get(str(study.get("study"))) or {}
+        sheet = _sheet(study.get("task"))
         section_3 = (
-            _situated_section_3(study, config_study, release)
-            if study.get("task") == SITUATED_STUDY
+            sheet.section_3(study, config_study, release)
+            if sheet is not None and sheet.section_3 is not None
             else _section_3(study, config_study, release)
         )
         lines += [
@@ -1594,3 +1553,124 @@ def datasheet(
         "",
     ]
     return "\n".join(lines)
+
+
+# -- What each study kind answers ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class KindSheet:
+    """What the datasheet says of one study kind: the answers only a kind can
+    give. A kind names its sheet with its ``datasheet`` hook
+    (:mod:`stecflow.studykinds`); a kind without one is described generically,
+    its criteria's answers *to complete*."""
+
+    #: The quality criteria the study assesses (one Section 4 each).
+    criteria: Callable[..., list[_Criterion]]
+    #: What a trial shows and asks (HEDS 3.3.4.2).
+    trial: Callable[[Mapping[str, Any], Mapping[str, Any]], str]
+    #: The time a trial allows, in words (HEDS 3.3.5); None: no limit.
+    time_limit: Callable[[Mapping[str, Any], Mapping[str, Any]], str] | None = None
+    #: Section 3 of its own (None: the shared one).
+    section_3: Callable[..., dict[str, str]] | None = None
+    #: Whether its practice trials can give feedback (``feedback_ms``).
+    feedback: bool = False
+
+
+def _sheet(task: Any) -> KindSheet | None:
+    """The :class:`KindSheet` of the kind *task*; None for a kind stecflow does
+    not know or one without a ``datasheet`` hook."""
+    from stecflow.studykinds.registry import hook, names
+
+    return hook(str(task), "datasheet") if task in names() else None
+
+
+def _kind_control(task: Any) -> str:
+    """The control trials a *task* study takes by default (its kind's)."""
+    from stecflow.studykinds.registry import get, names
+
+    return (get(str(task)).control if task in names() else None) or "degraded"
+
+
+def _rating_trial(study: Mapping[str, Any], config_study: Mapping[str, Any]) -> str:
+    experiment = config_study.get("experiment") or {}
+    return (
+        "the grid of pictures with the target highlighted, the description"
+        " (the system's output) and the two rating questions, each with its"
+        " slider (no numbers, pointer centred at the start)"
+        + (
+            "; both sliders must be moved before going on"
+            if _setting(experiment, "require_slider_touch")
+            else ""
+        )
+    )
+
+
+def _identification_trial(
+    study: Mapping[str, Any], config_study: Mapping[str, Any]
+) -> str:
+    experiment = config_study.get("experiment") or {}
+    variant = study.get("variant") or config_study.get("variant") or "together"
+    trial = {
+        "together": "a fixation cross, then the description with the grid"
+        " of pictures; the participant clicks the picture meant",
+        "read_first": "a fixation cross, then the description alone; the"
+        " participant calls up the grid of pictures when they have read it"
+        + (
+            " (the description then disappears)"
+            if _setting(experiment, "hide_description")
+            else ""
+        )
+        + " and clicks the picture meant",
+        "spoken": "the grid of pictures while the description is spoken"
+        " (espeak-ng); the participant clicks the picture meant",
+    }.get(variant, f"the {variant} identification trial")
+    if _setting(experiment, "cant_tell"):
+        trial += f", or {_quote(_ui_string('cant_tell', study, experiment))}"
+    return trial
+
+
+def _identification_time_limit(
+    study: Mapping[str, Any], config_study: Mapping[str, Any]
+) -> str:
+    experiment = config_study.get("experiment") or {}
+    timeout = int(_setting(experiment, "timeout_ms")) / 1000
+    reading = _setting(experiment, "reading_timeout_ms")
+    return f"an identification times out {timeout:g} s after the pictures appear" + (
+        f" (the pictures are called up after {int(reading) / 1000:g} s of reading)"
+        if reading
+        else ""
+    )
+
+
+def _situated_trial(study: Mapping[str, Any], config_study: Mapping[str, Any]) -> str:
+    return (
+        "a replay of the shared work area drawn from the log (pieces, actions,"
+        " cursor) with the preceding utterances, then the utterance with the"
+        " expression highlighted"
+    )
+
+
+#: The sheets of the built-in kinds (their ``datasheet`` hooks).
+RATING_SHEET = KindSheet(_rating_criteria, _rating_trial)
+IDENTIFICATION_SHEET = KindSheet(
+    _identification_criteria,
+    _identification_trial,
+    time_limit=_identification_time_limit,
+    feedback=True,
+)
+SITUATED_SHEET = KindSheet(
+    _situated_criteria, _situated_trial, section_3=_situated_section_3
+)
+TEXT_RATING_SHEET = KindSheet(
+    _text_criteria,
+    lambda study, config_study: (
+        "the item and one system's text, with each criterion's question and scale"
+    ),
+)
+TEXT_PREFERENCE_SHEET = KindSheet(
+    _text_criteria,
+    lambda study, config_study: (
+        "the item and two systems' texts side by side, with the question"
+    ),
+)

@@ -116,8 +116,12 @@ class StudyKind:
     normalisable: bool = False
     #: The measures of its main table, in order; empty: every measure present.
     measures: tuple[Measure, ...] = ()
-    #: Code of its own by role, ``"module:function"``, imported on first use
-    #: (:func:`stecflow.studykinds.registry.hook`).
+    #: Code of its own by role, ``"module:name"``, imported on first use
+    #: (:func:`stecflow.studykinds.registry.hook`): ``check`` (rules of its
+    #: config entry the declaration cannot state), ``design`` (a design of its
+    #: own), ``stimuli``, ``simulate``, ``merge`` (each given the stage's
+    #: arguments, :class:`MergeJob`, :class:`SimulationJob`) and ``datasheet``
+    #: (a :class:`stecflow.release.heds.KindSheet`).
     hooks: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:

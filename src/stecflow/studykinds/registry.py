@@ -134,13 +134,14 @@ def get(name: str) -> StudyKind:
         ) from None
 
 
-_HOOKS: dict[tuple[str, str], Callable[..., Any]] = {}
+_HOOKS: dict[tuple[str, str], Any] = {}
 
 
-def hook(name: str, role: str) -> Callable[..., Any] | None:
-    """The kind *name*'s code for *role* (``"module:function"`` in its
-    :attr:`~stecflow.studykinds.base.StudyKind.hooks`), imported on first use;
-    None when the kind has none for that role."""
+def hook(name: str, role: str) -> Any:
+    """The kind *name*'s code for *role* (``"module:name"`` in its
+    :attr:`~stecflow.studykinds.base.StudyKind.hooks`: a function, or for
+    ``datasheet`` the release's :class:`~stecflow.release.heds.KindSheet`),
+    imported on first use; None when the kind has none for that role."""
     key = (name, role)
     if key not in _HOOKS:
         target = get(name).hooks.get(role)

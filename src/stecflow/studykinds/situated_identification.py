@@ -32,6 +32,7 @@ KIND = StudyKind(
             "stimuli": "stecflow.studies.situated_setup:stimuli_hook",
             "simulate": "stecflow.judgments.situated_study:simulate_job",
             "merge": "stecflow.judgments.situated_study:merge_job",
+            "datasheet": "stecflow.release.heds:SITUATED_SHEET",
         }
     ),
 )
