@@ -491,19 +491,63 @@ def agreement_criteria(study: Mapping[str, Any]) -> list[Criterion]:
         raise JudgmentsError(str(error), field="task") from None
 
 
-def _units(frame: pd.DataFrame, task: str) -> list[str]:
-    """The unit each row judges: what two raters must share to be compared."""
-    if task == "text_preference":
-        return [
-            f"{item}|{'|'.join(sorted((a, b)))}"
-            for item, a, b in zip(
-                frame["item"], frame["system_left"], frame["system_right"], strict=True
+def _units(frame: pd.DataFrame, unit: Sequence[str | tuple[str, ...]]) -> list[str]:
+    """The unit each row judges: what two raters must share to be compared (a
+    kind's :attr:`~stecflow.studykinds.base.StudyKind.unit`: columns, a tuple
+    of columns an unordered pair; a column the table lacks counts as empty).
+
+    >>> import pandas as pd
+    >>> frame = pd.DataFrame({"item": ["i"], "left": ["b"], "right": ["a"]})
+    >>> _units(frame, ("item", ("left", "right")))
+    ['i|a|b']
+    """
+    parts = []
+    for column in unit:
+        if isinstance(column, tuple):  # an unordered pair (or set) of columns
+            parts.append(
+                [
+                    "|".join(sorted(values))
+                    for values in zip(*(frame[c] for c in column), strict=True)
+                ]
+            )
+        else:
+            parts.append(
+                list(frame[column]) if column in frame.columns else [""] * len(frame)
+            )
+    return ["|".join(str(v) for v in values) for values in zip(*parts, strict=True)]
+
+
+def preference_answers(frame: pd.DataFrame) -> pd.DataFrame:
+    """A preference study's answers as raters agree on them: a tie is an
+    answer (``winner`` empty and ``preferred`` tie: ``tie``)."""
+    import pandas as pd
+
+    if "winner" not in frame.columns:
+        return frame
+    preferred = (
+        frame["preferred"].astype(str)
+        if "preferred" in frame.columns
+        else pd.Series("", index=frame.index)
+    )
+    winner = frame["winner"].astype(str)
+    frame["winner"] = [
+        w if w else ("tie" if p == "tie" else "")
+        for w, p in zip(winner, preferred, strict=True)
+    ]
+    return frame
+
+
+def situated_answers(frame: pd.DataFrame) -> pd.DataFrame:
+    """A situated study's answers as raters agree on them: "I don't know" is an
+    answer raters can agree on, as in the IR measures (``cant_tell``)."""
+    if {"chosen", "cant_tell"} <= set(frame):
+        frame["chosen"] = [
+            c if c else ("cant_tell" if _truthy(t) else "")
+            for c, t in zip(
+                frame["chosen"].astype(str), frame["cant_tell"], strict=True
             )
         ]
-    if task == "situated_identification":
-        shown = frame["shown"] if "shown" in frame.columns else [""] * len(frame)
-        return [f"{i}|{s}" for i, s in zip(frame["instance"], shown, strict=True)]
-    return [f"{i}|{s}" for i, s in zip(frame["item"], frame["system"], strict=True)]
+    return frame
 
 
 def reliability_matrix(
@@ -607,7 +651,6 @@ def study_agreement(
         Rows with :data:`AGREEMENT_COLUMNS`; facts: rows read and dropped.
     """
     import numpy as np
-    import pandas as pd
 
     config = (
         settings
@@ -626,26 +669,12 @@ def study_agreement(
         raise JudgmentsError(
             "the judgments table has no subject column", field="subject"
         )
-    frame = frame.assign(_unit=_units(frame, task) if len(frame) else [])
-    if task == "text_preference" and "winner" in frame.columns:
-        preferred = (
-            frame["preferred"].astype(str)
-            if "preferred" in frame.columns
-            else pd.Series("", index=frame.index)
-        )
-        winner = frame["winner"].astype(str)
-        frame["winner"] = [
-            w if w else ("tie" if p == "tie" else "")
-            for w, p in zip(winner, preferred, strict=True)
-        ]
-    if task == "situated_identification" and {"chosen", "cant_tell"} <= set(frame):
-        # "I don't know" is an answer raters can agree on, as in the IR measures
-        frame["chosen"] = [
-            c if c else ("cant_tell" if _truthy(t) else "")
-            for c, t in zip(
-                frame["chosen"].astype(str), frame["cant_tell"], strict=True
-            )
-        ]
+    from stecflow.studykinds.registry import get, hook
+
+    frame = frame.assign(_unit=_units(frame, get(task).unit) if len(frame) else [])
+    answers = hook(task, "agreement")  # how the kind's answers are compared
+    if answers is not None:
+        frame = answers(frame)
     rows: list[dict[str, Any]] = []
     for criterion in agreement_criteria(study):
         if criterion.column not in frame.columns:

@@ -112,6 +112,10 @@ class StudyKind:
     #: 1366 x 657) passes every kind's check. ``tests/browser/test_window_check.py``
     #: checks that each kind's trials fit at its minimum.
     min_window: tuple[int, int] = (1024, 700)
+    #: What two raters of a trial must share to be compared (the unit of
+    #: agreement): columns of its judgments table; a tuple of columns is an
+    #: unordered pair (two systems side by side, whichever is left).
+    unit: tuple[str | tuple[str, ...], ...] = ("item", "system")
     #: Whether a participant's scores can be z-normalised (``normalise: z``).
     normalisable: bool = False
     #: The measures of its main table, in order; empty: every measure present.
@@ -120,8 +124,9 @@ class StudyKind:
     #: (:func:`stecflow.studykinds.registry.hook`): ``check`` (rules of its
     #: config entry the declaration cannot state), ``design`` (a design of its
     #: own), ``stimuli``, ``simulate``, ``merge`` (each given the stage's
-    #: arguments, :class:`MergeJob`, :class:`SimulationJob`) and ``datasheet``
-    #: (a :class:`stecflow.release.heds.KindSheet`).
+    #: arguments, :class:`MergeJob`, :class:`SimulationJob`), ``agreement``
+    #: (its judgments as raters agree on them: a frame in, a frame out) and
+    #: ``datasheet`` (a :class:`stecflow.release.heds.KindSheet`).
     hooks: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:

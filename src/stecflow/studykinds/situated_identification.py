@@ -24,6 +24,7 @@ KIND = StudyKind(
     config_keys=frozenset({"situated"}),
     exclusion_rules=frozenset({"median_time_below_ms", "incomplete", "answer"}),
     reads="decisions",
+    unit=("instance", "shown"),
     min_window=(660, 550),
     hooks=MappingProxyType(
         {
@@ -32,6 +33,7 @@ KIND = StudyKind(
             "stimuli": "stecflow.studies.situated_setup:stimuli_hook",
             "simulate": "stecflow.judgments.situated_study:simulate_job",
             "merge": "stecflow.judgments.situated_study:merge_job",
+            "agreement": "stecflow.judgments.agreement:situated_answers",
             "datasheet": "stecflow.release.heds:SITUATED_SHEET",
         }
     ),

@@ -23,12 +23,14 @@ KIND = StudyKind(
     control="degraded",  # a text against a degraded copy of it
     control_expected="the intact text chosen over its degraded copy",
     reads="outputs",
+    unit=("item", ("system_left", "system_right")),
     min_window=(520, 590),
     hooks=MappingProxyType(
         {
             "stimuli": "stecflow.studies.setup:build_text_stimuli",
             "simulate": "stecflow.judgments.text_study:simulate_job",
             "merge": "stecflow.judgments.text_study:merge_job",
+            "agreement": "stecflow.judgments.agreement:preference_answers",
             "datasheet": "stecflow.release.heds:TEXT_PREFERENCE_SHEET",
         }
     ),
