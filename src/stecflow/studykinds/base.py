@@ -124,7 +124,9 @@ class StudyKind:
     #: (:func:`stecflow.studykinds.registry.hook`): ``check`` (rules of its
     #: config entry the declaration cannot state), ``design`` (a design of its
     #: own), ``stimuli``, ``simulate``, ``merge`` (each given the stage's
-    #: arguments, :class:`MergeJob`, :class:`SimulationJob`), ``agreement``
+    #: arguments, :class:`MergeJob`, :class:`SimulationJob`), ``rated`` (what
+    #: its evaluators judge: :func:`stecflow.studies.criteria.rated_criteria`),
+    #: ``agreement``
     #: (its judgments as raters agree on them: a frame in, a frame out) and
     #: ``datasheet`` (a :class:`stecflow.release.heds.KindSheet`).
     hooks: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))

@@ -33,6 +33,7 @@ KIND = StudyKind(
             "stimuli": "stecflow.studies.setup:build_reg_stimuli",
             "simulate": "stecflow.judgments.simulate:simulate_job",
             "merge": "stecflow.judgments.study:merge_job",
+            "rated": "stecflow.studies.criteria:entity_choice",
             "datasheet": "stecflow.release.heds:IDENTIFICATION_SHEET",
         }
     ),

@@ -28,6 +28,7 @@ KIND = StudyKind(
             "stimuli": "stecflow.studies.setup:build_reg_stimuli",
             "simulate": "stecflow.judgments.simulate:simulate_job",
             "merge": "stecflow.judgments.study:merge_job",
+            "rated": "stecflow.studies.criteria:slider_criteria",
             "datasheet": "stecflow.release.heds:RATING_SHEET",
         }
     ),

@@ -34,6 +34,7 @@ KIND = StudyKind(
             "simulate": "stecflow.judgments.situated_study:simulate_job",
             "merge": "stecflow.judgments.situated_study:merge_job",
             "agreement": "stecflow.judgments.agreement:situated_answers",
+            "rated": "stecflow.studies.criteria:piece_choice",
             "datasheet": "stecflow.release.heds:SITUATED_SHEET",
         }
     ),

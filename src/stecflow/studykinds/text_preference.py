@@ -31,6 +31,7 @@ KIND = StudyKind(
             "simulate": "stecflow.judgments.text_study:simulate_job",
             "merge": "stecflow.judgments.text_study:merge_job",
             "agreement": "stecflow.judgments.agreement:preference_answers",
+            "rated": "stecflow.studies.criteria:configured_preference",
             "datasheet": "stecflow.release.heds:TEXT_PREFERENCE_SHEET",
         }
     ),

@@ -28,6 +28,7 @@ KIND = StudyKind(
             "stimuli": "stecflow.studies.setup:build_text_stimuli",
             "simulate": "stecflow.judgments.text_study:simulate_job",
             "merge": "stecflow.judgments.text_study:merge_job",
+            "rated": "stecflow.studies.criteria:configured_ratings",
             "datasheet": "stecflow.release.heds:TEXT_RATING_SHEET",
         }
     ),
