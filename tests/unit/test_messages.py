@@ -1,7 +1,8 @@
 """No untranslated participant-facing string remains (issue 17, point 6).
 
 (a) every key of every message table has every language, with the same
-``{placeholders}``; (b) experiment.js passes no string literal to what the
+``{placeholders}``; (b) the page's code (web/core.js and the kinds'
+components, web/components/) passes no string literal to what the
 participant sees (text:, textContent, aria-label, alert, confirm, fatal) outside
 the catalogue; an organiser's catalogue file for another language is checked for
 missing keys, unknown keys and placeholders, with file and line.
@@ -27,7 +28,12 @@ from stecflow.studies.settings import (
 )
 
 REPO = Path(__file__).resolve().parents[2]
-JS = (REPO / "src/stecflow/studies/web/experiment.js").read_text(encoding="utf-8")
+WEB = REPO / "src/stecflow/studies/web"
+#: The page's code: the core, then every kind's trial components.
+JS = "".join(
+    path.read_text(encoding="utf-8")
+    for path in [WEB / "core.js", *sorted((WEB / "components").glob("*.js"))]
+)
 TABLES = {
     "UI_STRINGS": UI_STRINGS,
     "SITUATED_UI_STRINGS": SITUATED_UI_STRINGS,

@@ -51,7 +51,9 @@ def test_the_wheel_is_byte_identical_and_complete():
         assert modules <= set(names)
         for data in (
             "stecflow/py.typed",
-            "stecflow/studies/web/experiment.js",
+            "stecflow/studies/web/core.js",
+            "stecflow/studies/web/components/_grid.js",
+            "stecflow/studies/web/components/rating.js",
             "stecflow/submissions/schemas/submission.schema.yaml",
         ):
             assert data in names

@@ -652,11 +652,14 @@ def test_every_language_has_every_string_with_the_same_fields():
 
 
 def test_the_runner_shows_only_strings_of_the_table():
-    """experiment.js's English table is UI_STRINGS["en"], and every key it uses is
-    in the table (the page shows no string a study cannot translate)."""
-    js = (
-        Path(__file__).resolve().parents[2] / "src/stecflow/studies/web/experiment.js"
-    ).read_text(encoding="utf-8")
+    """core.js's English table is UI_STRINGS["en"], and every key the core and
+    the kinds' components use is in the table (the page shows no string a study
+    cannot translate)."""
+    web = Path(__file__).resolve().parents[2] / "src/stecflow/studies/web"
+    js = "".join(
+        path.read_text(encoding="utf-8")
+        for path in [web / "core.js", *sorted((web / "components").glob("*.js"))]
+    )
     block = js.split("const UI_EN = {\n", 1)[1].split("\n  };", 1)[0]
     table = {}
     for line in block.splitlines():

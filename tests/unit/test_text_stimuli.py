@@ -473,14 +473,18 @@ def test_html_inputs_are_noted_in_the_document(caplog):
 
 
 def test_the_page_builds_html_from_the_same_allow_list():
-    js = (ROOT / "src/stecflow/studies/web/experiment.js").read_text(encoding="utf-8")
+    components = ROOT / "src/stecflow/studies/web/components"
+    js = (components / "_text.js").read_text(encoding="utf-8")
     block = js.split("const HTML_TAGS = new Set([", 1)[1].split("]);", 1)[0]
     assert set(re.findall(r'"(\w+)"', block)) == HTML_TAGS
     attrs = js.split("const HTML_ATTRIBUTES = {", 1)[1].split("};", 1)[0]
     found = dict(re.findall(r"(\w+): /\^(.+)\$/", attrs))
     assert {k: v.strip("()") for k, v in found.items()} == HTML_ATTRIBUTES
     # every string the text trials show is in TEXT_UI_STRINGS (or the REG table)
-    section = js.split("text trials\n", 1)[1].split("the session\n", 1)[0]
+    section = "".join(
+        (components / name).read_text(encoding="utf-8")
+        for name in ("_text.js", "text_rating.js", "text_preference.js")
+    )
     assert "function makeInput" in section
     assert not re.search(
         r"\.(inner|outer)HTML|insertAdjacentHTML|document\.write", section

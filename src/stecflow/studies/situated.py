@@ -135,7 +135,6 @@ SITUATED_COLUMNS = (
 #: Media file suffixes played with <video> and with <audio>.
 VIDEO_SUFFIXES = (".mp4", ".webm", ".ogv")
 AUDIO_SUFFIXES = (".wav", ".mp3", ".ogg", ".oga", ".m4a", ".opus")
-_WEB_ASSETS = ("experiment.js", "experiment.css")
 
 
 @dataclass(frozen=True)

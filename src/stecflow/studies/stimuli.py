@@ -39,7 +39,8 @@ test trials and a completion screen. Times come from ``performance.now()``.
 Output folder (``results/studies/<study>/web/``)::
 
     index.html       the page (open it from disk, or serve the folder)
-    experiment.js    the runner (plain JavaScript, no library, no network)
+    experiment.js    the runner (plain JavaScript, no library, no network): the
+                     core and the study kind's trial component (:func:`page_script`)
     experiment.css
     stimuli.js       the study document as a script (file:// pages cannot fetch JSON)
     stimuli.json     the same document, read by the server
@@ -117,11 +118,13 @@ from stecflow.studies.settings import (
 )
 from stecflow.tasks.registry import task_types
 
+    "PAGE_MARKER",
 if TYPE_CHECKING:  # pragma: no cover - typing only (designs imports pandas)
     from stecflow.studies.designs import Design
     from stecflow.tasks.base import TaskType
 
 __all__ = [
+    "page_script",
     "STIMULI_VERSION",
     "StimuliError",
     "StudyFiles",
@@ -135,7 +138,12 @@ logger = logging.getLogger(__name__)
 
 #: Version of the study document and page; bump when either changes meaning.
 STIMULI_VERSION = 1
-_WEB_ASSETS = ("experiment.js", "experiment.css")
+_WEB_ASSETS = ("experiment.css",)
+#: The line of ``web/core.js`` after which :func:`page_script` puts a kind's parts.
+PAGE_MARKER = (
+    b"  // ---- trial components of the study's kind"
+    b" (page_script inserts them after this line)\n"
+)
 
 
 # --------------------------------------------------------------------------- helpers
@@ -189,6 +197,60 @@ def _plain(value: Any) -> Any:
     if hasattr(value, "item") and not isinstance(value, str | bytes):
         return value.item()
     return value
+
+def page_script(task: str) -> bytes:
+    """The ``experiment.js`` of a study of kind *task*: the core and its parts.
+
+    ``web/core.js`` up to and including its marker line (:data:`PAGE_MARKER`),
+    then each of the kind's page parts
+    (:attr:`~stecflow.studykinds.base.StudyKind.page`: a file of
+    ``web/components/``, or an absolute path for a kind declared outside the
+    library) after a one-line banner comment naming it (``components/<name>``,
+    or the file's name), then the rest of ``core.js``. The parts are code inside
+    the core's function and register the kind's trial with ``trialKind``. The
+    bytes depend only on the files, never on where they are.
+
+    Raises
+    ------
+    StimuliError
+        If a page part is missing.
+
+    Examples
+    --------
+    >>> script = page_script("rating")
+    >>> b'// ---- components/_grid.js' in script
+    True
+    >>> script.count(b'trialKind("rating"')
+    1
+    """
+    from stecflow.studykinds import registry
+
+    core = _asset("core.js")
+    head, marker, tail = core.partition(PAGE_MARKER)
+    if not marker:  # pragma: no cover - the package's own file
+        raise StimuliError("web/core.js has no marker line for the trial components")
+    parts = [head, marker]
+    for name in registry.get(task).page:
+        path = Path(name)
+        if path.is_absolute():
+            label, source = path.name, path
+        else:
+            label = f"components/{name}"
+            source = resources.files("stecflow.studies") / "web" / label
+        try:
+            data = source.read_bytes()
+        except OSError as error:
+            raise StimuliError(
+                f"the page part {name} of the study kind {task} cannot be read"
+                f" ({error.strerror or error}); StudyKind.page names files of"
+                " stecflow/studies/web/components/ or absolute paths"
+            ) from error
+        if data and not data.endswith(b"\n"):
+            data += b"\n"
+        parts += [f"  // ---- {label}\n".encode(), data]
+    parts.append(tail)
+    return b"".join(parts)
+
 
 
 def _asset(name: str) -> bytes:
@@ -544,6 +606,7 @@ def _page_files(document: Mapping[str, Any], extra: Mapping[str, bytes]) -> dict
     ).encode("utf-8")
     files: dict[str, bytes] = {
         "index.html": _render_index(document),
+    files["experiment.js"] = page_script(document["task"])
         "stimuli.json": stimuli_json,
         "stimuli.js": stimuli_js,
     }

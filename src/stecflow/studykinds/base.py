@@ -112,6 +112,14 @@ class StudyKind:
     #: 1366 x 657) passes every kind's check. ``tests/browser/test_window_check.py``
     #: checks that each kind's trials fit at its minimum.
     min_window: tuple[int, int] = (1024, 700)
+    #: Its trial page's parts, in order: file names under
+    #: ``stecflow/studies/web/components/`` (``_grid.js`` and ``_text.js`` are
+    #: shared within a family), or absolute paths for a kind declared outside
+    #: the library. The study's ``experiment.js`` is ``web/core.js`` with these
+    #: inserted at its marker line
+    #: (:func:`stecflow.studies.stimuli.page_script`); one of them registers the
+    #: kind's trial with ``trialKind("<name>", { run: ... })``.
+    page: tuple[str, ...] = ()
     #: What two raters of a trial must share to be compared (the unit of
     #: agreement): columns of its judgments table; a tuple of columns is an
     #: unordered pair (two systems side by side, whichever is left).

@@ -23,6 +23,7 @@ KIND = StudyKind(
     control_expected="a gold description's target identified",
     reads="outputs.xml",
     min_window=(660, 440),
+    page=("_grid.js", "identification.js"),
     measures=(
         Measure("accuracy", level="nominal"),
         Measure("identification_time", higher_is_better=False),

@@ -22,6 +22,7 @@ KIND = StudyKind(
     normalisable=True,
     reads="outputs.xml",
     min_window=(860, 650),
+    page=("_grid.js", "rating.js"),
     measures=(Measure("adequacy"), Measure("fluency")),
     hooks=MappingProxyType(
         {

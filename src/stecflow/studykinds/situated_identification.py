@@ -26,6 +26,7 @@ KIND = StudyKind(
     reads="decisions",
     unit=("instance", "shown"),
     min_window=(660, 550),
+    page=("situated_identification.js",),
     hooks=MappingProxyType(
         {
             "check": "stecflow.studies.situated_setup:check_spec",

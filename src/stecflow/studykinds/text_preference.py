@@ -25,6 +25,7 @@ KIND = StudyKind(
     reads="outputs",
     unit=("item", ("system_left", "system_right")),
     min_window=(520, 590),
+    page=("_text.js", "text_preference.js"),
     hooks=MappingProxyType(
         {
             "stimuli": "stecflow.studies.setup:build_text_stimuli",

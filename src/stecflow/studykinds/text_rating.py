@@ -23,6 +23,7 @@ KIND = StudyKind(
     normalisable=True,
     reads="outputs",
     min_window=(520, 620),
+    page=("_text.js", "text_rating.js"),
     hooks=MappingProxyType(
         {
             "stimuli": "stecflow.studies.setup:build_text_stimuli",
