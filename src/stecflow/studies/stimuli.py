@@ -118,18 +118,18 @@ from stecflow.studies.settings import (
 )
 from stecflow.tasks.registry import task_types
 
-    "PAGE_MARKER",
 if TYPE_CHECKING:  # pragma: no cover - typing only (designs imports pandas)
     from stecflow.studies.designs import Design
     from stecflow.tasks.base import TaskType
 
 __all__ = [
-    "page_script",
+    "PAGE_MARKER",
     "STIMULI_VERSION",
     "StimuliError",
     "StudyFiles",
     "build_study",
     "make_study_files",
+    "page_script",
     "study_sha256",
     "write_study",
 ]
@@ -198,6 +198,11 @@ def _plain(value: Any) -> Any:
         return value.item()
     return value
 
+
+def _asset(name: str) -> bytes:
+    return resources.files("stecflow.studies").joinpath("web", name).read_bytes()
+
+
 def page_script(task: str) -> bytes:
     """The ``experiment.js`` of a study of kind *task*: the core and its parts.
 
@@ -250,11 +255,6 @@ def page_script(task: str) -> bytes:
         parts += [f"  // ---- {label}\n".encode(), data]
     parts.append(tail)
     return b"".join(parts)
-
-
-
-def _asset(name: str) -> bytes:
-    return resources.files("stecflow.studies").joinpath("web", name).read_bytes()
 
 
 def _texts(
@@ -606,12 +606,12 @@ def _page_files(document: Mapping[str, Any], extra: Mapping[str, bytes]) -> dict
     ).encode("utf-8")
     files: dict[str, bytes] = {
         "index.html": _render_index(document),
-    files["experiment.js"] = page_script(document["task"])
         "stimuli.json": stimuli_json,
         "stimuli.js": stimuli_js,
     }
     for name in _WEB_ASSETS:
         files[name] = _asset(name)
+    files["experiment.js"] = page_script(document["task"])
     files.update(extra)
     files["MANIFEST.tsv"] = _manifest(files)
     return dict(sorted(files.items()))
