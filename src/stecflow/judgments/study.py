@@ -33,13 +33,19 @@ from typing import Any
 from stecflow.judgments._common import (
     CHECKS,
     JUDGMENT_COLUMNS,
-    QUALITY_COLUMNS,
     JudgmentsError,
     is_missing,
     plain,
     problem,
 )
 from stecflow.judgments.outliers import OutlierSettings
+from stecflow.judgments.pipeline import (
+    correction_paths,
+    read_session_rows,
+    release_key,
+    sort_problems,
+    write_quality,
+)
 from stecflow.studykinds.base import MergeJob
 from stecflow.studykinds.registry import in_family
 
@@ -431,12 +437,7 @@ def merge_study(
 
     report: list[dict[str, Any]] = []
     skipped_corrections = 0
-    if corrections_path is None:
-        correction_files: list[str] = []
-    elif isinstance(corrections_path, str | Path):
-        correction_files = [str(corrections_path)]
-    else:
-        correction_files = [str(p) for p in corrections_path]
+    correction_files = correction_paths(corrections_path)
     for path in correction_files:
         corrections = read_corrections(path, encoding=config.encoding)
         skipped_corrections += sum(
@@ -482,9 +483,7 @@ def merge_study(
         aggregation=config.aggregation,
     )
 
-    for p in problems:
-        p["study"] = p.get("study") or study
-    problems.sort(key=_quality_sort)
+    sort_problems(problems, study, key=_quality_sort)
     judgment_rows = _records(trials, JUDGMENT_COLUMNS)
     judgment_columns = tuple(JUDGMENT_COLUMNS)
     if normalise is not None and outcome.task == "rating":
@@ -520,23 +519,16 @@ def merge_study(
         }
     from stecflow.judgments.public import public_summary
 
-    summary = public_summary(
-        summary, study if pseudonym_key is None else str(pseudonym_key)
-    )
+    summary = public_summary(summary, release_key(study, pseudonym_key))
     if out_judgments_tsv is not None:
         write_tsv(judgment_rows, judgment_columns, out_judgments_tsv)
     if out_quality_tsv is not None:
-        from stecflow.judgments.public import public_quality
-
         # the same pseudonyms as the summary (released and reported as it is)
-        write_tsv(
-            public_quality(
-                problems,
-                study if pseudonym_key is None else str(pseudonym_key),
-                judgment_rows,
-            ),
-            QUALITY_COLUMNS,
+        write_quality(
+            problems,
+            judgment_rows,
             out_quality_tsv,
+            release_key(study, pseudonym_key),
         )
     if out_measures_tsv is not None:
         write_tsv(
@@ -641,10 +633,7 @@ def _exclusions(
         return [], trials
     session_rows: list[dict[str, Any]] = []
     if isinstance(sessions, str | Path):
-        if Path(sessions).is_file():
-            from stecflow.core.io import read_tsv
-
-            session_rows = list(read_tsv(sessions))
+        session_rows = read_session_rows(sessions)
     elif sessions is not None:
         session_rows = sessions.to_dict("records")
     tests = design[~design["practice"].astype(bool)]
