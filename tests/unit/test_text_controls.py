@@ -160,7 +160,8 @@ def test_control_trial_shows_the_degraded_text(study) -> None:
 
 
 def _merge(study, inattentive: float) -> tuple[dict, list, list]:
-    from stecflow.judgments.text_study import merge_text_study, simulate_text_study
+    from stecflow.judgments.text_simulation import simulate_text_study
+    from stecflow.judgments.text_study import merge_text_study
 
     tmp = study["tmp"]
     simulate_text_study(
@@ -323,7 +324,8 @@ def test_old_audit_without_reason_still_reads() -> None:
 def test_preference_controls_pair_a_text_with_its_degraded_copy(study) -> None:
     """A text_preference study: each control trial shows a system's output
     against a degraded copy of it; choosing the copy fails the control."""
-    from stecflow.judgments.text_study import merge_text_study, simulate_text_study
+    from stecflow.judgments.text_simulation import simulate_text_study
+    from stecflow.judgments.text_study import merge_text_study
     from stecflow.studies.controls import pair_control_texts
     from stecflow.studies.designs.pairs import pair_balance_problems
     from stecflow.studies.setup import _design_text, make_design, study_specs

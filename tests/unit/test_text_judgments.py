@@ -20,18 +20,15 @@ from stecflow.core.io import read_json, read_tsv, write_tsv
 from stecflow.judgments import JudgmentsError
 from stecflow.judgments.importers import read_text_responses, text_response_columns
 from stecflow.judgments.importers.text import Criterion, criteria_from_config
+from stecflow.judgments.text_join import read_text_design
+from stecflow.judgments.text_measures import rating_measures
 from stecflow.judgments.text_sim import (
     TextSimulationSettings,
     output_quality,
     simulate_text_answers,
 )
-from stecflow.judgments.text_study import (
-    judgment_columns,
-    merge_text_study,
-    rating_measures,
-    read_text_design,
-    simulate_text_study,
-)
+from stecflow.judgments.text_simulation import simulate_text_study
+from stecflow.judgments.text_study import judgment_columns, merge_text_study
 from stecflow.release.archive import pseudonym
 from stecflow.stats.preference import bradley_terry
 from stecflow.studies.designs import TRIAL_COLUMNS

@@ -11,7 +11,8 @@ Owns :func:`read_text_responses`: one file of text trials, as
   ``chosen_system``, the system preferred, empty for a tie);
 * the file the web page saves in offline mode (the same columns;
   ``session_status`` is ``offline``);
-* the simulated file of :func:`stecflow.judgments.text_study.simulate_text_study`:
+* the simulated file of
+  :func:`stecflow.judgments.text_simulation.simulate_text_study`:
   the same columns followed by ``simulated`` (true in every row).
 
 The answer time is the export's ``rt_ms`` (the page's time from the trial's
