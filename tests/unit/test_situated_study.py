@@ -18,11 +18,11 @@ import pytest
 from stecflow.core.io import read_tsv, write_json, write_tsv
 from stecflow.judgments._common import QUALITY_COLUMNS, JudgmentsError
 from stecflow.judgments.importers.situated import situated_response_columns
-from stecflow.judgments.situated_study import (
+from stecflow.judgments.situated_simulation import simulate_situated_study
+from stecflow.judgments.situated_study import merge_situated_study
+from stecflow.judgments.situated_tables import (
     SITUATED_JUDGMENT_COLUMNS,
     SITUATED_MEASURE_COLUMNS,
-    merge_situated_study,
-    simulate_situated_study,
 )
 from stecflow.release.archive import pseudonym
 from stecflow.studies.designs.situated import SITUATED_TRIAL_COLUMNS

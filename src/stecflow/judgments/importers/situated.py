@@ -11,7 +11,7 @@ Owns :func:`read_situated_responses`: one file of situated trials, as
 * the file the web page saves in offline mode (the same columns, written from
   the study document's ``columns``; ``session_status`` is ``offline``);
 * the simulated file of
-  :func:`stecflow.judgments.situated_study.simulate_situated_study`: the same
+  :func:`stecflow.judgments.situated_simulation.simulate_situated_study`: the same
   columns followed by ``simulated`` and ``corrected`` (a declared mis-click the
   simulated evaluator's answer was corrected for).
 
