@@ -37,7 +37,18 @@ Modules
 :mod:`~stecflow.judgments.lexicon`
     What a description says: the attributes read from its words.
 :mod:`~stecflow.judgments.study`
-    :func:`merge_study`, the workflow's entry point.
+    :func:`merge_study`, the grid kinds' merge.
+:mod:`~stecflow.judgments.pipeline`
+    The steps every kind's merge shares: response files read, evaluators
+    named, correction files listed, the quality table sorted and written.
+:mod:`~stecflow.judgments.text_study`
+    A text study's merge (:func:`merge_text_study`) and its kinds' hooks; its
+    steps in ``text_join``, ``text_corrections``, ``text_exclusions``,
+    ``text_measures`` and ``text_simulation``.
+:mod:`~stecflow.judgments.situated_study`
+    A situated study's merge (:func:`merge_situated_study`) and its kind's
+    hooks; its steps in ``situated_design``, ``situated_join``,
+    ``situated_exclusions``, ``situated_tables`` and ``situated_simulation``.
 
 May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.metrics`,
 :mod:`stecflow.stats`, :mod:`stecflow.tasks`, :mod:`stecflow.studies` (the
