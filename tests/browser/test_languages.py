@@ -7,7 +7,7 @@ study with a per-string override (``experiment.strings``) shows the override.
 
 from __future__ import annotations
 
-from stecflow.studies.settings import UI_STRINGS
+from stecflow.studies.strings import UI_STRINGS
 from tests.browser.driver import Participant, load_document
 from tests.browser.studykit import FAST, build_demo_study
 

@@ -50,7 +50,7 @@ def test_a_second_attempt_with_the_same_id_is_refused_in_the_study_language(
 ):
     # A participant who opens the link again in another browser profile gets a
     # second list otherwise; the refusal comes from the study's own catalogue.
-    from stecflow.studies.settings import UI_STRINGS
+    from stecflow.studies.strings import UI_STRINGS
 
     study = build_demo_study(
         tmp_path, task="rating", settings={**FAST, "language": "ja"}

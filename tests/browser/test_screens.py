@@ -14,8 +14,8 @@ import re
 
 import pytest
 
-from stecflow.studies.settings import UI_STRINGS
 from stecflow.studies.speech import espeak_version
+from stecflow.studies.strings import UI_STRINGS
 from tests.browser import driver
 from tests.browser.driver import Participant, load_document
 from tests.browser.studykit import FAST

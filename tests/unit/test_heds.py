@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from stecflow.release.heds import QUESTIONS, TO_COMPLETE, datasheet
-from stecflow.studies.settings import ADEQUACY_QUESTION, FLUENCY_QUESTION
+from stecflow.studies.strings import ADEQUACY_QUESTION, FLUENCY_QUESTION
 from tests.conftest import REPO
 
 #: Every question number of the HEDS 3.0 form, in its order.

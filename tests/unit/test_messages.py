@@ -17,12 +17,12 @@ from pathlib import Path
 import pytest
 
 from stecflow.core.errors import ConfigError
-from stecflow.studies.settings import (
+from stecflow.studies.settings import StudySettings
+from stecflow.studies.strings import (
     LANGUAGES,
     SITUATED_UI_STRINGS,
     TEXT_UI_STRINGS,
     UI_STRINGS,
-    StudySettings,
     placeholders,
     read_catalogue,
 )

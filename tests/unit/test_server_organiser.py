@@ -1014,7 +1014,7 @@ def test_one_session_per_participant_unless_returned(serve, study, tmp_path):
 def test_participant_facing_refusals_have_catalogue_reasons(serve, study):
     """Each refusal a participant can meet names a key of the interface catalogue,
     so the page shows it in the study's language."""
-    from stecflow.studies.settings import UI_STRINGS
+    from stecflow.studies.strings import UI_STRINGS
 
     client, _ = serve(study, clock=Clock(), max_sessions=1, require_participant=True)
     status, data = _post_session(client)

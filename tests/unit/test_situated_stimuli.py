@@ -16,7 +16,7 @@ import pytest
 
 from stecflow.core.errors import StimuliError
 from stecflow.data.dialogue import read_corpus
-from stecflow.studies.settings import RESPONSE_COLUMNS, UI_STRINGS
+from stecflow.studies.settings import RESPONSE_COLUMNS
 from stecflow.studies.situated import (
     SITUATED_COLUMNS,
     SITUATED_TASK,
@@ -28,6 +28,7 @@ from stecflow.studies.situated import (
     utf16_offset,
 )
 from stecflow.studies.stimuli import study_sha256
+from stecflow.studies.strings import UI_STRINGS
 
 ROOT = Path(__file__).resolve().parents[2]
 

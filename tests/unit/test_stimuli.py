@@ -21,18 +21,17 @@ from stecflow.data.model import Domain, Entity, EntityAttribute, Item, Reference
 from stecflow.studies import dmdx, speech
 from stecflow.studies.designs import latin_square_design, two_group_design
 from stecflow.studies.dmdx import make_dmdx_files
-from stecflow.studies.settings import (
+from stecflow.studies.settings import RESPONSE_COLUMNS, StudySettings
+from stecflow.studies.speech import espeak_version
+from stecflow.studies.stimuli import build_study, make_study_files, study_sha256
+from stecflow.studies.strings import (
     ADEQUACY_QUESTION,
     FLUENCY_QUESTION,
-    RESPONSE_COLUMNS,
     SITUATED_UI_STRINGS,
     TEXT_UI_STRINGS,
     UI_STRINGS,
-    StudySettings,
     placeholders,
 )
-from stecflow.studies.speech import espeak_version
-from stecflow.studies.stimuli import build_study, make_study_files, study_sha256
 from stecflow.tasks.reg.pictures import image_name
 from stecflow.tasks.reg.scene import scene
 from tests.browser.studykit import IMAGES, demo_design, demo_items, demo_outputs

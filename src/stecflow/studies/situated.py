@@ -88,14 +88,7 @@ from stecflow.data.dialogue import (
     piece_polygon,
 )
 from stecflow.studies import speech as tts
-from stecflow.studies.settings import (
-    RESPONSE_COLUMNS,
-    SITUATED_TITLES,
-    SITUATED_UI_STRINGS,
-    UI_STRINGS,
-    StudySettings,
-    paradigm_settings,
-)
+from stecflow.studies.settings import RESPONSE_COLUMNS, StudySettings, paradigm_settings
 from stecflow.studies.stimuli import (
     STIMULI_VERSION,
     StudyFiles,
@@ -103,6 +96,7 @@ from stecflow.studies.stimuli import (
     study_files,
     write_study,
 )
+from stecflow.studies.strings import SITUATED_TITLES, SITUATED_UI_STRINGS, UI_STRINGS
 
 __all__ = [
     "AUDIO_SUFFIXES",

@@ -109,13 +109,8 @@ from stecflow.data.model import Item
 from stecflow.studies import speech
 from stecflow.studies.blinding import KEY_FILE, blind, media_paths
 from stecflow.studies.dmdx import make_dmdx_files
-from stecflow.studies.settings import (
-    RESPONSE_COLUMNS,
-    TASKS,
-    UI_STRINGS,
-    StudySettings,
-    read_catalogue,
-)
+from stecflow.studies.settings import RESPONSE_COLUMNS, TASKS, StudySettings
+from stecflow.studies.strings import UI_STRINGS, read_catalogue
 from stecflow.tasks.registry import task_types
 
 if TYPE_CHECKING:  # pragma: no cover - typing only (designs imports pandas)

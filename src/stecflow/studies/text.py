@@ -92,14 +92,7 @@ from typing import TYPE_CHECKING, Any
 from stecflow.core.errors import ConfigError, StimuliError
 from stecflow.core.ids import is_valid_id
 from stecflow.data.model import Item
-from stecflow.studies.settings import (
-    RESPONSE_COLUMNS,
-    TEXT_TITLES,
-    TEXT_UI_STRINGS,
-    UI_STRINGS,
-    StudySettings,
-    paradigm_settings,
-)
+from stecflow.studies.settings import RESPONSE_COLUMNS, StudySettings, paradigm_settings
 from stecflow.studies.stimuli import (
     STIMULI_VERSION,
     StudyFiles,
@@ -107,6 +100,7 @@ from stecflow.studies.stimuli import (
     study_files,
     write_study,
 )
+from stecflow.studies.strings import TEXT_TITLES, TEXT_UI_STRINGS, UI_STRINGS
 from stecflow.studykinds.registry import in_family
 
 if TYPE_CHECKING:  # pragma: no cover - typing only (designs imports pandas)
