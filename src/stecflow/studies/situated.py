@@ -3,9 +3,10 @@
 Owns the study document of ``task: situated_identification`` and its builder. A
 trial replays the shared work area from the start of an expression's context to
 just before its utterance (:func:`stecflow.data.dialogue.cut_context`): the pieces
-move and the mouse cursor moves as logged, drawn in SVG by ``web/experiment.js``
-from the timeline (no video files), with the preceding utterances as a transcript
-synchronised with the clip. When the clip has been played once, the utterance is
+move and the mouse cursor moves as logged, drawn in SVG by the kind's trial
+component (``web/components/situated_identification.js``, in the study's
+``experiment.js``) from the timeline (no video files), with the preceding
+utterances as a transcript synchronised with the clip. When the clip has been played once, the utterance is
 shown with the referring expression highlighted (the system's expression in place
 of the corpus's where one is given) and the participant clicks a numbered piece,
 its numbered button or "I don't know"; the clip can be replayed any number of
