@@ -6,13 +6,13 @@ just before its utterance (:func:`stecflow.data.dialogue.cut_context`): the piec
 move and the mouse cursor moves as logged, drawn in SVG by the kind's trial
 component (``web/components/situated_identification.js``, in the study's
 ``experiment.js``) from the timeline (no video files), with the preceding
-utterances as a transcript synchronised with the clip. When the clip has been played once, the utterance is
-shown with the referring expression highlighted (the system's expression in place
-of the corpus's where one is given) and the participant clicks a numbered piece,
-its numbered button or "I don't know"; the clip can be replayed any number of
-times. Organisers of a real corpus may give a video or audio file per instance
-instead (``media``): the page then plays it with a ``<video>`` or ``<audio>``
-element in place of the drawing.
+utterances as a transcript synchronised with the clip. When the clip has been
+played once, the utterance is shown with the referring expression highlighted
+(the system's expression in place of the corpus's where one is given) and the
+participant clicks a numbered piece, its numbered button or "I don't know"; the
+clip can be replayed any number of times. Organisers of a real corpus may give a
+video or audio file per instance instead (``media``): the page then plays it
+with a ``<video>`` or ``<audio>`` element in place of the drawing.
 
 What the page records (:data:`SITUATED_COLUMNS`, after
 :data:`~stecflow.studies.settings.RESPONSE_COLUMNS`): ``chosen_entity`` (the piece
