@@ -677,7 +677,7 @@ def test_a_confusion_record_names_its_systems_in_the_methods(tmp_path):
 def test_an_analysis_of_the_scores_links_to_a_section_that_exists(tmp_path):
     """A confusion analysis reads the scores (source: scores): its link goes to
     the situated section, never to a "#situated-scores" that no section has."""
-    from stecflow.report.statistics import _situated
+    from stecflow.report.pairwise_tables import situated_blocks
 
     def hrefs(blocks):
         text = json.dumps(blocks)
@@ -685,7 +685,9 @@ def test_an_analysis_of_the_scores_links_to_a_section_that_exists(tmp_path):
 
     ctx = make_context(tmp_path)
     for source, href in (("scores", "#situated"), ("situated", "#situated-situated")):
-        assert hrefs(_situated(ctx, {"spec": {"source": source}}, [], "x")) == [href]
+        assert hrefs(situated_blocks(ctx, {"spec": {"source": source}}, [], "x")) == [
+            href
+        ]
     empty = make_context(tmp_path / "none", config={"studies": []})
     empty.judgments.clear()
-    assert hrefs(_situated(empty, {"spec": {"source": "scores"}}, [], "x")) == []
+    assert hrefs(situated_blocks(empty, {"spec": {"source": "scores"}}, [], "x")) == []

@@ -254,7 +254,7 @@ def _measures_table(
 
 
 def _tukey(ctx: Context, study: str, measure: str) -> tuple[dict[str, str], str] | None:
-    from stecflow.report.statistics import tukey_groups
+    from stecflow.report.variance_tables import tukey_groups
 
     return tukey_groups(ctx, measure, study)
 

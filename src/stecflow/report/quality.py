@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from stecflow.report.analysis_blocks import design_caveat
 from stecflow.report.context import (
     LATE_MARK,
     Block,
@@ -18,8 +19,8 @@ from stecflow.report.context import (
     validation_link,
     yes_no,
 )
+from stecflow.report.correlation_tables import correlation_caveats
 from stecflow.report.formatting import DASH
-from stecflow.report.statistics import correlation_caveats, design_caveat
 from stecflow.report.tables import Cell, Column, Row, Table
 
 __all__ = [

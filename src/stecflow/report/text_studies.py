@@ -53,7 +53,7 @@ def _rating_table(ctx: Context, study: JudgmentStudy) -> Table:
         return (value is None, -(value or 0.0), system)
 
     from stecflow.report.human import human_notes
-    from stecflow.report.statistics import tukey_groups
+    from stecflow.report.variance_tables import tukey_groups
 
     systems = sorted({r.get("system", "") for r in rows}, key=key)
     columns = [RANK_COLUMN, NAME_COLUMN]
