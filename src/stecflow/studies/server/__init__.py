@@ -28,7 +28,17 @@ Modules
     The HTTP server and its limits, reading a request (strict JSON bodies, the
     client's address, per-address rate limits), static files.
 :mod:`~stecflow.studies.server.app`
-    The WSGI application (:class:`CollectionApp`, :func:`make_app`).
+    The WSGI application (:class:`CollectionApp`, :func:`make_app`): routing,
+    errors, the event log.
+:mod:`~stecflow.studies.server.participants`
+    The participant's endpoints under ``api/``: sessions, trials, answers,
+    completion.
+:mod:`~stecflow.studies.server.checks`
+    The checks of a trial's fields and of a questionnaire screen's answers.
+:mod:`~stecflow.studies.server.admin`
+    The organiser's pages under ``admin/``.
+:mod:`~stecflow.studies.server.responses`
+    The headers and JSON bodies of the answers.
 :mod:`~stecflow.studies.server.httpd`
     The application on the HTTP server (:class:`ExperimentServer`,
     :func:`make_server`, :func:`serve`).
