@@ -420,7 +420,7 @@ def merge_study(
     rows = [row for result in results for row in result.rows]
     problems = [p for result in results for p in result.problems]
     rows, problems, withdrawal = drop_withdrawn(
-        rows, problems, withdrawals, study if pseudonym_key is None else pseudonym_key
+        rows, problems, withdrawals, release_key(study, pseudonym_key)
     )
     if key_path is not None:
         unblind_choices(rows, key_path)
