@@ -30,8 +30,8 @@ from tests.conftest import REPO
 SRC = REPO / "src" / "stecflow"
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 #: The roles every kind fills, and the one it may (its own design).
-REQUIRED_HOOKS = ("stimuli", "simulate", "merge")
-OPTIONAL_HOOKS = ("check", "design", "datasheet")
+REQUIRED_HOOKS = ("stimuli", "simulate", "merge", "rated")
+OPTIONAL_HOOKS = ("check", "design", "agreement", "report", "datasheet")
 #: A laptop's browser window (1366 x 768 screen): every kind's trials fit it.
 LAPTOP = (1366, 657)
 
@@ -187,7 +187,6 @@ def test_the_schemas_kinds_are_the_registrys(tmp_path):
 ALLOWED = {
     "analysis/kind_defaults.py": 9,
     "analysis/power.py": 2,
-    "judgments/agreement.py": 4,
     "judgments/corrections.py": 4,
     "judgments/flags.py": 1,
     "judgments/importers/dmdx.py": 6,
@@ -208,10 +207,7 @@ ALLOWED = {
     "judgments/text_simulation.py": 1,
     "judgments/text_study.py": 7,
     "release/heds.py": 1,
-    "report/human.py": 2,
     "report/situated.py": 2,
-    "report/text_studies.py": 1,
-    "studies/criteria.py": 5,
     "studies/dmdx.py": 3,
     "studies/server/checks.py": 2,
     "studies/situated.py": 1,

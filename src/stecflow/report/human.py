@@ -33,7 +33,6 @@ from stecflow.report.formatting import fixed, parse_float
 from stecflow.report.inputs import JudgmentStudy
 from stecflow.report.svg import ScatterPoint, scatter_plot
 from stecflow.report.tables import RANK_COLUMN, Cell, Column, Row, Table
-from stecflow.report.text_studies import TEXT_TASKS, text_study_tables
 
 __all__ = ["HUMAN_MEASURES", "HumanMeasure", "human_section", "study_title"]
 
@@ -122,9 +121,34 @@ def _task_measures(rows: Sequence[Mapping[str, str]], task: str) -> list[HumanMe
     if not wanted:
         return present
     chosen = [m for m in present if m.key in wanted]
-    if task == "identification" and not any(m.key.endswith("_time") for m in chosen):
+    timed = any(name.endswith("_time") for name in wanted)
+    if timed and not any(m.key.endswith("_time") for m in chosen):
         chosen += [m for m in present if m.key == "rt"]  # spoken: whole RT only
     return chosen or present
+
+
+def _main_table(ctx: Context, study: JudgmentStudy, task: str) -> list[Block]:
+    measures = _task_measures(study.measures, task)
+    if measures:
+        return [ctx.table(_measures_table(ctx, study, measures))]
+    return [notice("No measure could be computed.", "warning")]
+
+
+def rating_blocks(ctx: Context, study: JudgmentStudy, task: str) -> list[Block]:
+    """A rating study's results: the means and SDs of its measures per system
+    (seed 001 Table 6); the rating kind's ``report`` hook."""
+    return _main_table(ctx, study, task)
+
+
+def identification_blocks(ctx: Context, study: JudgmentStudy, task: str) -> list[Block]:
+    """An identification study's results: its measures per system (seed 001
+    Table 8) and the identification rates; the identification kind's
+    ``report`` hook, and the section of a study whose kind is unknown."""
+    blocks = _main_table(ctx, study, task)
+    rates = _present(study.measures, RATE_MEASURES)
+    if rates:
+        blocks.append(ctx.table(_rates_table(ctx, study, rates)))
+    return blocks
 
 
 def _subsets(rows: Sequence[Mapping[str, str]]) -> list[str]:
@@ -374,7 +398,7 @@ def _scatter_blocks(ctx: Context, studies: Sequence[JudgmentStudy]) -> list[Bloc
 def human_section(ctx: Context) -> list[Block]:
     """Section 3: Tables 6/8 style means and SDs per study, or the placeholder."""
     from stecflow.report.situated import is_situated
-    from stecflow.studykinds.registry import in_family
+    from stecflow.studykinds.registry import hook, in_family, names
 
     studies = [
         s
@@ -462,21 +486,10 @@ def human_section(ctx: Context) -> list[Block]:
                 )
             )
         blocks.extend(exclusion_blocks(summary))  # stecflow.report.exclusions
-        if task in TEXT_TASKS:
-            tables = text_study_tables(ctx, study, str(task))
-            blocks += [ctx.table(t) for t in tables] or [
-                notice("No measure could be computed.", "warning")
-            ]
-            blocks.extend(_flag_notices(summary))
-            continue
-        measures = _task_measures(study.measures, str(task or ""))
-        if measures:
-            blocks.append(ctx.table(_measures_table(ctx, study, measures)))
-        else:
-            blocks.append(notice("No measure could be computed.", "warning"))
-        rates = _present(study.measures, RATE_MEASURES)
-        if rates and summary.get("task", task) != "rating":
-            blocks.append(ctx.table(_rates_table(ctx, study, rates)))
+        # the kind's own tables (stecflow.studykinds: its report hook)
+        kind = str(task or "")
+        results = hook(kind, "report") if kind in names() else None
+        blocks += (results or identification_blocks)(ctx, study, kind)
         blocks.extend(_flag_notices(summary))
     blocks.extend(_scatter_blocks(ctx, studies))
     return blocks

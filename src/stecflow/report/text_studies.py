@@ -1,7 +1,7 @@
 """The report's tables of the human studies of a text-generation campaign.
 
 A ``text_rating`` study's measures (``results/judgments/measures/<study>.tsv``,
-:func:`stecflow.judgments.text_study.rating_measures`) become one table: per
+:func:`stecflow.judgments.text_measures.rating_measures`) become one table: per
 system, each criterion's mean and SD, and for a 0-100 slider also the mean of the
 z-scores per evaluator, as WMT's direct assessment reports them. A
 ``text_preference`` study's measures become the win rates with their Wilson
@@ -12,16 +12,16 @@ May import: :mod:`stecflow.report`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from stecflow.report.context import NAME_COLUMN, Context, named_rows
+from stecflow.report.context import NAME_COLUMN, Block, Context, named_rows, notice
 from stecflow.report.formatting import fixed, parse_float
 from stecflow.report.inputs import JudgmentStudy
 from stecflow.report.tables import RANK_COLUMN, Cell, Column, Row, Table
 from stecflow.studykinds.registry import in_family
 
-__all__ = ["TEXT_TASKS", "text_study_tables"]
+__all__ = ["TEXT_TASKS", "preference_blocks", "rating_blocks"]
 
 #: The study tasks of a text-generation campaign.
 #: The kinds of the text family (:mod:`stecflow.studykinds`).
@@ -188,10 +188,16 @@ def _preference_table(ctx: Context, study: JudgmentStudy) -> Table:
     )
 
 
-def text_study_tables(ctx: Context, study: JudgmentStudy, task: str) -> Sequence[Table]:
-    """The tables of one text study (none when it has no measures yet)."""
+def rating_blocks(ctx: Context, study: JudgmentStudy, task: str) -> list[Block]:
+    """A text rating study's results (the text_rating kind's ``report`` hook)."""
     if not study.measures:
-        return []
-    if task == "text_rating":
-        return [_rating_table(ctx, study)]
-    return [_preference_table(ctx, study)]
+        return [notice("No measure could be computed.", "warning")]
+    return [ctx.table(_rating_table(ctx, study))]
+
+
+def preference_blocks(ctx: Context, study: JudgmentStudy, task: str) -> list[Block]:
+    """A text preference study's results (the text_preference kind's ``report``
+    hook)."""
+    if not study.measures:
+        return [notice("No measure could be computed.", "warning")]
+    return [ctx.table(_preference_table(ctx, study))]

@@ -134,9 +134,11 @@ class StudyKind:
     #: own), ``stimuli``, ``simulate``, ``merge`` (each given the stage's
     #: arguments, :class:`MergeJob`, :class:`SimulationJob`), ``rated`` (what
     #: its evaluators judge: :func:`stecflow.studies.criteria.rated_criteria`),
-    #: ``agreement``
-    #: (its judgments as raters agree on them: a frame in, a frame out) and
-    #: ``datasheet`` (a :class:`stecflow.release.heds.KindSheet`).
+    #: ``agreement`` (its judgments as raters agree on them: a frame in, a
+    #: frame out), ``report`` (its results in the report's human-evaluation
+    #: section, ``(ctx, study, kind) -> blocks``; a kind with a section of its
+    #: own, as the situated one, has none) and ``datasheet`` (a
+    #: :class:`stecflow.release.heds.KindSheet`).
     hooks: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:

@@ -35,6 +35,7 @@ KIND = StudyKind(
             "simulate": "stecflow.judgments.simulate:simulate_job",
             "merge": "stecflow.judgments.study:merge_job",
             "rated": "stecflow.studies.criteria:entity_choice",
+            "report": "stecflow.report.human:identification_blocks",
             "datasheet": "stecflow.release.heds:IDENTIFICATION_SHEET",
         }
     ),

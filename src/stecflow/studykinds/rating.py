@@ -30,6 +30,7 @@ KIND = StudyKind(
             "simulate": "stecflow.judgments.simulate:simulate_job",
             "merge": "stecflow.judgments.study:merge_job",
             "rated": "stecflow.studies.criteria:slider_criteria",
+            "report": "stecflow.report.human:rating_blocks",
             "datasheet": "stecflow.release.heds:RATING_SHEET",
         }
     ),

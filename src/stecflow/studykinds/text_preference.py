@@ -33,6 +33,7 @@ KIND = StudyKind(
             "merge": "stecflow.judgments.text_study:merge_job",
             "agreement": "stecflow.judgments.agreement:preference_answers",
             "rated": "stecflow.studies.criteria:configured_preference",
+            "report": "stecflow.report.text_studies:preference_blocks",
             "datasheet": "stecflow.release.heds:TEXT_PREFERENCE_SHEET",
         }
     ),

@@ -30,6 +30,7 @@ KIND = StudyKind(
             "simulate": "stecflow.judgments.text_study:simulate_job",
             "merge": "stecflow.judgments.text_study:merge_job",
             "rated": "stecflow.studies.criteria:configured_ratings",
+            "report": "stecflow.report.text_studies:rating_blocks",
             "datasheet": "stecflow.release.heds:TEXT_RATING_SHEET",
         }
     ),
