@@ -90,7 +90,11 @@ def test_the_core_tests_no_kind():
     assert not REGISTERS.findall(core)
 
 
-@pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
+@pytest.mark.skipif(
+    shutil.which("node") is None,
+    reason="node is not installed: apt-get install nodejs (it parses the assembled"
+    " page with node --check)",
+)
 @pytest.mark.parametrize("name", registry.names())
 def test_the_assembled_page_parses(name, tmp_path):
     path = tmp_path / "experiment.js"
