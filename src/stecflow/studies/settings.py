@@ -301,7 +301,7 @@ class StudySettings:
                 if key not in english:
                     raise ConfigError(
                         "unknown interface string; see UI_STRINGS in"
-                        " stecflow.studies.settings for the keys",
+                        " stecflow.studies.strings for the keys",
                         field=f"strings.{key}",
                     )
                 if not isinstance(value, str):

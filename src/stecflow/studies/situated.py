@@ -278,11 +278,11 @@ def situated_settings(
 ) -> tuple[StudySettings, dict[str, str]]:
     """The settings of a situated study and its overrides of the situated strings.
 
-    ``strings`` may replace keys of :data:`~stecflow.studies.settings.UI_STRINGS`
+    ``strings`` may replace keys of :data:`~stecflow.studies.strings.UI_STRINGS`
     (checked by :class:`~stecflow.studies.settings.StudySettings`) and of
-    :data:`~stecflow.studies.settings.SITUATED_UI_STRINGS` (checked here: a known
+    :data:`~stecflow.studies.strings.SITUATED_UI_STRINGS` (checked here: a known
     key, a string with the ``{name}`` fields of the original). A study that sets
-    no title gets :data:`~stecflow.studies.settings.SITUATED_TITLES` in its
+    no title gets :data:`~stecflow.studies.strings.SITUATED_TITLES` in its
     language, not the REG studies' "Descriptions of pictures".
 
     Returns

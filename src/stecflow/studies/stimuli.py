@@ -15,8 +15,8 @@ The two experiments of the TUNA challenges are supported (seed 001 sections 5.2 
 ``task="rating"`` (intrinsic, TUNA-REG'09)
     Each trial shows a description with its domain pictures on the 5 x 3 grid, the
     target in a red frame, and two sliders with the Adequacy and Fluency questions
-    of seed 001 (:data:`~stecflow.studies.settings.ADEQUACY_QUESTION`,
-    :data:`~stecflow.studies.settings.FLUENCY_QUESTION`). Pointers start in the
+    of seed 001 (:data:`~stecflow.studies.strings.ADEQUACY_QUESTION`,
+    :data:`~stecflow.studies.strings.FLUENCY_QUESTION`). Pointers start in the
     centre; the scale is hidden and mapped to the integers 1-100.
 ``task="identification"`` (extrinsic)
     The target is not marked; the participant clicks the picture meant. Each trial
@@ -257,7 +257,7 @@ def _texts(
 ) -> dict[str, Any]:
     """The instructions and labels shown by the page, in the study's language.
 
-    Every string comes from :data:`~stecflow.studies.settings.UI_STRINGS`
+    Every string comes from :data:`~stecflow.studies.strings.UI_STRINGS`
     (:meth:`StudySettings.ui_strings`). Unless the interface is the default
     (English, no overrides), ``ui`` holds the whole table for ``experiment.js``
     and ``index.html``; the English default adds nothing, so an English study's

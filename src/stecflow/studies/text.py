@@ -637,11 +637,11 @@ def text_settings(
 ) -> tuple[StudySettings, dict[str, str]]:
     """The settings of a text study and its overrides of the text trials' strings.
 
-    ``strings`` may replace keys of :data:`~stecflow.studies.settings.UI_STRINGS`
+    ``strings`` may replace keys of :data:`~stecflow.studies.strings.UI_STRINGS`
     (checked by :class:`~stecflow.studies.settings.StudySettings`) and of
-    :data:`~stecflow.studies.settings.TEXT_UI_STRINGS` (checked here: a known key,
+    :data:`~stecflow.studies.strings.TEXT_UI_STRINGS` (checked here: a known key,
     a string with the ``{name}`` fields of the original). A study that sets no
-    title gets :data:`~stecflow.studies.settings.TEXT_TITLES` in its language.
+    title gets :data:`~stecflow.studies.strings.TEXT_TITLES` in its language.
 
     Raises
     ------
