@@ -77,7 +77,7 @@ def test_a_build_reads_what_an_earlier_one_stored(tmp_path, monkeypatch):
     """What one DAG build read of the system.yaml files is stored by file state;
     the next build takes it from the store (the same values and types), and
     reads again only the files that changed."""
-    from stecflow import campaign
+    from stecflow.campaign import submissions  # the store is its module state
     from stecflow.data import yamlsafe
 
     deadline = "2026-06-01T23:59:59Z"
@@ -93,33 +93,33 @@ def test_a_build_reads_what_an_earlier_one_stored(tmp_path, monkeypatch):
         (tmp_path / team / system / "system.yaml").write_text(text)
     store = tmp_path / "store" / "at-build.json"
     pairs = list(texts)
-    monkeypatch.setattr(campaign, "_READ_AT_BUILD", {})
-    monkeypatch.setattr(campaign, "_USED_AT_BUILD", set())
-    first = campaign.analysed_submissions(tmp_path, pairs, deadline, store=store)
+    monkeypatch.setattr(submissions, "_READ_AT_BUILD", {})
+    monkeypatch.setattr(submissions, "_USED_AT_BUILD", set())
+    first = submissions.analysed_submissions(tmp_path, pairs, deadline, store=store)
     # late: unquoted (after the deadline), odd (late: 1); offset says late: false
     assert first == (("a", "offset"), ("b", "fixed"))
-    read = dict(campaign._READ_AT_BUILD)
+    read = dict(submissions._READ_AT_BUILD)
     stored = json.loads(store.read_text())["files"]
     assert len(stored) == 4 and not any("odd" in key for key in stored)
     # a new build: the stored files are not read again, and read as they were
-    monkeypatch.setattr(campaign, "_READ_AT_BUILD", {})
-    monkeypatch.setattr(campaign, "_USED_AT_BUILD", set())
+    monkeypatch.setattr(submissions, "_READ_AT_BUILD", {})
+    monkeypatch.setattr(submissions, "_USED_AT_BUILD", set())
     loads = []
     load_yaml = yamlsafe.load_yaml
     monkeypatch.setattr(
         yamlsafe, "load_yaml", lambda *a, **k: loads.append(a[1]) or load_yaml(*a, **k)
     )
-    again = campaign.analysed_submissions(tmp_path, pairs, deadline, store=store)
-    assert again == first and read == campaign._READ_AT_BUILD
+    again = submissions.analysed_submissions(tmp_path, pairs, deadline, store=store)
+    assert again == first and read == submissions._READ_AT_BUILD
     assert [Path(p).parent.name for p in loads] == ["odd"]
     # a changed file is read again
     (tmp_path / "a" / "unquoted" / "system.yaml").write_text("late: false\n")
-    monkeypatch.setattr(campaign, "_READ_AT_BUILD", {})
+    monkeypatch.setattr(submissions, "_READ_AT_BUILD", {})
     loads.clear()
-    late = campaign.late_submissions(tmp_path, pairs, deadline)
+    late = submissions.late_submissions(tmp_path, pairs, deadline)
     assert ("a", "unquoted") not in late and len(loads) == 5  # no store: all
     store.write_text("not json")  # a broken store is ignored
-    assert campaign.analysed_submissions(tmp_path, pairs, deadline, store=store)
+    assert submissions.analysed_submissions(tmp_path, pairs, deadline, store=store)
 
 
 def test_check_config_names_the_key():

@@ -1,4 +1,4 @@
-# code: stecflow.campaign.prepare_testset (via workflow/scripts/prepare_testset.py)
+# code: stecflow.campaign.testset.prepare_testset (via workflow/scripts/prepare_testset.py)
 rule prepare_testset:
     """Read the test set in its own format and write it as stecflow XML (and, for
     the XML, its compact form for the per-submission jobs)."""

@@ -1,4 +1,4 @@
-"""Transitional: the two names ``campaign.py`` and ``rerun.py`` still import from
+"""Transitional: the modules ``campaign/config.py`` and ``rerun.py`` still import from
 here, until they import them from their homes (:mod:`stecflow.analysis.specs`,
 :mod:`stecflow.analysis.run`); import nothing new from this module.
 """
