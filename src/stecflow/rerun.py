@@ -72,7 +72,8 @@ def _rerun_in(
     import hashlib
     import json
 
-    from stecflow.analysis.analyses import analysis_specs, run_analysis
+    from stecflow.analysis.run import run_analysis
+    from stecflow.analysis.specs import analysis_specs
     from stecflow.core.io import read_tsv
     from stecflow.release.archive import released_outputs
     from stecflow.report import render_report

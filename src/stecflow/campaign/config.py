@@ -258,7 +258,7 @@ def check_config(config: Mapping[str, Any]) -> None:
 
     for n, study in enumerate(config.get("studies") or []):
         check_normalise(study, f"studies[{n}]")  # per-rater z-scores: ratings only
-    from stecflow.analysis.analyses import analysis_specs
+    from stecflow.analysis.specs import analysis_specs
 
     analysis_specs(config)  # checks the metrics too
     for task in chosen.required_tasks if chosen is not None else ():

@@ -376,7 +376,7 @@ def build_release(
     analyses
         The campaign's analyses with their defaults, for the datasheet's
         HEDS 4.3.10 (the workflow passes
-        :func:`stecflow.analysis.analyses.analysis_specs`); without them, the
+        :func:`stecflow.analysis.specs.analysis_specs`); without them, the
         configured ones.
     """
     release = config.get("release") or {}

@@ -21,7 +21,7 @@ recruitment, ethics approval) says *to complete* unless the config's
 May import: :mod:`stecflow.core`, :mod:`stecflow.release.privacy`,
 :mod:`stecflow.release.source`; :mod:`stecflow.tasks`,
 :mod:`stecflow.studies.settings`, :mod:`stecflow.judgments.agreement` and
-:mod:`stecflow.analysis.analyses` inside functions.
+:mod:`stecflow.analysis.specs` inside functions.
 """
 
 from __future__ import annotations
@@ -1235,7 +1235,7 @@ def _analyses(
     config: Mapping[str, Any], analyses: Sequence[Mapping[str, Any]] | None
 ) -> list[Mapping[str, Any]]:
     """The campaign's analyses with defaults filled in, as the workflow gives
-    them (:func:`stecflow.analysis.analyses.analysis_specs`, a later stage),
+    them (:func:`stecflow.analysis.specs.analysis_specs`, a later stage),
     else the configured list."""
     if analyses is not None:
         return list(analyses)
@@ -1478,7 +1478,7 @@ def datasheet(
     cannot know is left *to complete* for the organisers. Nothing depends on the
     clock or on the order of a mapping not written in order. *analyses* are the
     campaign's analyses with their defaults
-    (:func:`stecflow.analysis.analyses.analysis_specs`, which the workflow
+    (:func:`stecflow.analysis.specs.analysis_specs`, which the workflow
     passes in: analysis is a later stage); without them, the configured ones.
     """
     campaign = config["campaign"]
