@@ -387,8 +387,9 @@ def test_environment_lock_is_pinned_sorted_and_stable():
     assert all(re.fullmatch(r"[a-z0-9][a-z0-9-]*==\S+", p) for p in pins)
     assert f"pyyaml=={importlib.metadata.version('PyYAML')}" in pins
     assert f"jinja2=={importlib.metadata.version('jinja2')}" in pins
-    # stecflow's dependencies and theirs, the developers' tools left out
-    for needed in ("snakemake", "pandas", "numpy", "scipy", "waitress", "six"):
+    # stecflow's dependencies and theirs (markupsafe: jinja2's), the developers'
+    # tools left out
+    for needed in ("snakemake", "pandas", "numpy", "scipy", "waitress", "markupsafe"):
         assert f"{needed}=={importlib.metadata.version(needed)}" in pins
     for unneeded in ("pytest", "ruff", "playwright", "pip", "setuptools"):
         assert not any(p.startswith(f"{unneeded}==") for p in pins)
