@@ -600,7 +600,7 @@ def test_event_log_lines(serve, study, tmp_path):
             "session": sid,
             "list": "L01",
             "order": 1,
-            "reason": "adequacy must be an integer from 1 to 100",
+            "reason": "adequacy must be an integer from 1 to 100, got 101",
         },
         {
             "time": "2026-11-26T21:40:06.000Z",

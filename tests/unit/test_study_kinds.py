@@ -31,7 +31,15 @@ SRC = REPO / "src" / "stecflow"
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
 #: The roles every kind fills, and the one it may (its own design).
 REQUIRED_HOOKS = ("stimuli", "simulate", "merge", "rated")
-OPTIONAL_HOOKS = ("check", "design", "agreement", "report", "datasheet")
+OPTIONAL_HOOKS = (
+    "check",
+    "design",
+    "agreement",
+    "report",
+    "datasheet",
+    "responses",
+    "keyed",
+)
 #: A laptop's browser window (1366 x 768 screen): every kind's trials fit it.
 LAPTOP = (1366, 657)
 
@@ -209,7 +217,6 @@ ALLOWED = {
     "release/heds.py": 1,
     "report/situated.py": 2,
     "studies/dmdx.py": 3,
-    "studies/server/checks.py": 2,
     "studies/situated.py": 1,
     "studies/stimuli.py": 2,
     "studies/text.py": 2,

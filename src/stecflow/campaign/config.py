@@ -48,7 +48,7 @@ def validate_config(config: MutableMapping[str, Any], schema: str | Path) -> Non
 
     with open(schema, encoding="utf-8") as handle:
         spec = yaml.load(handle, Loader=FAST_SAFE_LOADER)
-    _with_study_kinds(spec)
+    _with_study_kinds(spec, config)
     check_properties = jsonschema.Draft202012Validator.VALIDATORS["properties"]
 
     def set_defaults(validator: Any, properties: Any, instance: Any, subschema: Any):
@@ -70,12 +70,21 @@ def validate_config(config: MutableMapping[str, Any], schema: str | Path) -> Non
         raise ConfigError(error.message, field=f"config{keys}")
 
 
-def _with_study_kinds(schema: MutableMapping[str, Any]) -> None:
+def _with_study_kinds(schema: MutableMapping[str, Any], config: Any) -> None:
     """Give a study's ``task`` the registered study kinds as its enum
     (:mod:`stecflow.studykinds`): the schema's YAML lists none, so a kind is
-    declared in one place."""
-    from stecflow.studykinds.registry import names
+    declared in one place. A kind the config names that is not built in is
+    looked for among the installed plug-ins first."""
+    from stecflow.studykinds.registry import load_plugins, names
 
+    entries = config.get("studies") if isinstance(config, Mapping) else None
+    named = {
+        entry.get("task")
+        for entry in entries or ()
+        if isinstance(entries, list) and isinstance(entry, Mapping)
+    }
+    if named - {None} - set(names()):
+        load_plugins()
     studies = schema.get("properties", {}).get("studies", {})
     task = studies.get("items", {}).get("properties", {}).get("task")
     if task is not None:

@@ -22,6 +22,7 @@ __all__ = [
     "FAMILIES",
     "MergeJob",
     "Measure",
+    "ResponseField",
     "SimulationJob",
     "StudyKind",
 ]
@@ -44,6 +45,62 @@ class Measure:
     #: ``interval``: z-normalisable, Krippendorff's alpha interval; ``nominal``.
     level: str = "interval"
     higher_is_better: bool = True
+
+
+@dataclass(frozen=True)
+class ResponseField:
+    """One answer a trial's page sends, as the collection server checks it.
+
+    >>> ResponseField("plausible", "choice", choices=("yes", "no")).check("no")
+    'no'
+    >>> ResponseField("fluency", low=1, high=5).check(6)
+    Traceback (most recent call last):
+    ...
+    ValueError: fluency must be an integer from 1 to 5, got 6
+    """
+
+    name: str
+    #: ``integer`` (a whole number from *low* to *high*), ``number`` (any
+    #: number from *low* to *high*) or ``choice`` (one of *choices*).
+    type: str = "integer"
+    low: float = 0
+    high: float = 100
+    choices: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if self.type not in ("integer", "number", "choice"):
+            raise ValueError(
+                f"{self.name}: type {self.type!r} is not integer, number or choice"
+            )
+        if (self.type == "choice") != bool(self.choices):
+            raise ValueError(f"{self.name}: a choice, and only a choice, has choices")
+
+    def check(self, value: object) -> object:
+        """*value* as stored, if the field takes it.
+
+        Raises
+        ------
+        ValueError
+            Saying what the field takes and what it got.
+        """
+        if self.type == "choice":
+            if value not in self.choices:
+                raise ValueError(
+                    f"{self.name} must be one of {', '.join(self.choices)},"
+                    f" got {value!r}"
+                )
+            return value
+        number = not isinstance(value, bool) and isinstance(value, int | float)
+        if self.type == "integer":
+            number = number and isinstance(value, int)
+        # compared before any conversion: NaN fails, a huge int never meets float()
+        if not number or not self.low <= value <= self.high:  # type: ignore[operator]
+            what = "an integer" if self.type == "integer" else "a number"
+            raise ValueError(
+                f"{self.name} must be {what} from {self.low:g} to {self.high:g},"
+                f" got {value!r}"
+            )
+        return value
 
 
 @dataclass(frozen=True)
@@ -120,6 +177,13 @@ class StudyKind:
     #: (:func:`stecflow.studies.stimuli.page_script`); one of them registers the
     #: kind's trial with ``trialKind("<name>", { run: ... })``.
     page: tuple[str, ...] = ()
+    #: The answers a trial's page sends: what the collection server accepts and
+    #: refuses, stored and exported under their names (a text kind's after
+    #: :data:`~stecflow.studies.settings.RESPONSE_COLUMNS`). A kind whose
+    #: answers depend on its config (one per criterion) gives them through its
+    #: ``responses`` hook instead
+    #: (:func:`stecflow.studykinds.registry.response_fields`).
+    responses: tuple[ResponseField, ...] = ()
     #: What two raters of a trial must share to be compared (the unit of
     #: agreement): columns of its judgments table; a tuple of columns is an
     #: unordered pair (two systems side by side, whichever is left).
@@ -138,7 +202,10 @@ class StudyKind:
     #: frame out), ``report`` (its results in the report's human-evaluation
     #: section, ``(ctx, study, kind) -> blocks``; a kind with a section of its
     #: own, as the situated one, has none) and ``datasheet`` (a
-    #: :class:`stecflow.release.heds.KindSheet`).
+    #: :class:`stecflow.release.heds.KindSheet`); and ``responses`` (its
+    #: answers given the study's criteria, a tuple of :class:`ResponseField`)
+    #: and ``keyed`` (``(trial, answers) -> dict``: what the collection server
+    #: stores beside the answers from the study's key, as a preference's systems).
     hooks: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:

@@ -6,7 +6,7 @@ May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`.
 
 from types import MappingProxyType
 
-from stecflow.studykinds.base import Measure, StudyKind
+from stecflow.studykinds.base import Measure, ResponseField, StudyKind
 
 KIND = StudyKind(
     name="rating",
@@ -24,6 +24,10 @@ KIND = StudyKind(
     min_window=(860, 650),
     page=("_grid.js", "rating.js"),
     measures=(Measure("adequacy"), Measure("fluency")),
+    responses=(
+        ResponseField("adequacy", low=1, high=100),
+        ResponseField("fluency", low=1, high=100),
+    ),
     hooks=MappingProxyType(
         {
             "stimuli": "stecflow.studies.setup:build_reg_stimuli",

@@ -3,7 +3,10 @@
 The built-in kinds are declared one module each (:data:`BUILT_IN`), imported on
 first use. A new kind is one module that builds a
 :class:`~stecflow.studykinds.base.StudyKind` named ``KIND`` and is listed in
-:data:`BUILT_IN` (or, from outside the library, passed to :func:`register`).
+:data:`BUILT_IN`; from outside the library, an installed distribution offers it
+as an entry point of the group :data:`ENTRY_POINT_GROUP` (``name =
+"package.module:KIND"``), loaded when a config names a kind stecflow does not
+know (:func:`load_plugins`), or a program passes it to :func:`register`.
 Code of a kind's own is reached through :func:`hook`, which imports it when a
 stage first asks.
 
@@ -21,13 +24,16 @@ from stecflow.studykinds.base import StudyKind
 
 __all__ = [
     "BUILT_IN",
+    "ENTRY_POINT_GROUP",
     "get",
     "hook",
     "in_family",
     "kinds",
+    "load_plugins",
     "names",
     "names_where",
     "register",
+    "response_fields",
     "unregister",
 ]
 
@@ -41,13 +47,60 @@ BUILT_IN = (
     "stecflow.studykinds.text_preference",
 )
 
+#: The entry-point group in which installed distributions declare study kinds.
+ENTRY_POINT_GROUP = "stecflow.study_kinds"
+
 _REGISTERED: dict[str, StudyKind] = {}
+_PLUGINS: list[tuple[str, ...]] = []  # the names loaded, once loaded
 
 
 def _load_built_in() -> None:
     for module in BUILT_IN:
         if module.rsplit(".", 1)[1] not in _REGISTERED:
             register(importlib.import_module(module).KIND)
+
+
+def load_plugins() -> tuple[str, ...]:
+    """Register the kinds installed distributions declare in
+    :data:`ENTRY_POINT_GROUP`; return their names.
+
+    Scanning the installed distributions costs tens of milliseconds, so it is
+    done once, and only when a name is not a built-in kind's (a campaign of
+    built-in kinds never pays it).
+
+    Raises
+    ------
+    ConfigError
+        If an entry point cannot be loaded, is not a
+        :class:`~stecflow.studykinds.base.StudyKind`, or is named otherwise than
+        the kind it declares.
+    """
+    if _PLUGINS:
+        return _PLUGINS[0]
+    from importlib.metadata import entry_points
+
+    found = sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name)
+    for ep in found:
+        what = f"the study kind {ep.name!r} ({ep.value}, of {ENTRY_POINT_GROUP})"
+        try:
+            kind = ep.load()
+        except Exception as exc:  # any failure of the distribution's module
+            raise ConfigError(f"{what} cannot be loaded: {exc}", field="task") from None
+        if not isinstance(kind, StudyKind):
+            raise ConfigError(
+                f"{what} is {type(kind).__name__}, not a stecflow.studykinds.StudyKind",
+                field="task",
+            )
+        if kind.name != ep.name:
+            raise ConfigError(
+                f"{what} declares a kind named {kind.name!r}: name the entry point"
+                " as the kind",
+                field="task",
+            )
+        if _REGISTERED.get(kind.name) is not kind:
+            register(kind)
+    _PLUGINS.append(tuple(ep.name for ep in found))
+    return _PLUGINS[0]
 
 
 def register(kind: StudyKind) -> StudyKind:
@@ -124,6 +177,8 @@ def get(name: str) -> StudyKind:
         module = f"stecflow.studykinds.{name}"
         if module in BUILT_IN:
             register(importlib.import_module(module).KIND)
+        else:
+            load_plugins()
     try:
         return _REGISTERED[name]
     except KeyError:
@@ -150,3 +205,18 @@ def hook(name: str, role: str) -> Any:
         module, _, function = target.partition(":")
         _HOOKS[key] = getattr(importlib.import_module(module), function)
     return _HOOKS[key]
+
+
+def response_fields(name: str, criteria: Any = ()) -> tuple[Any, ...]:
+    """The answers a trial of the kind *name* returns
+    (:class:`~stecflow.studykinds.base.ResponseField`): its ``responses`` hook's,
+    given the study's *criteria*, or else its declared
+    :attr:`~stecflow.studykinds.base.StudyKind.responses`.
+
+    >>> [f.name for f in response_fields("rating")]
+    ['adequacy', 'fluency']
+    >>> response_fields("text_preference", [{"id": "overall"}])[0].choices
+    ('left', 'right')
+    """
+    own = hook(name, "responses")
+    return tuple(own(criteria)) if own is not None else get(name).responses

@@ -29,6 +29,8 @@ KIND = StudyKind(
     hooks=MappingProxyType(
         {
             "stimuli": "stecflow.studies.setup:build_text_stimuli",
+            "responses": "stecflow.studies.answers:preference_fields",
+            "keyed": "stecflow.studies.answers:preference_keyed",
             "simulate": "stecflow.judgments.text_study:simulate_job",
             "merge": "stecflow.judgments.text_study:merge_job",
             "agreement": "stecflow.judgments.agreement:preference_answers",

@@ -27,6 +27,7 @@ KIND = StudyKind(
     hooks=MappingProxyType(
         {
             "stimuli": "stecflow.studies.setup:build_text_stimuli",
+            "responses": "stecflow.studies.answers:rating_fields",
             "simulate": "stecflow.judgments.text_study:simulate_job",
             "merge": "stecflow.judgments.text_study:merge_job",
             "rated": "stecflow.studies.criteria:configured_ratings",

@@ -17,6 +17,8 @@ from stecflow.serving.request import HTTPError
 from stecflow.studies.server.store import RESPONSE_FIELDS, SITUATED_FIELDS
 from stecflow.studies.server.study import Study, Trial
 from stecflow.studies.settings import RESPONSE_COLUMNS
+from stecflow.studykinds.base import ResponseField
+from stecflow.studykinds.registry import hook, response_fields
 
 __all__ = [
     "ANSWER_VIA",
@@ -109,8 +111,9 @@ def check_trial(
     """Check the fields every trial of *study* has; return them as stored.
 
     The trial's ID, then by kind: a text trial's reaction time (its answers are
-    :func:`text_fields`), a rating's two scores, an identification's one answer
-    (a chosen entity, ``cant_tell`` or ``timeout``) and its times and click.
+    :func:`text_fields`), the declared answers of a grid kind that declares them
+    (a rating's two scores), or else an identification's one answer (a chosen
+    entity, ``cant_tell`` or ``timeout``) and its times and click.
     """
     if payload.get("trial") != trial.trial_id:
         raise HTTPError(
@@ -125,20 +128,15 @@ def check_trial(
             if name != "rt_ms" and payload.get(name) not in (None, False):
                 raise HTTPError(400, f"{name} does not belong to a {study.task} trial")
         return record
-    if study.task == "rating":
-        for name in ("adequacy", "fluency"):
-            value = payload.get(name)
-            if isinstance(value, bool) or not isinstance(value, int):
-                raise HTTPError(400, f"{name} must be an integer from 1 to 100")
-            if not 1 <= value <= 100:
-                raise HTTPError(400, f"{name} must be an integer from 1 to 100")
-            record[name] = value
+    declared = response_fields(study.task)
+    if declared:  # a grid kind whose answers are declared (rating)
+        for field in declared:
+            record[field.name] = _checked(field, payload.get(field.name))
         record["rt_ms"] = number(payload, "rt_ms", 0, _MAX_MS, required=True)
+        taken = {field.name for field in declared} | {"rt_ms"}
         for name in RESPONSE_FIELDS:
-            if name not in ("adequacy", "fluency", "rt_ms") and payload.get(
-                name
-            ) not in (None, False):
-                raise HTTPError(400, f"{name} does not belong to a rating trial")
+            if name not in taken and payload.get(name) not in (None, False):
+                raise HTTPError(400, f"{name} does not belong to a {study.task} trial")
         return record
     for name in ("adequacy", "fluency"):
         if payload.get(name) is not None:
@@ -234,47 +232,31 @@ def situated_fields(payload: Mapping[str, Any], trial: Trial) -> dict[str, Any]:
     return record
 
 
+def _checked(field: ResponseField, value: Any) -> Any:
+    try:
+        return field.check(value)
+    except ValueError as error:
+        raise HTTPError(400, str(error)) from None
+
+
 def text_fields(
     payload: Mapping[str, Any], trial: Trial, study: Study
 ) -> dict[str, Any]:
-    """Check the answer fields of a text rating or preference trial.
+    """Check the answer fields of a text trial; return them as stored.
 
-    Rating: ``rating_<id>`` per criterion, an integer 1..points (Likert) or
-    0-100 (slider). Preference: ``preferred`` (``left``, ``right``, or ``tie``
-    when the criterion allows it); the systems of the two sides and the chosen
-    one (null for a tie) are stored from the study's key: the page never knows
-    them.
+    The fields are the kind's (:func:`~stecflow.studykinds.registry.response_fields`,
+    given the study's criteria: a rating's ``rating_<id>`` per criterion, a
+    preference's ``preferred``), each checked by its declaration; a kind's
+    ``keyed`` hook adds what the study's key knows and the page does not (a
+    preference's systems of its sides and of its answer).
     """
-    record: dict[str, Any] = {}
-    if study.task == "text_rating":
-        for criterion in study.criteria:
-            name = f"rating_{criterion['id']}"
-            if criterion.get("scale") == "slider":
-                low, high = 0, 100
-            else:
-                low, high = 1, int(criterion.get("points") or 5)
-            value = payload.get(name)
-            if (
-                isinstance(value, bool)
-                or not isinstance(value, int)
-                or not low <= value <= high
-            ):
-                raise HTTPError(
-                    400,
-                    f"{name} must be an integer from {low} to {high}, got {value!r}",
-                )
-            record[name] = value
-        return record
-    record.update(system_left=trial.system_left, system_right=trial.system_right)
-    tie = bool(study.criteria and study.criteria[0].get("allow_tie"))
-    answers = ("left", "right", "tie") if tie else ("left", "right")
-    preferred = payload.get("preferred")
-    if preferred not in answers:
-        raise HTTPError(
-            400, f"preferred must be one of {', '.join(answers)}, got {preferred!r}"
-        )
-    chosen = {"left": trial.system_left, "right": trial.system_right}.get(preferred)
-    record.update(preferred=preferred, chosen_system=chosen)
+    record = {
+        field.name: _checked(field, payload.get(field.name))
+        for field in response_fields(study.task, study.criteria)
+    }
+    keyed = hook(study.task, "keyed")
+    if keyed is not None:
+        record.update(keyed(trial, record))
     return record
 
 
