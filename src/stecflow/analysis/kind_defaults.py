@@ -18,37 +18,30 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from stecflow.core.errors import ConfigError
+from stecflow.studykinds.registry import hook
 
 __all__ = [
     "DECISION_METRICS",
     "JUDGMENT_MEASURES",
     "PREFERENCE_KEYS",
     "SITUATED_KEYS",
-    "SITUATED_STUDY_TASK",
-    "TEXT_PREFERENCE_TASK",
-    "TEXT_RATING_TASK",
     "check_study_source",
     "checked_preference_spec",
     "checked_situated_spec",
     "decision_metric_ids",
     "default_analyses",
+    "identification_analyses",
+    "measure_analyses",
+    "own_test_analyses",
+    "rating_analyses",
     "measure_column",
     "study_criteria",
     "study_measures",
 ]
 
-#: The tasks of the text studies (issue #16): ratings per criterion, and
-#: pairwise preferences (analysed by ``preference`` only).
-TEXT_RATING_TASK = "text_rating"
-TEXT_PREFERENCE_TASK = "text_preference"
-
 #: Keys a ``preference`` analysis may have.
 PREFERENCE_KEYS = ("id", "test", "source", "reference")
 
-
-#: The task of a situated identification study (seed 000), which only
-#: ``situated_ttests`` analyses.
-SITUATED_STUDY_TASK = "situated_identification"
 
 #: Keys an analysis of each situated kind may have (the others do not apply).
 SITUATED_KEYS = {
@@ -84,17 +77,25 @@ JUDGMENT_MEASURES: dict[str, tuple[str, str, bool, tuple[str, ...]]] = {
 
 
 def study_measures(study: Mapping[str, Any]) -> list[str]:
-    if study["task"] == TEXT_RATING_TASK:
-        measures = study_criteria(study)
-    else:
-        measures = [
-            m for m, (*_, tasks) in JUDGMENT_MEASURES.items() if study["task"] in tasks
-        ]
-    if study.get("normalise") == "z":  # <measure>_z: per-rater z-scores
+    """The measures an analysis of *study* can name: the REG measures of its
+    kind (:data:`JUDGMENT_MEASURES`), or else its kind's ``measures`` hook's
+    (a text rating's criteria), or else the measures its kind declares; and
+    with ``normalise: z`` each interval measure's ``<measure>_z``."""
+    from stecflow.studykinds.registry import get, hook
+
+    task = study["task"]
+    measures = [m for m, (*_, tasks) in JUDGMENT_MEASURES.items() if task in tasks]
+    declared = hook(task, "measures")
+    if not measures:
+        measures = (
+            list(declared(study))
+            if declared is not None
+            else [m.name for m in get(task).measures]
+        )
+    if study.get("normalise") == "z" and get(task).normalisable:
+        interval = {m.name for m in get(task).measures if m.level == "interval"}
         measures += [
-            f"{m}_z"
-            for m in measures
-            if study["task"] == TEXT_RATING_TASK or m in ("adequacy", "fluency")
+            f"{m}_z" for m in measures if declared is not None or m in interval
         ]
     return measures
 
@@ -174,77 +175,99 @@ def default_analyses(
     )
     if accuracy:
         out.append({"id": "accuracy-kruskal", "test": "kruskal", "measure": accuracy})
-    two_way = ["system", "subdomain"]
     for study in studies:
-        sid = study["id"]
-        if study["task"] == SITUATED_STUDY_TASK:
-            out.append(
-                {"id": f"{sid}-ttests", "test": "situated_ttests", "source": sid}
-            )
-        elif study["task"] == TEXT_PREFERENCE_TASK:
-            out.append({"id": f"{sid}-preference", "test": "preference", "source": sid})
-        elif study["task"] == TEXT_RATING_TASK:
-            for measure in study_criteria(study):
-                out += [
-                    {
-                        "id": f"{sid}-{measure}-{test}",
-                        "test": test,
-                        "source": sid,
-                        "measure": measure,
-                    }
-                    for test in ("anova", "tukey")
-                ]
-        elif study["task"] == "rating":
-            for measure in ("adequacy", "fluency"):
-                out += [
-                    {
-                        "id": f"{sid}-{measure}-anova",
-                        "test": "anova",
-                        "source": sid,
-                        "measure": measure,
-                        "factors": two_way,
-                    },
-                    {
-                        "id": f"{sid}-{measure}-tukey",
-                        "test": "tukey",
-                        "source": sid,
-                        "measure": measure,
-                        "factors": two_way,
-                    },
-                ]
-            correlated += [f"{sid}:adequacy", f"{sid}:fluency"]
-        else:
-            out += [
-                {
-                    "id": f"{sid}-time-anova",
-                    "test": "anova",
-                    "source": sid,
-                    "measure": "identification_time",
-                    "factors": two_way,
-                },
-                {
-                    "id": f"{sid}-time-tukey",
-                    "test": "tukey",
-                    "source": sid,
-                    "measure": "identification_time",
-                    "factors": two_way,
-                },
-                {
-                    "id": f"{sid}-accuracy-kruskal",
-                    "test": "kruskal",
-                    "source": sid,
-                    "measure": "identification_accuracy",
-                },
-            ]
-            correlated += [
-                f"{sid}:identification_accuracy",
-                f"{sid}:identification_time",
-            ]
+        own = hook(study["task"], "analyses")
+        specs, measures = (own or measure_analyses)(study)
+        out += specs
+        correlated += measures
     if len(correlated) >= 2:
         out.append(
             {"id": "correlations", "test": "correlations", "measures": correlated}
         )
     return out
+
+
+def measure_analyses(
+    study: Mapping[str, Any],
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """A study's default analyses when its kind gives none of its own: ANOVA
+    and Tukey's HSD of each of its measures (:func:`study_measures`, the
+    z-scores aside), and those measures to correlate (none: a text rating's
+    criteria are not the REG measures the correlations of seed 001 cross)."""
+    sid = study["id"]
+    specs = [
+        {
+            "id": f"{sid}-{measure}-{test}",
+            "test": test,
+            "source": sid,
+            "measure": measure,
+        }
+        for measure in study_measures({**study, "normalise": None})
+        for test in ("anova", "tukey")
+    ]
+    return specs, []
+
+
+def rating_analyses(study: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
+    """The rating kind's ``analyses`` hook: two-way ANOVA and Tukey's HSD
+    (system x subdomain) of Adequacy and Fluency, both correlated (seed 001)."""
+    sid = study["id"]
+    specs = [
+        {
+            "id": f"{sid}-{measure}-{test}",
+            "test": test,
+            "source": sid,
+            "measure": measure,
+            "factors": ["system", "subdomain"],
+        }
+        for measure in ("adequacy", "fluency")
+        for test in ("anova", "tukey")
+    ]
+    return specs, [f"{sid}:adequacy", f"{sid}:fluency"]
+
+
+def identification_analyses(
+    study: Mapping[str, Any],
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The identification kind's ``analyses`` hook: two-way ANOVA and Tukey's
+    HSD of identification time, Kruskal-Wallis of identification accuracy,
+    both correlated (seed 001)."""
+    sid = study["id"]
+    two_way = ["system", "subdomain"]
+    specs = [
+        {
+            "id": f"{sid}-time-{test}",
+            "test": test,
+            "source": sid,
+            "measure": "identification_time",
+            "factors": two_way,
+        }
+        for test in ("anova", "tukey")
+    ]
+    specs.append(
+        {
+            "id": f"{sid}-accuracy-kruskal",
+            "test": "kruskal",
+            "source": sid,
+            "measure": "identification_accuracy",
+        }
+    )
+    return specs, [f"{sid}:identification_accuracy", f"{sid}:identification_time"]
+
+
+def own_test_analyses(
+    study: Mapping[str, Any],
+) -> tuple[list[dict[str, Any]], list[str]]:
+    """The ``analyses`` hook of a kind analysed by tests of its own
+    (:attr:`~stecflow.studykinds.base.StudyKind.tests`): one of each, named
+    ``<study>-<suffix>``, nothing correlated."""
+    from stecflow.studykinds.registry import get
+
+    sid = study["id"]
+    return [
+        {"id": f"{sid}-{suffix}", "test": test, "source": sid}
+        for test, suffix in get(study["task"]).tests.items()
+    ], []
 
 
 def check_study_source(
@@ -255,21 +278,32 @@ def check_study_source(
     A situated or a preference study takes its own test only (a ConfigError
     says which); an analysis of a text-rating study gets its ``criteria``.
     """
-    test = spec["test"]
-    if study["task"] == SITUATED_STUDY_TASK:
+    from stecflow.studykinds.registry import get, hook
+
+    test, kind = spec["test"], get(study["task"])
+    if kind.tests and test not in kind.tests:
         raise ConfigError(
-            f"{spec['source']} is a {SITUATED_STUDY_TASK} study: analyse it with"
-            f" test situated_ttests, not {test}",
+            f"{spec['source']} is a {kind.name} study: analyse it with test"
+            f" {' or '.join(kind.tests)}, not {test}",
             field=f"{where}.test",
         )
-    if study["task"] == TEXT_PREFERENCE_TASK:
-        raise ConfigError(
-            f"{spec['source']} is a {TEXT_PREFERENCE_TASK} study: analyse it"
-            f" with test preference, not {test}",
-            field=f"{where}.test",
-        )
-    if study["task"] == TEXT_RATING_TASK:
+    if hook(kind.name, "measures") is not None or kind.name not in {
+        task for *_, tasks in JUDGMENT_MEASURES.values() for task in tasks
+    }:  # measures that are columns of their own name (a criterion's)
         spec["criteria"] = study_measures(study)
+
+
+def _taking(test: str, studies: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """The studies whose kind is analysed by *test* of its own."""
+    from stecflow.studykinds.registry import get
+
+    return [s for s, st in studies.items() if test in get(st["task"]).tests]
+
+
+def _kinds_taking(test: str) -> str:
+    from stecflow.studykinds.registry import names_where
+
+    return " or ".join(names_where(lambda kind: test in kind.tests))
 
 
 def checked_preference_spec(
@@ -291,11 +325,11 @@ def checked_preference_spec(
             + ")",
             field=f"{where}.{extra[0]}",
         )
-    preference = [s for s, st in studies.items() if st["task"] == TEXT_PREFERENCE_TASK]
+    preference = _taking("preference", studies)
     if spec.get("source") not in preference:
         what = "not" if spec.get("source") in studies else "unknown: give"
         raise ConfigError(
-            f"source {spec.get('source')!r} is {what} a {TEXT_PREFERENCE_TASK}"
+            f"source {spec.get('source')!r} is {what} a {_kinds_taking('preference')}"
             f" study ({', '.join(preference) or 'none is configured'})",
             field=f"{where}.source",
         )
@@ -357,13 +391,12 @@ def checked_situated_spec(
             )
         return spec
     source = spec.get("source")
-    situated = [
-        s for s, study in studies.items() if study["task"] == SITUATED_STUDY_TASK
-    ]
-    if source not in studies or studies[source]["task"] != SITUATED_STUDY_TASK:
+    situated = _taking("situated_ttests", studies)
+    if source not in situated:
         what = "no source" if source is None else f"{source!r} is not"
         raise ConfigError(
-            f"situated_ttests analyses a {SITUATED_STUDY_TASK} study: {what} one"
+            f"situated_ttests analyses a {_kinds_taking('situated_ttests')} study:"
+            f" {what} one"
             f" ({', '.join(situated) or 'none is configured'})",
             field=f"{where}.source",
         )

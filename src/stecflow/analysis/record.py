@@ -14,8 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from stecflow.analysis.kind_defaults import SITUATED_STUDY_TASK
 from stecflow.core.io import read_json, write_json, write_tsv
+from stecflow.studykinds.registry import in_family
 
 if TYPE_CHECKING:  # pragma: no cover
     from stecflow.analysis.registry import AnalysisJob
@@ -37,7 +37,7 @@ def judgment_settings(judgments_path: str | Path) -> dict[str, Any]:
         summary: dict[str, Any] = {}
     else:
         summary = read_json(summary_path)
-    if not summary or summary.get("task") == SITUATED_STUDY_TASK:
+    if not summary or summary.get("task") in in_family("situated"):
         corrections = summary.get("corrections") or []
         return {
             "simulated": summary.get("simulated"),

@@ -184,6 +184,10 @@ class StudyKind:
     #: ``responses`` hook instead
     #: (:func:`stecflow.studykinds.registry.response_fields`).
     responses: tuple[ResponseField, ...] = ()
+    #: Tests of its own that alone analyse its studies, each with the suffix
+    #: of its default analysis's ID (``<study>-<suffix>``); empty: the
+    #: general tests (ANOVA, Tukey, Kruskal-Wallis, correlations...).
+    tests: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
     #: What two raters of a trial must share to be compared (the unit of
     #: agreement): columns of its judgments table; a tuple of columns is an
     #: unordered pair (two systems side by side, whichever is left).
@@ -205,7 +209,12 @@ class StudyKind:
     #: :class:`stecflow.release.heds.KindSheet`); and ``responses`` (its
     #: answers given the study's criteria, a tuple of :class:`ResponseField`)
     #: and ``keyed`` (``(trial, answers) -> dict``: what the collection server
-    #: stores beside the answers from the study's key, as a preference's systems).
+    #: stores beside the answers from the study's key, as a preference's
+    #: systems); ``analyses`` (its default analyses, ``study -> (specs,
+    #: measures to correlate)``; without it, ANOVA and Tukey of each declared
+    #: measure: :func:`stecflow.analysis.kind_defaults.measure_analyses`) and
+    #: ``measures`` (``study -> names``: the measures of a study whose measures
+    #: come from its config, a text rating's criteria).
     hooks: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
 
     def __post_init__(self) -> None:

@@ -31,6 +31,7 @@ KIND = StudyKind(
     ),
     hooks=MappingProxyType(
         {
+            "analyses": "stecflow.analysis.kind_defaults:identification_analyses",
             "stimuli": "stecflow.studies.setup:build_reg_stimuli",
             "simulate": "stecflow.judgments.simulate:simulate_job",
             "merge": "stecflow.judgments.study:merge_job",

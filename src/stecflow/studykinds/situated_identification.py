@@ -27,8 +27,10 @@ KIND = StudyKind(
     unit=("instance", "shown"),
     min_window=(660, 550),
     page=("situated_identification.js",),
+    tests=MappingProxyType({"situated_ttests": "ttests"}),
     hooks=MappingProxyType(
         {
+            "analyses": "stecflow.analysis.kind_defaults:own_test_analyses",
             "check": "stecflow.studies.situated_setup:check_spec",
             "design": "stecflow.studies.situated_setup:design_hook",
             "stimuli": "stecflow.studies.situated_setup:stimuli_hook",

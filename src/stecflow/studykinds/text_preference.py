@@ -26,8 +26,10 @@ KIND = StudyKind(
     unit=("item", ("system_left", "system_right")),
     min_window=(520, 590),
     page=("_text.js", "text_preference.js"),
+    tests=MappingProxyType({"preference": "preference"}),
     hooks=MappingProxyType(
         {
+            "analyses": "stecflow.analysis.kind_defaults:own_test_analyses",
             "stimuli": "stecflow.studies.setup:build_text_stimuli",
             "responses": "stecflow.studies.answers:preference_fields",
             "keyed": "stecflow.studies.answers:preference_keyed",

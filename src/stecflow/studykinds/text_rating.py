@@ -26,6 +26,7 @@ KIND = StudyKind(
     page=("_text.js", "text_rating.js"),
     hooks=MappingProxyType(
         {
+            "measures": "stecflow.analysis.kind_defaults:study_criteria",
             "stimuli": "stecflow.studies.setup:build_text_stimuli",
             "responses": "stecflow.studies.answers:rating_fields",
             "simulate": "stecflow.judgments.text_study:simulate_job",

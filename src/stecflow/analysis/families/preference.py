@@ -12,7 +12,6 @@ from collections.abc import Mapping
 from typing import Any
 
 from stecflow.analysis.kind_defaults import (
-    TEXT_PREFERENCE_TASK,
     checked_preference_spec,
 )
 from stecflow.analysis.record import judgment_settings
@@ -77,8 +76,8 @@ def _trials(spec: Mapping[str, Any], job: AnalysisJob, record: dict[str, Any]) -
     ]
     if missing:
         raise ConfigError(
-            f"{path} has no column {missing[0]}: not the judgments of a"
-            f" {TEXT_PREFERENCE_TASK} study",
+            f"{path} has no column {missing[0]}: not the judgments of a study"
+            " whose kind is analysed by preference",
             field=f"{spec['id']}.source",
         )
     frame = frame[frame["in_analysis"] == "true"]
