@@ -1580,16 +1580,16 @@ class KindSheet:
 def _sheet(task: Any) -> KindSheet | None:
     """The :class:`KindSheet` of the kind *task*; None for a kind stecflow does
     not know or one without a ``datasheet`` hook."""
-    from stecflow.studykinds.registry import hook, names
+    from stecflow.studykinds.registry import hook, is_kind
 
-    return hook(str(task), "datasheet") if task in names() else None
+    return hook(str(task), "datasheet") if is_kind(task) else None
 
 
 def _kind_control(task: Any) -> str:
     """The control trials a *task* study takes by default (its kind's)."""
-    from stecflow.studykinds.registry import get, names
+    from stecflow.studykinds.registry import get, is_kind
 
-    return (get(str(task)).control if task in names() else None) or "degraded"
+    return (get(str(task)).control if is_kind(task) else None) or "degraded"
 
 
 def _rating_trial(study: Mapping[str, Any], config_study: Mapping[str, Any]) -> str:

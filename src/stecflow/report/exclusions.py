@@ -45,9 +45,9 @@ def _control_expected(task: str) -> str:
     >>> _control_expected("identification")
     "a gold description's target identified"
     """
-    from stecflow.studykinds.registry import get, kinds, names
+    from stecflow.studykinds.registry import get, is_kind, kinds
 
-    if task in names():
+    if is_kind(task):
         expected = get(task).control_expected
         if expected is not None:
             return expected

@@ -112,12 +112,12 @@ SCATTER_MEASURES = ("adequacy", "fluency", "accuracy", "identification_time")
 
 
 def _task_measures(rows: Sequence[Mapping[str, str]], task: str) -> list[HumanMeasure]:
-    from stecflow.studykinds.registry import get, names
+    from stecflow.studykinds.registry import get, is_kind
 
     present = _present(rows, HUMAN_MEASURES)
     # the measures of the kind's main table (seed 001 Table 6 for ratings, Table
     # 8 for identification); a kind that declares none shows every one present
-    wanted = [m.name for m in get(task).measures] if task in names() else []
+    wanted = [m.name for m in get(task).measures] if is_kind(task) else []
     if not wanted:
         return present
     chosen = [m for m in present if m.key in wanted]
@@ -398,7 +398,7 @@ def _scatter_blocks(ctx: Context, studies: Sequence[JudgmentStudy]) -> list[Bloc
 def human_section(ctx: Context) -> list[Block]:
     """Section 3: Tables 6/8 style means and SDs per study, or the placeholder."""
     from stecflow.report.situated import is_situated
-    from stecflow.studykinds.registry import hook, in_family, names
+    from stecflow.studykinds.registry import hook, in_family, is_kind
 
     studies = [
         s
@@ -488,7 +488,7 @@ def human_section(ctx: Context) -> list[Block]:
         blocks.extend(exclusion_blocks(summary))  # stecflow.report.exclusions
         # the kind's own tables (stecflow.studykinds: its report hook)
         kind = str(task or "")
-        results = hook(kind, "report") if kind in names() else None
+        results = hook(kind, "report") if is_kind(kind) else None
         blocks += (results or identification_blocks)(ctx, study, kind)
         blocks.extend(_flag_notices(summary))
     blocks.extend(_scatter_blocks(ctx, studies))

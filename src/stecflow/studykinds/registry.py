@@ -28,6 +28,7 @@ __all__ = [
     "get",
     "hook",
     "in_family",
+    "is_kind",
     "kinds",
     "load_plugins",
     "names",
@@ -160,6 +161,22 @@ def in_family(family: str) -> tuple[str, ...]:
     ('rating', 'identification')
     """
     return names_where(lambda kind: kind.family == family)
+
+
+def is_kind(name: object) -> bool:
+    """Whether *name* is a study kind: a built-in one, or one registered or
+    installed (:func:`load_plugins`), as a study's summary may name it.
+
+    >>> is_kind("rating"), is_kind("no such kind"), is_kind(None)
+    (True, False, False)
+    """
+    if not isinstance(name, str):
+        return False
+    try:
+        get(name)
+    except ConfigError:
+        return False
+    return True
 
 
 def get(name: str) -> StudyKind:

@@ -1,0 +1,1 @@
+"""Study kinds declared outside the library, as an organiser's package would."""

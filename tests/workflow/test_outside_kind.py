@@ -1,0 +1,191 @@
+"""A study kind is one package: a kind declared outside stecflow runs a campaign.
+
+The plausibility kind of ``tests/kinds/plausibility`` (a yes/no judgement of
+one text) is offered as an installed distribution offers it, an entry point of
+the group ``stecflow.study_kinds`` (a ``.dist-info`` folder on the job's
+``PYTHONPATH``), and goes through the whole campaign without a change to the
+library: the config check, the design (the shared Latin square), the stimuli
+and the page assembled from its component, two participants answering in the
+real browser, the collection server checking their answers by the kind's
+declaration and refusing what it does not declare, the export, the merge, the
+default analyses of its declared measure (ANOVA and Tukey), the report and the
+release.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+import yaml
+
+from stecflow.core.io import read_tsv
+from stecflow.studykinds import registry
+from tests.conftest import REPO
+from tests.kinds.plausibility import KIND
+from tests.workflow.helpers import snakemake_command
+
+pytestmark = pytest.mark.workflow
+
+STUDY = "plausible"
+SYSTEMS = ["organisers/template", "organisers/rules", "organisers/weak"]
+ENTRY_POINTS = "[stecflow.study_kinds]\nplausibility = tests.kinds.plausibility:KIND\n"
+
+
+def _campaign(root: Path) -> tuple[Path, dict[str, str]]:
+    """A copy of the text demo with one plausibility study, and the
+    environment whose PYTHONPATH holds the kind's distribution."""
+    campaign = root / "campaign"
+    shutil.copytree(REPO / "config", campaign / "config")
+    shutil.copytree(
+        REPO / "resources" / "text-demo", campaign / "resources" / "text-demo"
+    )
+    config = yaml.safe_load((REPO / "config" / "text-demo.yaml").read_text())
+    config["results"] = "results/plausibility"
+    config["statistics"].pop("analyses")  # the defaults: the kind's measure's
+    config["studies"] = [
+        {
+            "id": STUDY,
+            "title": "Could the text have been written for the input?",
+            "task": "plausibility",
+            "systems": SYSTEMS,
+            "subjects": 3,
+            "seed": 31,
+        }
+    ]
+    (campaign / "config" / "plausibility.yaml").write_text(yaml.safe_dump(config))
+    plugins = root / "plugins"
+    info = plugins / "stecflow_plausibility-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text(
+        "Metadata-Version: 2.1\nName: stecflow-plausibility\nVersion: 1.0\n"
+    )
+    (info / "entry_points.txt").write_text(ENTRY_POINTS)
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(plugins), str(REPO)])}
+    return campaign, env
+
+
+def _run(campaign: Path, env: dict[str, str]) -> None:
+    result = subprocess.run(
+        snakemake_command(
+            campaign,
+            "--cores",
+            "2",
+            "--configfile",
+            str(campaign / "config" / "plausibility.yaml"),
+        ),
+        cwd=campaign,
+        capture_output=True,
+        text=True,
+        timeout=900,
+        env=env,
+    )
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-6000:]
+
+
+def _answer(page, doc: dict, url: str, plausible: set[str]) -> dict[int, str]:
+    """One participant: Yes to the texts of the systems in *plausible*."""
+    page.goto(url)
+    page.wait_for_selector("body[data-screen=welcome]")
+    page.click("#start")
+    page.wait_for_selector("body[data-screen=plausibility]")  # a list is given
+    list_id = page.evaluate("() => document.body.dataset.list")
+    trials = next(lst for lst in doc["lists"] if lst["list"] == list_id)["trials"]
+    answers = {}
+    for trial in trials:
+        page.wait_for_function(
+            "o => document.body.dataset.screen === 'break' || (document.body"
+            ".dataset.screen === 'plausibility' && document.body.dataset.order === o)",
+            arg=str(trial["order"]),
+        )
+        if page.evaluate("() => document.body.dataset.screen") == "break":
+            page.click("#continue")  # the core's pause between blocks
+            page.wait_for_selector(
+                f"body[data-screen=plausibility][data-order='{trial['order']}']"
+            )
+        assert page.text_content("#output").strip().endswith(trial["output"])
+        answer = "yes" if trial["system"] in plausible else "no"
+        page.click(f"#answer-{answer}")
+        page.click("#next")
+        answers[trial["order"]] = answer
+    page.wait_for_selector("body[data-screen=done]")
+    return answers
+
+
+def test_a_kind_declared_outside_the_library_runs_a_whole_campaign(tmp_path, browser):
+    from stecflow.studies.server import export_responses, make_server
+
+    campaign, env = _campaign(tmp_path)
+    _run(campaign, env)  # design, stimuli, awaiting responses
+    results = campaign / "results" / "plausibility"
+    study_dir = results / "studies" / STUDY
+    doc = json.loads((study_dir / "stimuli-key.json").read_text())  # the whole
+    assert doc["task"] == "plausibility" and doc["columns"][-1] == "plausible"
+    assert len(doc["lists"]) == 3  # a Latin square of the three systems
+    script = (study_dir / "web" / "experiment.js").read_text()
+    assert 'trialKind("plausibility"' in script
+
+    registry.register(KIND)  # this process serves the study
+    try:
+        db = tmp_path / "responses.sqlite"
+        with make_server(study_dir, port=0, db_path=db).start() as server:
+            answered = []
+            for plausible in ({"organisers/rules"}, set(SYSTEMS[:2])):
+                # a browser profile of its own: a participant each
+                context = browser.new_context(viewport={"width": 1366, "height": 768})
+                answered.append(_answer(context.new_page(), doc, server.url, plausible))
+                context.close()
+            # what the kind does not declare is refused, naming what it takes
+            from stecflow.serving.request import HTTPError
+            from stecflow.studies.server.checks import text_fields
+            from stecflow.studies.server.study import load_study
+
+            served = load_study(study_dir)
+            trial = next(iter(served.lists["L01"].values()))
+            with pytest.raises(HTTPError, match="plausible must be one of yes, no"):
+                text_fields({"plausible": "maybe"}, trial, served)
+        responses = campaign / "responses.tsv"
+        assert export_responses(study_dir, responses, db_path=db) == sum(
+            len(a) for a in answered
+        )
+    finally:
+        registry.unregister("plausibility")
+
+    config = yaml.safe_load((campaign / "config" / "plausibility.yaml").read_text())
+    config["studies"][0]["responses"] = [str(responses)]
+    (campaign / "config" / "plausibility.yaml").write_text(yaml.safe_dump(config))
+    _run(campaign, env)  # merge, analyses, report, release
+
+    rows = read_tsv(results / "judgments" / f"{STUDY}.tsv")
+    yes = [r["system"] for r in rows if r["plausible"] == "1"]
+    n_yes = {s: yes.count(s) for s in SYSTEMS}
+    n = {s: sum(r["system"] == s for r in rows) for s in SYSTEMS}
+    assert len(rows) == sum(len(a) for a in answered)
+    # the first participant said Yes to rules only, the second to template too
+    assert (
+        n_yes["organisers/weak"] == 0
+        and n_yes["organisers/rules"] == n["organisers/rules"]
+    )
+    measures = {
+        r["system"]: r
+        for r in read_tsv(results / "judgments" / "measures" / f"{STUDY}.tsv")
+    }
+    assert float(measures["organisers/rules"]["plausible"]) == 1.0
+    assert float(measures["organisers/weak"]["plausible"]) == 0.0
+    template = n_yes["organisers/template"] / n["organisers/template"]
+    assert float(measures["organisers/template"]["plausible"]) == pytest.approx(
+        template
+    )
+
+    anova = json.loads(
+        (results / "stats" / f"{STUDY}-plausible-anova.json").read_text()
+    )
+    assert anova["test"] == "anova"
+    assert (results / "stats" / f"{STUDY}-plausible-tukey.json").is_file()
+    report = (results / "report" / "index.html").read_text(encoding="utf-8")
+    assert f'id="human-{STUDY}"' in report
+    assert "Could this text have been written for this input?" in report
