@@ -188,6 +188,50 @@ def test_the_schemas_kinds_are_the_registrys(tmp_path):
         validate_config(_config("plausibility"), SCHEMA)
 
 
+def _installed(root: Path, entry: str) -> None:
+    """A distribution on ``sys.path`` whose entry point offers *entry*."""
+    info = root / "stecflow_kinds-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: k\nVersion: 1\n")
+    (info / "entry_points.txt").write_text(f"[stecflow.study_kinds]\n{entry}\n")
+
+
+@pytest.fixture
+def fresh_plugins(monkeypatch, tmp_path):
+    """No installed kind loaded yet; *tmp_path* on ``sys.path``."""
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(registry, "_PLUGINS", [])
+    yield tmp_path
+    registry.unregister("plausibility")
+
+
+def test_an_installed_kind_is_loaded_when_a_config_names_it(fresh_plugins):
+    from stecflow.campaign import validate_config
+
+    _installed(fresh_plugins, "plausibility = tests.kinds.plausibility:KIND")
+    assert not registry.is_kind("no_such_kind")
+    validate_config(_config("plausibility"), SCHEMA)  # found, then accepted
+    assert registry.get("plausibility").responses[0].choices == ("yes", "no")
+    assert registry.load_plugins() == ("plausibility",)
+    assert "plausibility" in registry.names()
+
+
+@pytest.mark.parametrize(
+    ("entry", "message"),
+    [
+        ("plausibility = tests.kinds.no_such_module:KIND", "cannot be loaded"),
+        ("plausibility = tests.kinds.plausibility:HERE", "not a stecflow.studykinds"),
+        ("plausible = tests.kinds.plausibility:KIND", "declares a kind named"),
+    ],
+)
+def test_a_broken_installed_kind_is_named_in_the_error(fresh_plugins, entry, message):
+    _installed(fresh_plugins, entry)
+    with pytest.raises(ConfigError, match=message) as caught:
+        registry.get("plausibility")
+    assert entry.split(" = ")[1] in caught.value.message
+    assert caught.value.field == "task"
+
+
 # ------------------------------------------------------------------ the ratchet
 
 #: Literals of kind names allowed per module outside ``studykinds/``, the
