@@ -260,7 +260,7 @@ ALLOWED = {
     "judgments/text_sim.py": 2,
     "judgments/text_simulation.py": 1,
     "judgments/text_study.py": 7,
-    "release/heds.py": 1,
+    "release/heds_kinds.py": 1,
     "report/situated.py": 2,
     "studies/dmdx.py": 3,
     "studies/situated.py": 1,

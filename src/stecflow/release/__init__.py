@@ -11,6 +11,8 @@ Owns, one concern a module:
 - :mod:`~stecflow.release.heds`: the Human Evaluation Datasheet, from the config
   and what :mod:`~stecflow.release.studyfacts` reads of each study (what was
   collected, its texts, its power analysis);
+- :mod:`~stecflow.release.heds_kinds`: what the datasheet says of each built-in
+  study kind (its criteria, its trials: the sheet its ``datasheet`` hook names);
 - :mod:`~stecflow.release.readme`: README.md and its re-running steps;
 - :mod:`~stecflow.release.citation`: CITATION.cff, .zenodo.json and the licence
   notes;

@@ -37,7 +37,7 @@ KIND = StudyKind(
             "merge": "stecflow.judgments.study:merge_job",
             "rated": "stecflow.studies.criteria:entity_choice",
             "report": "stecflow.report.human:identification_blocks",
-            "datasheet": "stecflow.release.heds:IDENTIFICATION_SHEET",
+            "datasheet": "stecflow.release.heds_kinds:IDENTIFICATION_SHEET",
         }
     ),
 )

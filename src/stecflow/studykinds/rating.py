@@ -36,7 +36,7 @@ KIND = StudyKind(
             "merge": "stecflow.judgments.study:merge_job",
             "rated": "stecflow.studies.criteria:slider_criteria",
             "report": "stecflow.report.human:rating_blocks",
-            "datasheet": "stecflow.release.heds:RATING_SHEET",
+            "datasheet": "stecflow.release.heds_kinds:RATING_SHEET",
         }
     ),
 )

@@ -38,7 +38,7 @@ KIND = StudyKind(
             "merge": "stecflow.judgments.situated_study:merge_job",
             "agreement": "stecflow.judgments.agreement:situated_answers",
             "rated": "stecflow.studies.criteria:piece_choice",
-            "datasheet": "stecflow.release.heds:SITUATED_SHEET",
+            "datasheet": "stecflow.release.heds_kinds:SITUATED_SHEET",
         }
     ),
 )

@@ -38,7 +38,7 @@ KIND = StudyKind(
             "agreement": "stecflow.judgments.agreement:preference_answers",
             "rated": "stecflow.studies.criteria:configured_preference",
             "report": "stecflow.report.text_studies:preference_blocks",
-            "datasheet": "stecflow.release.heds:TEXT_PREFERENCE_SHEET",
+            "datasheet": "stecflow.release.heds_kinds:TEXT_PREFERENCE_SHEET",
         }
     ),
 )

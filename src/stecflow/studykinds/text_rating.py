@@ -33,7 +33,7 @@ KIND = StudyKind(
             "merge": "stecflow.judgments.text_study:merge_job",
             "rated": "stecflow.studies.criteria:configured_ratings",
             "report": "stecflow.report.text_studies:rating_blocks",
-            "datasheet": "stecflow.release.heds:TEXT_RATING_SHEET",
+            "datasheet": "stecflow.release.heds_kinds:TEXT_RATING_SHEET",
         }
     ),
 )
