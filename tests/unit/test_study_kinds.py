@@ -246,7 +246,6 @@ ALLOWED = {
     "judgments/importers/dmdx.py": 6,
     "judgments/importers/dmdx_zil.py": 2,
     "judgments/importers/situated.py": 1,
-    "judgments/importers/text.py": 5,
     "judgments/measures.py": 1,
     "judgments/merge.py": 3,
     "judgments/participant.py": 3,
@@ -254,18 +253,10 @@ ALLOWED = {
     "judgments/situated_design.py": 1,
     "judgments/situated_study.py": 1,
     "judgments/study.py": 1,
-    "judgments/text_corrections.py": 1,
-    "judgments/text_exclusions.py": 3,
-    "judgments/text_join.py": 5,
-    "judgments/text_sim.py": 2,
-    "judgments/text_simulation.py": 1,
-    "judgments/text_study.py": 7,
-    "release/heds_kinds.py": 1,
     "report/situated.py": 2,
     "studies/dmdx.py": 3,
     "studies/situated.py": 1,
     "studies/stimuli.py": 2,
-    "studies/text.py": 2,
 }
 
 

@@ -23,6 +23,7 @@ from stecflow.judgments._common import (
 )
 from stecflow.judgments.importers.text import PREFERENCE_OUTCOMES, Criterion
 from stecflow.judgments.text_join import winner
+from stecflow.studykinds.registry import paired
 
 __all__ = ["TextCorrection", "apply_text_corrections", "read_text_corrections"]
 
@@ -88,7 +89,7 @@ def read_text_corrections(
             field=unknown[0],
         )
     by_id = {c.id: c for c in criteria}
-    fields = ["exclude", *(["preferred"] if task == "text_preference" else by_id)]
+    fields = ["exclude", *(["preferred"] if paired(task) else by_id)]
     out = []
     for (line, _), cells in zip(lines[1:], parsed[1:], strict=True):
         if len(cells) != len(header):

@@ -18,6 +18,7 @@ from typing import Any
 from stecflow.judgments._common import problem
 from stecflow.judgments.importers.text import Criterion
 from stecflow.judgments.pipeline import read_session_rows
+from stecflow.studykinds.registry import paired
 
 __all__ = ["exclude_by_rules", "flag_text_trials"]
 
@@ -36,7 +37,7 @@ def flag_text_trials(
             reasons.append("correction")
         if t["import_problem"]:
             reasons.append("import_problem")
-        if task == "text_rating":
+        if not paired(task):
             answered = any(v is not None for v in t["ratings"].values())
         else:
             answered = t["preferred"] is not None
@@ -46,7 +47,7 @@ def flag_text_trials(
                 problem(
                     "no_response",
                     "no rating given"
-                    if task == "text_rating"
+                    if not paired(task)
                     else "no preference given; expected left, right or tie",
                     study=study,
                     source_file=t["source_file"],
@@ -57,7 +58,7 @@ def flag_text_trials(
                     order=t["order"],
                     item=t["item"],
                     system=t.get("system"),
-                    field="preferred" if task == "text_preference" else None,
+                    field="preferred" if paired(task) else None,
                 )
             )
         if exclude_partial and t["partial_session"]:

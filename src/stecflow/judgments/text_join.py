@@ -15,23 +15,15 @@ from typing import Any
 
 from stecflow.judgments._common import JudgmentsError, clean_str, parse_int, problem
 from stecflow.judgments.pipeline import trial_location
+from stecflow.studykinds.registry import get, paired
 
 __all__ = ["join_text_trials", "read_text_design", "text_sessions", "winner"]
 
 _PARTIAL_STATUS = ("in_progress", "abandoned", "aborted")
 #: The system of a control trial's degraded text (studies.designs.controls).
 _CONTROL = "CONTROL"
-_DESIGN_NEEDED = {
-    "text_rating": ("study", "list", "order", "item", "system"),
-    "text_preference": (
-        "study",
-        "list",
-        "order",
-        "item",
-        "system_left",
-        "system_right",
-    ),
-}
+#: The design's columns every text study needs, before its kind's sides.
+_DESIGN_NEEDED = ("study", "list", "order", "item")
 
 
 def read_text_design(path: str | Path, task: str) -> list[dict[str, Any]]:
@@ -68,7 +60,7 @@ def read_text_design(path: str | Path, task: str) -> list[dict[str, Any]]:
         raise JudgmentsError(
             f"cannot read the design ({exc.strerror})", file=source
         ) from None
-    needed = _DESIGN_NEEDED[task]
+    needed = (*_DESIGN_NEEDED, *get(task).sides)
     if rows:
         missing = [c for c in needed if c not in rows[0]]
         if missing:
@@ -108,7 +100,7 @@ def read_text_design(path: str | Path, task: str) -> list[dict[str, Any]]:
         for flag in ("practice", "filler"):
             trial[flag] = (row.get(flag) or "").strip().lower() == "true"
         if (
-            task == "text_preference"
+            paired(task)
             and not trial["practice"]
             and (
                 not trial["system_left"]
@@ -211,7 +203,7 @@ def join_text_trials(
             continue
         shown = (
             ("item", "system")
-            if task == "text_rating"
+            if not paired(task)
             else ("item", "system_left", "system_right")
         )
         differ = [k for k in shown if row.get(k) is not None and row.get(k) != d.get(k)]
@@ -260,7 +252,7 @@ def join_text_trials(
             "source_file": row["source_file"],
             "source_line": row["source_line"],
         }
-        if task == "text_rating":
+        if not paired(task):
             trial["system"] = d["system"]
             trial["control"] = d.get("control")  # kind of a control trial
             trial["ratings"] = dict(row["ratings"] or {})

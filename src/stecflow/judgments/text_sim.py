@@ -70,6 +70,7 @@ from typing import Any
 from stecflow.core.text import strings_in
 from stecflow.judgments._common import JudgmentsError, digest_seed
 from stecflow.judgments.importers.text import Criterion
+from stecflow.studykinds.registry import paired
 
 __all__ = [
     "OutputQuality",
@@ -376,7 +377,7 @@ def simulate_text_answers(
             rows.append(_click_through(row, trial, task, criteria, rng))
             continue
         control = bool(trial.get("control"))
-        if task == "text_rating":
+        if not paired(task):
             q = quality(str(trial["system"]), item)
             ratings = {}
             for criterion in criteria:
@@ -449,7 +450,7 @@ def _click_through(
 ) -> dict[str, Any]:
     """An inattentive evaluator's answer: the scale's middle (slider 50) or the
     left text, in 700-1100 ms."""
-    if task == "text_rating":
+    if not paired(task):
         ratings = {
             c.id: (
                 1 + round(0.5 * ((c.points or 5) - 1)) if c.scale == "likert" else 50

@@ -15,6 +15,7 @@ from typing import Any
 from stecflow.judgments._common import JudgmentsError, read_text
 from stecflow.judgments.importers.text import criteria_from_config
 from stecflow.judgments.text_join import read_text_design
+from stecflow.studykinds.registry import paired
 
 __all__ = ["simulate_text_study"]
 
@@ -151,7 +152,7 @@ def simulate_text_study(
             "rt_ms": a["time_ms"],
             "simulated": True,
         }
-        if task == "text_rating":
+        if not paired(task):
             row["system"] = a["system"]
             row.update({f"rating_{k}": v for k, v in a["ratings"].items()})
         else:

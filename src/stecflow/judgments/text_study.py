@@ -67,6 +67,7 @@ from stecflow.judgments.text_measures import (
 )
 from stecflow.judgments.text_simulation import simulate_text_study
 from stecflow.studykinds.base import MergeJob, SimulationJob
+from stecflow.studykinds.registry import paired
 
 __all__ = ["judgment_columns", "merge_job", "merge_text_study", "simulate_job"]
 
@@ -98,7 +99,7 @@ def judgment_columns(task: str, criteria: Sequence[Criterion]) -> tuple[str, ...
     >>> judgment_columns("text_rating", [Criterion("fluency", "likert", 5)])[5:8]
     ('system', 'control', 'fluency')
     """
-    if task == "text_preference":
+    if paired(task):
         own: tuple[str, ...] = (
             "system_left",
             "system_right",
@@ -114,7 +115,7 @@ def judgment_columns(task: str, criteria: Sequence[Criterion]) -> tuple[str, ...
 def _check_criteria(task: str, criteria: Sequence[Criterion]) -> None:
     taken = set(judgment_columns(task, []))
     for n, criterion in enumerate(criteria):
-        if task == "text_rating" and criterion.id in taken:
+        if not paired(task) and criterion.id in taken:
             raise JudgmentsError(
                 f"criterion {criterion.id!r} has the name of a column of the "
                 "judgments table; rename it",
@@ -267,10 +268,10 @@ def merge_text_study(
     table = []
     for t in trials:
         row = {c: t.get(c) for c in columns}
-        if task == "text_rating":
+        if not paired(task):
             row.update(t["ratings"])
         table.append(row)
-    if task == "text_rating" and study.get("normalise"):
+    if not paired(task) and study.get("normalise"):
         from stecflow.judgments.normalise import add_z_scores
 
         columns += add_z_scores(
@@ -278,7 +279,7 @@ def merge_text_study(
         )
     pairs: list[dict[str, Any]] = []
     model: dict[str, Any] | None = None
-    if task == "text_rating":
+    if not paired(task):
         measure_rows = rating_measures(table, criteria)
         measure_columns = RATING_MEASURE_COLUMNS
     else:
@@ -299,7 +300,7 @@ def merge_text_study(
                 "id": c.id,
                 "scale": c.scale,
                 "points": c.points,
-                **({"allow_tie": c.allow_tie} if task == "text_preference" else {}),
+                **({"allow_tie": c.allow_tie} if paired(task) else {}),
             }
             for c in criteria
         ],
@@ -345,7 +346,7 @@ def merge_text_study(
             ),
             "audit": audit,
         }
-    if task == "text_preference":
+    if paired(task):
         summary["pairs"] = pairs
         # how often each side won: a check of position bias (the design
         # counterbalances the sides; a large imbalance is worth a look)

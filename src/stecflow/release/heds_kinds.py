@@ -11,7 +11,8 @@ rating or text preference study; identification and its time of a situated
 identification study), what a trial shows and asks (3.3.4.2), the time a trial
 allows (3.3.5) and, for a situated identification study, its own Section 3.
 
-May import: :mod:`stecflow.release.heds` (the shared answers and helpers).
+May import: :mod:`stecflow.release.heds` (the shared answers and helpers),
+:mod:`stecflow.studykinds` (whether a kind shows a pair).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from stecflow.release.heds import (
     _setting,
     _ui_string,
 )
+from stecflow.studykinds.registry import paired
 
 __all__ = [
     "IDENTIFICATION_SHEET",
@@ -345,7 +347,7 @@ def _text_criteria(
             "4.3.6": "N/A: there is a rating instrument (4.3.3–4.3.5)",
             "4.3.7": _quote(question) if question else "none configured",
         }
-        if task == "text_preference":
+        if paired(task):
             tie = bool(criterion.get("allow_tie"))
             answers |= {
                 "4.2.2": "Relative",

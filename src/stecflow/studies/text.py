@@ -101,7 +101,7 @@ from stecflow.studies.stimuli import (
     write_study,
 )
 from stecflow.studies.strings import TEXT_TITLES, TEXT_UI_STRINGS, UI_STRINGS
-from stecflow.studykinds.registry import in_family
+from stecflow.studykinds.registry import in_family, paired
 
 if TYPE_CHECKING:  # pragma: no cover - typing only (designs imports pandas)
     from stecflow.studies.designs import Design
@@ -112,8 +112,6 @@ __all__ = [
     "HTML_TAGS",
     "PREFERENCE_COLUMNS",
     "SCALES",
-    "TEXT_PREFERENCE_TASK",
-    "TEXT_RATING_TASK",
     "TEXT_TASKS",
     "Criterion",
     "build_text_study",
@@ -127,10 +125,6 @@ __all__ = [
 
 logger = logging.getLogger(__name__)
 
-#: The ``task`` of a rating study of texts (Likert scales and sliders).
-TEXT_RATING_TASK = "text_rating"
-#: The ``task`` of a pairwise preference study of texts.
-TEXT_PREFERENCE_TASK = "text_preference"
 #: The kinds of the text family (:mod:`stecflow.studykinds`).
 TEXT_TASKS = in_family("text")
 #: The scales of a rating criterion.
@@ -234,7 +228,7 @@ _PREFERENCE_KEYS = frozenset({"id", "question", "allow_tie"})
 
 
 def _criterion(data: Any, task: str, where: str) -> Criterion:
-    allowed = _RATING_KEYS if task == TEXT_RATING_TASK else _PREFERENCE_KEYS
+    allowed = _PREFERENCE_KEYS if paired(task) else _RATING_KEYS
     if isinstance(data, Criterion):
         data = {k: v for k, v in data.to_dict().items() if k in allowed}
     if not isinstance(data, Mapping):
@@ -255,7 +249,7 @@ def _criterion(data: Any, task: str, where: str) -> Criterion:
     question = data.get("question")
     if not isinstance(question, str) or not question.strip():
         raise ConfigError("must be a non-empty string", field=f"{where}.question")
-    if task == TEXT_PREFERENCE_TASK:
+    if paired(task):
         tie = data.get("allow_tie", False)
         if not isinstance(tie, bool):
             raise ConfigError("must be true or false", field=f"{where}.allow_tie")
@@ -358,7 +352,7 @@ def text_criteria(criteria: Iterable[Any], task: str) -> tuple[Criterion, ...]:
         if c.id in seen:
             raise ConfigError(f"duplicate ID {c.id}", field=f"criteria[{n}].id")
         seen.add(c.id)
-    if task == TEXT_PREFERENCE_TASK and len(checked) != 1:
+    if paired(task) and len(checked) != 1:
         raise ConfigError(
             f"a text_preference study asks one question per trial (one choice is "
             f"recorded); got {len(checked)} criteria: make one study per question",
@@ -376,7 +370,7 @@ def text_columns(task: str, criteria: Iterable[Criterion]) -> tuple[str, ...]:
     >>> text_columns("text_preference", ())
     ('system_left', 'system_right', 'preferred', 'chosen_system')
     """
-    if task == TEXT_PREFERENCE_TASK:
+    if paired(task):
         return PREFERENCE_COLUMNS
     return tuple(f"rating_{c.id}" for c in criteria)
 
@@ -673,7 +667,7 @@ def _texts(
         **(settings.strings or {}),
         **text_strings,
     }
-    if task == TEXT_RATING_TASK:
+    if not paired(task):
         paragraphs = [ui["instructions_text_rating"]]
         if any(c.scale == "slider" for c in criteria):
             paragraphs.append(ui["instructions_text_scales"])
@@ -775,7 +769,7 @@ def make_text_study_files(
     for each in items:
         by_id.setdefault(each.id, each)
     rows = _rows(design)
-    preference = task == TEXT_PREFERENCE_TASK
+    preference = paired(task)
     if preference and rows and "system_left" not in rows[0]:
         raise StimuliError(
             "a text_preference study needs a pair design (system_left and "

@@ -188,6 +188,10 @@ class StudyKind:
     #: of its default analysis's ID (``<study>-<suffix>``); empty: the
     #: general tests (ANOVA, Tukey, Kruskal-Wallis, correlations...).
     tests: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    #: The design's columns that name the systems a trial shows: one
+    #: (``system``), or two side by side (``system_left``, ``system_right``:
+    #: a pair, its sides counterbalanced by a pair design).
+    sides: tuple[str, ...] = ("system",)
     #: What two raters of a trial must share to be compared (the unit of
     #: agreement): columns of its judgments table; a tuple of columns is an
     #: unordered pair (two systems side by side, whichever is left).
@@ -227,6 +231,11 @@ class StudyKind:
             raise ValueError(f"{self.name}: unknown exclusion rules {sorted(unknown)}")
         if (self.control is None) != (self.control_expected is None):
             raise ValueError(f"{self.name}: a control kind needs control_expected")
+
+    @property
+    def paired(self) -> bool:
+        """Whether a trial shows two systems side by side (:attr:`sides`)."""
+        return len(self.sides) == 2
 
     @property
     def default_design(self) -> str | None:

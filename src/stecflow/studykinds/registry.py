@@ -33,6 +33,7 @@ __all__ = [
     "load_plugins",
     "names",
     "names_where",
+    "paired",
     "register",
     "response_fields",
     "unregister",
@@ -177,6 +178,15 @@ def is_kind(name: object) -> bool:
     except ConfigError:
         return False
     return True
+
+
+def paired(name: str) -> bool:
+    """Whether a trial of the kind *name* shows two systems side by side.
+
+    >>> paired("text_preference"), paired("text_rating")
+    (True, False)
+    """
+    return get(name).paired
 
 
 def get(name: str) -> StudyKind:

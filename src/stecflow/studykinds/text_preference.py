@@ -23,6 +23,7 @@ KIND = StudyKind(
     control="degraded",  # a text against a degraded copy of it
     control_expected="the intact text chosen over its degraded copy",
     reads="outputs",
+    sides=("system_left", "system_right"),
     unit=("item", ("system_left", "system_right")),
     min_window=(520, 590),
     page=("_text.js", "text_preference.js"),

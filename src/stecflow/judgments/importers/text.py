@@ -55,7 +55,7 @@ from stecflow.judgments.importers._rows import (
     parse_value,
     split_table,
 )
-from stecflow.studykinds.registry import in_family
+from stecflow.studykinds.registry import in_family, paired
 
 __all__ = [
     "PREFERENCE_COLUMNS",
@@ -179,7 +179,7 @@ def criteria_from_config(
     entries = list(entries or [])
     if not entries:
         raise JudgmentsError("a text study needs at least one criterion", field=where)
-    if task == "text_preference" and len(entries) != 1:
+    if paired(task) and len(entries) != 1:
         raise JudgmentsError(
             f"{len(entries)} criteria; a preference trial asks one question, so a "
             "text_preference study has exactly one criterion",
@@ -193,7 +193,7 @@ def criteria_from_config(
             raise JudgmentsError("a criterion needs an id", field=f"{key}.id")
         if ident in {c.id for c in out}:
             raise JudgmentsError(f"criterion {ident!r} twice", field=f"{key}.id")
-        if task == "text_preference":
+        if paired(task):
             out.append(
                 Criterion(ident, "preference", None, bool(entry.get("allow_tie", True)))
             )
@@ -222,7 +222,7 @@ def text_response_columns(task: str, criteria: Sequence[Criterion]) -> tuple[str
     """
     from stecflow.studies.settings import RESPONSE_COLUMNS
 
-    if task == "text_preference":
+    if paired(task):
         return (*RESPONSE_COLUMNS, *PREFERENCE_COLUMNS)
     return (*RESPONSE_COLUMNS, *(RATING_PREFIX + c.id for c in criteria))
 
@@ -350,7 +350,7 @@ def read_text_responses(
                     row[name] = value
                 if name == _SERVER_TIME:
                     row["time_ms"] = value
-        row["ratings"] = ratings if task == "text_rating" else None
+        row["ratings"] = None if paired(task) else ratings
         row["source_file"], row["source_line"] = source, line
         row["simulated"] = bool(row["simulated"])
         _check_row(row, task, allow_tie, problems)
@@ -401,7 +401,7 @@ def _check_row(
         problems.add("list", "empty; every row needs the list it was shown from")
     if row["order"] is None and row["item"] is None:
         problems.add("order", "empty, and so is item; the trial cannot be identified")
-    if task == "text_rating" or row["practice"]:
+    if not paired(task) or row["practice"]:
         return
     left, right = row["system_left"], row["system_right"]
     if left is None or right is None:
