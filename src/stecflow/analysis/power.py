@@ -523,7 +523,10 @@ def run_power(
         trials = per_system * len(effects.means)
         trials += control_trials(study.get("controls"), trials)
         trials += int(study.get("practice", 0))
-        default_ms = 3500.0 if study.get("task", "rating") == "rating" else 4000.0
+        from stecflow.studykinds.registry import get, names
+
+        # the kind's time per trial (a study without a task is the first kind's)
+        default_ms = get(study.get("task") or names()[0]).per_trial_ms
         duration = design_duration(
             trials,
             per_trial_ms=float(power.get("per_trial_ms", default_ms)),

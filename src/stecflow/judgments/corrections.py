@@ -85,14 +85,15 @@ CORRECTION_COLUMNS = (
     "reason",
 )
 
-#: Fields a correction may change, with their kind.
+#: Fields a correction may change, with the kind of their value (``score``:
+#: a 0-100 rating).
 CORRECTABLE_FIELDS: dict[str, str] = {
     "chosen_entity": "entity",
     "correct": "bool",
     "cant_tell": "bool",
     "timeout": "bool",
-    "adequacy": "rating",
-    "fluency": "rating",
+    "adequacy": "score",
+    "fluency": "score",
     "reading_time_ms": "time",
     "identification_time_ms": "time",
     "rt_ms": "time",
@@ -142,7 +143,7 @@ def _parse(kind: str, text: str | None) -> Any:
     value = parse_number(text)
     if value is None:
         return None
-    if kind == "rating" and not 0 <= value <= 100:
+    if kind == "score" and not 0 <= value <= 100:
         raise ValueError(f"{value:g} is outside 0-100")
     if kind == "time" and value < 0:
         raise ValueError(f"{value:g} is negative")
@@ -327,7 +328,7 @@ def _same(kind: str, current: Any, old_text: str) -> bool:
     except ValueError:
         return False
     current = plain(current)
-    if kind in ("rating", "time"):
+    if kind in ("score", "time"):
         return old is not None and current is not None and abs(old - current) < 1e-6
     return old == current
 

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from stecflow.judgments._common import JudgmentsError, clean_str, is_missing
+from stecflow.studykinds.registry import identifies
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -101,7 +102,7 @@ def analysis_flags(
     keep = ~flag("excluded") & ~flag("practice") & ~flag("filler")
     if exclude_partial_sessions:
         keep &= ~flag("partial_session")
-    if task == "identification":
+    if identifies(task):
         if timeouts == "exclude":
             keep &= ~flag("timeout")
         if cant_tell == "exclude":

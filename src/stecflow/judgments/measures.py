@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from stecflow.judgments._common import JudgmentsError, is_missing
+from stecflow.studykinds.registry import identifies
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -497,7 +498,7 @@ def study_measures(
                 n_subjects=int(part["subject"].nunique()),
                 n_items=int(part["item"].nunique()),
             )
-            if task == "identification":
+            if identifies(task):
                 _identification_row(row, part, majority_tie, aggregation)
             else:
                 timed = part[part["in_time_analysis"].map(bool)]

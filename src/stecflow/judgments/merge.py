@@ -71,7 +71,7 @@ from stecflow.judgments._common import (
 )
 from stecflow.judgments.design import DesignIndex, design_frame
 from stecflow.judgments.flags import trial_choice
-from stecflow.studykinds.registry import in_family
+from stecflow.studykinds.registry import identifies, in_family, names_where
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -261,7 +261,11 @@ def _determine_task(rows: list[dict[str, Any]], task: str | None) -> str:
     if tasks:
         return sorted(tasks.items(), key=lambda kv: (-kv[1], kv[0]))[0][0]
     rated = sum(1 for r in rows if r.get("adequacy") is not None)
-    return "rating" if rated * 2 > len(rows) else "identification"
+    judged, found = (
+        names_where(lambda kind: kind.family == "grid" and not kind.identifies)[0],
+        names_where(lambda kind: kind.family == "grid" and kind.identifies)[0],
+    )
+    return judged if rated * 2 > len(rows) else found
 
 
 def merge_with_design(
@@ -709,7 +713,7 @@ def _finish_row(
                 **where,
             )
         )
-    if task == "identification":
+    if identifies(task):
         _identification_outcome(out, problems, where)
         has_response = out["choice"] is not None
     else:

@@ -72,6 +72,7 @@ from stecflow.judgments.lexicon import (
     word_tokens,
 )
 from stecflow.studies.settings import RESPONSE_COLUMNS
+from stecflow.studykinds.registry import identifies
 
 if TYPE_CHECKING:  # pragma: no cover
     from stecflow.data.model import Item
@@ -238,7 +239,7 @@ def simulate_trials(
     simulator = _Simulator(
         study,
         task,
-        variant if task == "identification" else None,
+        variant if identifies(task) else None,
         int(seed),
         config,
         items,
@@ -413,7 +414,7 @@ class _Simulator:
         if subject.get("inattentive"):
             self._inattentive(row, rng, trial, entities)
             return row
-        if self.task == "rating":
+        if not identifies(self.task):
             references = [r.word_string or "" for r in item.references] if item else []
             adequacy = _adequacy_proxy(content, entities) if entities else 60.0
             fluency = _fluency_proxy(trial.description, references)
@@ -441,7 +442,7 @@ class _Simulator:
         """Click through: sliders left where they start (50), a random picture,
         fast (700-1100 ms); such a participant fails the control trials."""
         time = self._ms(rng.uniform(700, 1100))
-        if self.task == "rating":
+        if not identifies(self.task):
             row["adequacy"] = row["fluency"] = 50
             row["rt_ms"] = time
             return

@@ -28,7 +28,7 @@ from stecflow.judgments.participant import SimulationSettings, Trial, simulate_t
 from stecflow.studies.blinding import KEY_FILE
 from stecflow.studies.settings import RESPONSE_COLUMNS
 from stecflow.studykinds.base import SimulationJob
-from stecflow.studykinds.registry import in_family
+from stecflow.studykinds.registry import get, in_family
 
 if TYPE_CHECKING:  # pragma: no cover
     from stecflow.data.model import Item
@@ -123,8 +123,8 @@ def simulate_responses(
         raise JudgmentsError(
             f"{task!r} is not {' or '.join(in_family('grid'))}", field="task"
         )
-    if task == "identification" and variant is None:
-        variant = "together"
+    if variant is None:  # the kind's default variant (none for a rating)
+        variant = get(task).default_variant
     frame = design_frame(design)
     by_id = _items_by_id(items)
     if study is None:

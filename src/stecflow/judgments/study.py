@@ -47,7 +47,7 @@ from stecflow.judgments.pipeline import (
     write_quality,
 )
 from stecflow.studykinds.base import MergeJob
-from stecflow.studykinds.registry import in_family
+from stecflow.studykinds.registry import identifies, in_family
 
 __all__ = ["JUDGMENTS_VERSION", "JudgmentSettings", "merge_study"]
 
@@ -486,7 +486,7 @@ def merge_study(
     sort_problems(problems, study, key=_quality_sort)
     judgment_rows = _records(trials, JUDGMENT_COLUMNS)
     judgment_columns = tuple(JUDGMENT_COLUMNS)
-    if normalise is not None and outcome.task == "rating":
+    if normalise is not None and not identifies(outcome.task):
         from stecflow.judgments.normalise import add_z_scores
 
         judgment_columns += add_z_scores(

@@ -111,6 +111,7 @@ from stecflow.studies.blinding import KEY_FILE, blind, media_paths
 from stecflow.studies.dmdx import make_dmdx_files
 from stecflow.studies.settings import RESPONSE_COLUMNS, TASKS, StudySettings
 from stecflow.studies.strings import UI_STRINGS, read_catalogue
+from stecflow.studykinds.registry import identifies
 from stecflow.tasks.registry import task_types
 
 if TYPE_CHECKING:  # pragma: no cover - typing only (designs imports pandas)
@@ -265,7 +266,7 @@ def _texts(
     """
     ui = settings.ui_strings()
     timeout_s = f"{settings.timeout_ms / 1000:g}"
-    if task == "rating":
+    if not identifies(task):
         paragraphs = [
             ui["instructions_rating_intro"],
             ui["instructions_rating_sliders"],
@@ -462,7 +463,7 @@ def make_study_files(
             layouts[item_id] = (grid, entities)
         grid, entities = layouts[item_id]
         target_id = item.domain.target.id
-        if task == "rating":  # the target's frame is part of a rating stimulus
+        if not identifies(task):  # a judged stimulus frames its target
             entities = [
                 {**e, "marked": True} if e["id"] == target_id else e for e in entities
             ]

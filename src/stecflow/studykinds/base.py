@@ -188,6 +188,14 @@ class StudyKind:
     #: of its default analysis's ID (``<study>-<suffix>``); empty: the
     #: general tests (ANOVA, Tukey, Kruskal-Wallis, correlations...).
     tests: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    #: Whether a trial asks the participant to find the referent among the
+    #: pictures or pieces (task performance, measured by accuracy and time:
+    #: the extrinsic evaluation of seeds 001 and 000) rather than to judge the
+    #: output shown.
+    identifies: bool = False
+    #: The time a trial takes, for the power plan's duration when the study
+    #: gives no ``power.per_trial_ms`` (:mod:`stecflow.analysis.power`).
+    per_trial_ms: float = 4000.0
     #: The design's columns that name the systems a trial shows: one
     #: (``system``), or two side by side (``system_left``, ``system_right``:
     #: a pair, its sides counterbalanced by a pair design).
@@ -236,6 +244,11 @@ class StudyKind:
     def paired(self) -> bool:
         """Whether a trial shows two systems side by side (:attr:`sides`)."""
         return len(self.sides) == 2
+
+    @property
+    def default_variant(self) -> str | None:
+        """The variant a study gets when its config names none."""
+        return self.variants[0] if self.variants else None
 
     @property
     def default_design(self) -> str | None:

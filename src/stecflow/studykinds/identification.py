@@ -29,6 +29,7 @@ KIND = StudyKind(
         Measure("identification_time", higher_is_better=False),
         Measure("reading_time", higher_is_better=False),
     ),
+    identifies=True,
     hooks=MappingProxyType(
         {
             "analyses": "stecflow.analysis.kind_defaults:identification_analyses",

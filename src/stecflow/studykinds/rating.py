@@ -28,6 +28,7 @@ KIND = StudyKind(
         ResponseField("adequacy", low=1, high=100),
         ResponseField("fluency", low=1, high=100),
     ),
+    per_trial_ms=3500.0,
     hooks=MappingProxyType(
         {
             "analyses": "stecflow.analysis.kind_defaults:rating_analyses",

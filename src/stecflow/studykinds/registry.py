@@ -27,6 +27,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "get",
     "hook",
+    "identifies",
     "in_family",
     "is_kind",
     "kinds",
@@ -178,6 +179,16 @@ def is_kind(name: object) -> bool:
     except ConfigError:
         return False
     return True
+
+
+def identifies(name: str) -> bool:
+    """Whether a trial of the kind *name* asks the participant to find the
+    referent (:attr:`~stecflow.studykinds.base.StudyKind.identifies`).
+
+    >>> identifies("identification"), identifies("rating")
+    (True, False)
+    """
+    return get(name).identifies
 
 
 def paired(name: str) -> bool:

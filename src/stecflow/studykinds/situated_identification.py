@@ -28,6 +28,7 @@ KIND = StudyKind(
     min_window=(660, 550),
     page=("situated_identification.js",),
     tests=MappingProxyType({"situated_ttests": "ttests"}),
+    identifies=True,
     hooks=MappingProxyType(
         {
             "analyses": "stecflow.analysis.kind_defaults:own_test_analyses",
