@@ -585,15 +585,7 @@ def build_situated_study(
     """
     bundle = make_situated_study_files(sessions, lists, study=study, **options)
     write_study(bundle, out_dir, overwrite=overwrite)
-    doc = bundle.document
-    summary = {
-        "study": doc["study"],
-        "task": doc["task"],
-        "lists": len(doc["lists"]),
-        "trials": sum(len(lst["trials"]) for lst in doc["lists"]),
-        "files": len(bundle.files),
-        "sha256": hashlib.sha256(bundle.files["MANIFEST.tsv"]).hexdigest(),
-    }
+    summary = bundle.summary()
     logger.info(
         "study %s: %s, %d lists, %d trials in %s",
         study,

@@ -174,6 +174,21 @@ class StudyFiles:
     key: bytes = field(default=b"", repr=False)
     offline: dict[str, dict[str, bytes]] = field(default_factory=dict, repr=False)
 
+    def summary(self) -> dict[str, Any]:
+        """What a ``stimuli`` hook returns: ``study``, ``task``, ``variant``,
+        the numbers of ``lists``, ``trials`` and ``files``, and ``sha256`` (of
+        ``MANIFEST.tsv``, which an opened study's config pins)."""
+        doc = self.document
+        return {
+            "study": doc["study"],
+            "task": doc["task"],
+            "variant": doc.get("variant"),
+            "lists": len(doc["lists"]),
+            "trials": sum(len(lst["trials"]) for lst in doc["lists"]),
+            "files": len(self.files),
+            "sha256": hashlib.sha256(self.files["MANIFEST.tsv"]).hexdigest(),
+        }
+
 
 def _digest(*parts: object) -> str:
     return hashlib.sha256("\x1f".join(map(str, parts)).encode("utf-8")).hexdigest()
@@ -742,15 +757,7 @@ def build_study(
     if dmdx_dir is not None:
         _write_tree(make_dmdx_files(bundle), Path(dmdx_dir), overwrite)
     doc = bundle.document
-    summary = {
-        "study": doc["study"],
-        "task": doc["task"],
-        "variant": doc["variant"],
-        "lists": len(doc["lists"]),
-        "trials": sum(len(lst["trials"]) for lst in doc["lists"]),
-        "files": len(bundle.files),
-        "sha256": hashlib.sha256(bundle.files["MANIFEST.tsv"]).hexdigest(),
-    }
+    summary = bundle.summary()
     logger.info(
         "study %s: %s%s, %d lists, %d trials, %d files in %s",
         summary["study"],

@@ -79,7 +79,6 @@ May import: :mod:`stecflow.core`, :mod:`stecflow.data`,
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import re
@@ -920,15 +919,7 @@ def build_text_study(
         settings=settings,
     )
     write_study(bundle, out_dir, overwrite=overwrite)
-    doc = bundle.document
-    summary = {
-        "study": doc["study"],
-        "task": doc["task"],
-        "lists": len(doc["lists"]),
-        "trials": sum(len(lst["trials"]) for lst in doc["lists"]),
-        "files": len(bundle.files),
-        "sha256": hashlib.sha256(bundle.files["MANIFEST.tsv"]).hexdigest(),
-    }
+    summary = bundle.summary()
     logger.info(
         "study %s: %s, %d lists, %d trials in %s",
         summary["study"],

@@ -211,8 +211,11 @@ class StudyKind:
     #: Code of its own by role, ``"module:name"``, imported on first use
     #: (:func:`stecflow.studykinds.registry.hook`): ``check`` (rules of its
     #: config entry the declaration cannot state), ``design`` (a design of its
-    #: own), ``stimuli``, ``simulate``, ``merge`` (each given the stage's
-    #: arguments, :class:`MergeJob`, :class:`SimulationJob`), ``rated`` (what
+    #: own), ``stimuli`` (given the arguments of
+    #: :func:`stecflow.studies.setup.build_text_stimuli`; it returns the built
+    #: study's :meth:`stecflow.studies.stimuli.StudyFiles.summary`),
+    #: ``simulate`` (given a :class:`SimulationJob`), ``merge`` (given a
+    #: :class:`MergeJob`), ``rated`` (what
     #: its evaluators judge: :func:`stecflow.studies.criteria.rated_criteria`),
     #: ``agreement`` (its judgments as raters agree on them: a frame in, a
     #: frame out), ``report`` (its results in the report's human-evaluation

@@ -10,7 +10,6 @@ the share of Yes per system.
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections.abc import Mapping
 from typing import Any
@@ -70,14 +69,7 @@ def stimuli(spec, design_path, testset_path, practice_path, submission_dirs,
     write_study(files, web_dir, overwrite=True)
     Path(dmdx_dir).mkdir(parents=True, exist_ok=True)
     (Path(dmdx_dir) / "README.txt").write_text("No DMDX files.\n", encoding="utf-8")
-    return {
-        "study": spec["id"],
-        "task": spec["task"],
-        "lists": len(document["lists"]),
-        "trials": sum(len(lst["trials"]) for lst in document["lists"]),
-        "files": len(files.files),
-        "sha256": hashlib.sha256(files.files["MANIFEST.tsv"]).hexdigest(),
-    }
+    return files.summary()
 
 
 def _design(path) -> dict[tuple[str, int], dict[str, str]]:
