@@ -187,6 +187,24 @@ def default_analyses(
     return out
 
 
+def _anova_tukey(
+    sid: str, measures: Sequence[str], **extra: Any
+) -> list[dict[str, Any]]:
+    """ANOVA then Tukey's HSD of each measure of study *sid*, as
+    ``<sid>-<measure>-<test>``, with *extra* keys (``factors``)."""
+    return [
+        {
+            "id": f"{sid}-{measure}-{test}",
+            "test": test,
+            "source": sid,
+            "measure": measure,
+            **extra,
+        }
+        for measure in measures
+        for test in ("anova", "tukey")
+    ]
+
+
 def measure_analyses(
     study: Mapping[str, Any],
 ) -> tuple[list[dict[str, Any]], list[str]]:
@@ -194,35 +212,15 @@ def measure_analyses(
     and Tukey's HSD of each of its measures (:func:`study_measures`, the
     z-scores aside), and those measures to correlate (none: a text rating's
     criteria are not the REG measures the correlations of seed 001 cross)."""
-    sid = study["id"]
-    specs = [
-        {
-            "id": f"{sid}-{measure}-{test}",
-            "test": test,
-            "source": sid,
-            "measure": measure,
-        }
-        for measure in study_measures({**study, "normalise": None})
-        for test in ("anova", "tukey")
-    ]
-    return specs, []
+    measures = study_measures({**study, "normalise": None})
+    return _anova_tukey(study["id"], measures), []
 
 
 def rating_analyses(study: Mapping[str, Any]) -> tuple[list[dict[str, Any]], list[str]]:
     """The rating kind's ``analyses`` hook: two-way ANOVA and Tukey's HSD
     (system x subdomain) of Adequacy and Fluency, both correlated (seed 001)."""
     sid = study["id"]
-    specs = [
-        {
-            "id": f"{sid}-{measure}-{test}",
-            "test": test,
-            "source": sid,
-            "measure": measure,
-            "factors": ["system", "subdomain"],
-        }
-        for measure in ("adequacy", "fluency")
-        for test in ("anova", "tukey")
-    ]
+    specs = _anova_tukey(sid, ("adequacy", "fluency"), factors=["system", "subdomain"])
     return specs, [f"{sid}:adequacy", f"{sid}:fluency"]
 
 
