@@ -19,7 +19,7 @@ May import: the standard library only.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 __all__ = [
@@ -28,6 +28,7 @@ __all__ = [
     "describe_character",
     "escaped",
     "find_bad_text",
+    "in_words",
     "strings_in",
 ]
 
@@ -155,3 +156,17 @@ def _find(value: Any, path: tuple[Any, ...]) -> tuple[tuple[Any, ...], str] | No
             if found is not None:
                 return found
     return None
+
+
+def in_words(items: Sequence[str], last: str = "and") -> str:
+    """*items* in a sentence: ``a``, ``a and b``, ``a, b and c`` (or *last*).
+
+    >>> in_words(["a"]), in_words(["a", "b", "c"]), in_words(["a", "b"], "or")
+    ('a', 'a, b and c', 'a or b')
+    >>> in_words([])
+    ''
+    """
+    items = list(items)
+    if len(items) <= 1:
+        return "".join(items)
+    return f"{', '.join(items[:-1])} {last} {items[-1]}"

@@ -55,6 +55,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from stecflow.core.text import in_words
 from stecflow.demo.authors import Author, draw_authors
 from stecflow.demo.domains import appearance_of, generate_domain
 from stecflow.demo.seeding import DEFAULT_SEED, rng_for
@@ -337,13 +338,6 @@ def _verb_phrase(
     return _pick(author, rng, f"{predicate}-{value}", _PERSON_VERBS[predicate, value])
 
 
-def _join(parts: Sequence[str]) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    if len(parts) <= 1:
-        return "".join(parts)
-    return ", ".join(parts[:-1]) + " and " + parts[-1]
-
-
 def _np_reference(
     item_triples: Sequence[Triple],
     category: str,
@@ -393,7 +387,7 @@ def _clause_reference(
     sentences = []
     for index, chunk in enumerate(chunks):
         adjectives = [_adjective(t, author, rng) for t in chunk if _is_adjective(t[1])]
-        parts = [f"is {_join(adjectives)}"] if adjectives else []
+        parts = [f"is {in_words(adjectives)}"] if adjectives else []
         parts += [
             _verb_phrase(t, category, author, rng)
             for t in chunk
@@ -406,7 +400,7 @@ def _clause_reference(
         else:
             noun = "man" if category == "Person" else category.lower()
             subject = f"The {noun}"
-        sentences.append(f"{subject} {_join(parts)}.")
+        sentences.append(f"{subject} {in_words(parts)}.")
     return " ".join(sentences)
 
 
@@ -547,11 +541,11 @@ def rules_text(triples: Sequence[Triple]) -> str:
     article = "an" if phrase[0] in "aeiou" else "a"
     described = f"{article} {phrase}"
     if with_items:
-        described += f" with {_join(with_items)}"
+        described += f" with {in_words(with_items)}"
     if wearing:
-        described += f" wearing {_join(wearing)}"
+        described += f" wearing {in_words(wearing)}"
     if without:
-        described += f" without {_join(without).replace(' and ', ' or ')}"
+        described += f" without {in_words(without).replace(' and ', ' or ')}"
     second = []
     if "orientation" in facts:
         second.append(f"faces {_TEMPLATE_FACING[facts['orientation']]}")
@@ -564,10 +558,10 @@ def rules_text(triples: Sequence[Triple]) -> str:
         second.append(f"is in column {column}")
     first_sentence_has_content = described != f"a {noun}"
     if second and not first_sentence_has_content:
-        return f"{name} {_join(second)}."
+        return f"{name} {in_words(second)}."
     sentences = [f"{name} is {described}."]
     if second:
-        sentences.append(f"{'He' if person else 'It'} {_join(second)}.")
+        sentences.append(f"{'He' if person else 'It'} {in_words(second)}.")
     return " ".join(sentences)
 
 

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from stecflow.core.errors import ConfigError
 from stecflow.core.io import format_tsv, write_json, write_tsv
+from stecflow.core.text import in_words
 from stecflow.studykinds.base import EXCLUSION_RULES
 from stecflow.studykinds.registry import get as study_kind
 from stecflow.studykinds.registry import hook, kinds, names_where
@@ -110,18 +111,6 @@ _DESIGN_WORDS = {
 }
 
 
-def _listed(names: Sequence[str], last: str) -> str:
-    """Names in a sentence.
-
-    >>> _listed(["a"], "or"), _listed(["a", "b", "c"], "and")
-    ('a', 'a, b and c')
-    """
-    names = list(names)
-    return (
-        names[0] if len(names) == 1 else f"{', '.join(names[:-1])} {last} {names[-1]}"
-    )
-
-
 def _check_kind(spec: dict[str, Any], entry: Mapping[str, Any], n: int) -> None:
     """Check a study entry against what its kind declares, filling in the
     kind's design and variant; then the kind's own ``check`` hook, if any.
@@ -137,11 +126,11 @@ def _check_kind(spec: dict[str, Any], entry: Mapping[str, Any], n: int) -> None:
     if takes_criteria != bool(spec.get("criteria")):
         asking = names_where(lambda other: "criteria" in other.config_keys)
         raise ConfigError(
-            f"a {_listed(asking, 'or')} study asks its `criteria` (each with its"
+            f"a {in_words(asking, 'or')} study asks its `criteria` (each with its"
             " question and scale); other studies have none"
             if takes_criteria
             else f"a {task} study has its own questions; criteria are for"
-            f" {_listed(asking, 'and')} studies",
+            f" {in_words(asking, 'and')} studies",
             field=f"studies[{n}].criteria",
         )
     if kind.designs:
@@ -150,7 +139,7 @@ def _check_kind(spec: dict[str, Any], entry: Mapping[str, Any], n: int) -> None:
                 f"a {task} study has the {_DESIGN_WORDS[kind.designs[0]]} design;"
                 " leave design out"
                 if len(kind.designs) == 1
-                else f"a {task} study takes design {_listed(kind.designs, 'or')}",
+                else f"a {task} study takes design {in_words(kind.designs, 'or')}",
                 field=f"studies[{n}].design",
             )
         spec["design"] = entry.get("design") or kind.designs[0]
@@ -162,7 +151,7 @@ def _check_kind(spec: dict[str, Any], entry: Mapping[str, Any], n: int) -> None:
         if key in entry:
             owners = names_where(lambda other, key=key: key in other.config_keys)
             raise ConfigError(
-                f"{key} settings are for task: {_listed(owners, 'or')}",
+                f"{key} settings are for task: {in_words(owners, 'or')}",
                 field=f"studies[{n}].{key}",
             )
     check = hook(task, "check")
@@ -188,10 +177,10 @@ def _check_kind(spec: dict[str, Any], entry: Mapping[str, Any], n: int) -> None:
             supported = [r for r in EXCLUSION_RULES if r in kind.exclusion_rules]
             raise ConfigError(
                 f"a {task} study has no control trials, so no {unsupported[0]}"
-                f" rule; use {_listed(supported, 'or')} rules"
+                f" rule; use {in_words(supported, 'or')} rules"
                 if unsupported == ["controls_below"] and kind.control is None
                 else f"a {task} study takes no {unsupported[0]} rule; use"
-                f" {_listed(supported, 'or')} rules",
+                f" {in_words(supported, 'or')} rules",
                 field=f"studies[{n}].exclusions",
             )
     if kind.variants and spec["variant"] is None:
@@ -221,7 +210,7 @@ def _check_controls(spec: Mapping[str, Any], n: int) -> dict[str, Any]:
             if kind.control is not None:
                 by_control.setdefault(kind.control, []).append(kind.name)
         taking = " and ".join(
-            f"{_listed(names, 'and')} ({control})"
+            f"{in_words(names, 'and')} ({control})"
             for control, names in by_control.items()
         )
         raise ConfigError(
@@ -281,7 +270,7 @@ def check_studies(
                 f"study {spec['id']!r}: a {spec['task']} study needs {kind.needs}"
                 + (
                     f"; a {data_format} test set is studied with task:"
-                    f" {_listed(showing, 'or')}"
+                    f" {in_words(showing, 'or')}"
                     if showing
                     else ""
                 ),

@@ -23,6 +23,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from stecflow.core.text import in_words
+
 __all__ = ["Supersession", "supersession"]
 
 _FILE = "system.yaml"
@@ -64,7 +66,7 @@ class Supersession:
             f"{team}/{system}/{_FILE} supersedes {systems[(n + 1) % len(systems)]}"
             for n, system in enumerate(systems)
         ]
-        said = ", ".join(steps[:-1]) + " and " + steps[-1]
+        said = in_words(steps)
         neither = "neither" if len(systems) == 2 else "none of them"
         return (
             f"{said}: a cycle, so {neither} counts as superseded; remove the key"

@@ -41,6 +41,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from stecflow.core.text import in_words
+
 __all__ = ["REALISER_ID", "TEMPLATE_SLOTS", "realise"]
 
 #: The realiser's name and version in signatures and study settings; raise the
@@ -97,12 +99,6 @@ _COLUMNS = {
 }
 
 
-def _join(words: list[str]) -> str:
-    if len(words) <= 1:
-        return "".join(words)
-    return ", ".join(words[:-1]) + " and " + words[-1]
-
-
 def _location(values: dict[str, list[str]]) -> str:
     parts = [
         *(_ROWS.get(v, f"row {v}") for v in values.get("y-dimension", [])),
@@ -156,7 +152,7 @@ def realise(attributes: Iterable[tuple[str, str]]) -> str:
         if not entries:
             continue
         if slot in _LIST_HEADS:
-            phrase.append(f"{_LIST_HEADS[slot]} {_join(entries)}")
+            phrase.append(f"{_LIST_HEADS[slot]} {in_words(entries)}")
         else:
             phrase.extend(entries)
     if location:
