@@ -78,11 +78,9 @@ def _with_study_kinds(schema: MutableMapping[str, Any], config: Any) -> None:
     from stecflow.studykinds.registry import load_plugins, names
 
     entries = config.get("studies") if isinstance(config, Mapping) else None
-    named = {
-        entry.get("task")
-        for entry in entries or ()
-        if isinstance(entries, list) and isinstance(entry, Mapping)
-    }
+    if not isinstance(entries, list):
+        entries = []
+    named = {entry.get("task") for entry in entries if isinstance(entry, Mapping)}
     if named - {None} - set(names()):
         load_plugins()
     studies = schema.get("properties", {}).get("studies", {})
