@@ -25,15 +25,17 @@ from stecflow.studies.settings import RESPONSE_COLUMNS
 from stecflow.studies.stimuli import study_sha256
 from stecflow.studies.strings import TEXT_UI_STRINGS, UI_STRINGS
 from stecflow.studies.text import (
-    HTML_ATTRIBUTES,
-    HTML_TAGS,
     PREFERENCE_COLUMNS,
     build_text_study,
     make_text_study_files,
-    sanitise_html,
-    shown_input,
     text_criteria,
     text_settings,
+)
+from stecflow.studies.text_input import (
+    HTML_ATTRIBUTES,
+    HTML_TAGS,
+    sanitise_html,
+    shown_input,
 )
 
 ROOT = Path(__file__).resolve().parents[2]
