@@ -239,7 +239,6 @@ def test_a_broken_installed_kind_is_named_in_the_error(fresh_plugins, entry, mes
 #: that share a word with a kind (``rating`` as a corrections field's kind,
 #: DMDX's ``identification`` phase). Lower a count when a module loses names.
 ALLOWED = {
-    "analysis/kind_defaults.py": 5,
     "judgments/importers/dmdx.py": 6,
     "judgments/importers/dmdx_zil.py": 2,
     "judgments/importers/situated.py": 1,

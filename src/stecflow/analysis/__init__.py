@@ -9,7 +9,7 @@ covered and the result written as the seed papers write it, e.g.
 
 An analysis reads either the automatic scores (``source: scores``; the measure is a
 metric ID) or one human study (``source: <study ID>``; the measure is one of
-:data:`~stecflow.analysis.kind_defaults.JUDGMENT_MEASURES`, or a text study's
+:func:`~stecflow.analysis.kind_defaults.judgment_measures`, or a text study's
 criterion). Correlations take measures of both kinds, human ones written
 ``<study>:<measure>``, on per-system means. Each ``test`` is an
 :class:`~stecflow.analysis.registry.AnalysisTest` of the registry

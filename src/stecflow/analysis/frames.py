@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stecflow.analysis.collect import system_properties
-from stecflow.analysis.kind_defaults import JUDGMENT_MEASURES, measure_column
+from stecflow.analysis.kind_defaults import judgment_measures, measure_column
 from stecflow.core.io import iter_tsv_blocks, read_tsv
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -77,9 +77,9 @@ def trial_frame(
     """A study's analysed trials, one column per measure (NaN where not analysed).
 
     A study measure is its value where the trial enters that measure's analysis
-    (its flag, :data:`JUDGMENT_MEASURES`); a metric is the item score of the
-    system shown, joined by system and item (seed 003's MANOVA of Dice, MASI,
-    IT and RT on the trials).
+    (its flag, :func:`~stecflow.analysis.kind_defaults.judgment_measures`); a
+    metric is the item score of the system shown, joined by system and item
+    (seed 003's MANOVA of Dice, MASI, IT and RT on the trials).
     """
     import pandas as pd
 
@@ -88,7 +88,8 @@ def trial_frame(
     frame = frame[(frame["system"] != "") & (frame["system"] != "CONTROL")].copy()
     pairs = [tuple(s.split("/", 1)) for s in frame["system"]]
     frame["label"] = [labels.get(p, f"{p[0]}/{p[1]}") for p in pairs]
-    study = [m for m in measures if m in JUDGMENT_MEASURES or m in criteria]
+    declared = judgment_measures()
+    study = [m for m in measures if m in declared or m in criteria]
     flags = {measure_column(m, criteria)[1] for m in study}
     if flags:
         frame = frame[frame[list(flags)].eq("true").any(axis=1)].copy()
@@ -343,7 +344,7 @@ def measure_item_scores(spec: Mapping[str, Any]) -> list[Any]:
 def measures_item_scores(spec: Mapping[str, Any]) -> list[Any]:
     """The metrics whose item scores an analysis of several ``measures`` reads,
     whatever its source: those of its measures that are not a study's."""
-    study = {*JUDGMENT_MEASURES, *(spec.get("criteria") or ())}
+    study = {*judgment_measures(), *(spec.get("criteria") or ())}
     return [m for m in spec.get("measures") or () if m not in study]
 
 

@@ -5,7 +5,7 @@ What the statistics stage knows of each kind of study lives here, apart from
 the tests themselves (:mod:`stecflow.analysis.registry`): which task a kind has
 (REG ``rating`` and ``identification``, the text studies of issue #16, seed
 000's situated identification), which measures its judgments table gives
-(:data:`JUDGMENT_MEASURES`, or a text study's criteria), which analyses run by
+(:func:`judgment_measures`, or a text study's criteria), which analyses run by
 default (:func:`default_analyses`, what TUNA-REG'09 reported), which tests a
 study of each kind takes (:func:`check_study_source`), and the spec checks of
 the tests that analyse one kind only (:func:`checked_situated_spec`,
@@ -22,7 +22,7 @@ from stecflow.studykinds.registry import hook
 
 __all__ = [
     "DECISION_METRICS",
-    "JUDGMENT_MEASURES",
+    "judgment_measures",
     "PREFERENCE_KEYS",
     "SITUATED_KEYS",
     "check_study_source",
@@ -52,51 +52,49 @@ SITUATED_KEYS = {
 #: Registry names of the metrics whose item scores ``confusion`` reads.
 DECISION_METRICS = ("decision_precision", "decision_recall")
 
-#: Measures of human studies: the column of ``judgments/<study>.tsv``, the flag
-#: selecting the trials analysed, whether higher is better, and the tasks having it.
-JUDGMENT_MEASURES: dict[str, tuple[str, str, bool, tuple[str, ...]]] = {
-    "adequacy": ("adequacy", "in_analysis", True, ("rating",)),
-    "fluency": ("fluency", "in_analysis", True, ("rating",)),
-    # per-rater z-scores (study option normalise: z, stecflow.judgments.normalise)
-    "adequacy_z": ("adequacy_z", "in_analysis", True, ()),
-    "fluency_z": ("fluency_z", "in_analysis", True, ()),
-    "identification_accuracy": ("correct", "in_analysis", True, ("identification",)),
-    "identification_time": (
-        "identification_time_adj_ms",
-        "in_time_analysis",
-        False,
-        ("identification",),
-    ),
-    "reading_time": (
-        "reading_time_adj_ms",
-        "in_time_analysis",
-        False,
-        ("identification",),
-    ),
-}
+
+def judgment_measures() -> dict[str, tuple[str, str, bool, tuple[str, ...]]]:
+    """The measures the study kinds declare
+    (:attr:`~stecflow.studykinds.base.StudyKind.measures`): name -> the column
+    of ``judgments/<study>.tsv``, the flag selecting the trials analysed,
+    whether higher is better, and the kinds having it; and for a kind whose
+    scores can be z-normalised, each interval measure's ``<measure>_z``.
+
+    >>> judgment_measures()["identification_time"][:3]
+    ('identification_time_adj_ms', 'in_time_analysis', False)
+    """
+    from stecflow.studykinds.registry import kinds
+
+    found: dict[str, tuple[str, str, bool, tuple[str, ...]]] = {}
+    for kind in kinds():
+        for m in kind.measures:
+            _, _, _, having = found.get(m.name, ("", "", True, ()))
+            found[m.name] = (
+                m.column or m.name,
+                m.flag,
+                m.higher_is_better,
+                (*having, kind.name),
+            )
+    for kind in kinds():
+        if kind.normalisable:  # per-rater z-scores (stecflow.judgments.normalise)
+            for m in kind.measures:
+                if m.level == "interval":
+                    found.setdefault(f"{m.name}_z", (f"{m.name}_z", m.flag, True, ()))
+    return found
 
 
 def study_measures(study: Mapping[str, Any]) -> list[str]:
-    """The measures an analysis of *study* can name: the REG measures of its
-    kind (:data:`JUDGMENT_MEASURES`), or else its kind's ``measures`` hook's
-    (a text rating's criteria), or else the measures its kind declares; and
-    with ``normalise: z`` each interval measure's ``<measure>_z``."""
-    from stecflow.studykinds.registry import get, hook
+    """The measures an analysis of *study* can name: its kind's ``measures``
+    hook's (a text rating's criteria), or else the measures its kind declares;
+    and with ``normalise: z`` each interval measure's ``<measure>_z``."""
+    from stecflow.studykinds.registry import get
 
-    task = study["task"]
-    measures = [m for m, (*_, tasks) in JUDGMENT_MEASURES.items() if task in tasks]
-    declared = hook(task, "measures")
-    if not measures:
-        measures = (
-            list(declared(study))
-            if declared is not None
-            else [m.name for m in get(task).measures]
-        )
-    if study.get("normalise") == "z" and get(task).normalisable:
-        interval = {m.name for m in get(task).measures if m.level == "interval"}
-        measures += [
-            f"{m}_z" for m in measures if declared is not None or m in interval
-        ]
+    kind = get(study["task"])
+    own = hook(kind.name, "measures")
+    measures = list(own(study)) if own is not None else [m.name for m in kind.measures]
+    if study.get("normalise") == "z" and kind.normalisable:
+        interval = {m.name for m in kind.measures if m.level == "interval"}
+        measures += [f"{m}_z" for m in measures if own is not None or m in interval]
     return measures
 
 
@@ -109,15 +107,16 @@ def measure_column(measure: str, criteria: Sequence[str] = ()) -> tuple[str, str
     """(column, flag, higher is better) of a study measure.
 
     A text study's criterion is its own column of the judgments table, over the
-    trials ``in_analysis``, higher better; the REG measures are
-    :data:`JUDGMENT_MEASURES`. *criteria* (the source study's) win over the REG
+    trials ``in_analysis``, higher better; the measures the kinds declare are
+    :func:`judgment_measures`'s. *criteria* (the source study's) win over the REG
     names; a name that is neither (a criterion of a correlation's
     ``<study>:<criterion>``, checked by
     :func:`~stecflow.analysis.specs.analysis_specs`) is a criterion.
     """
-    if measure in criteria or measure not in JUDGMENT_MEASURES:
+    declared = judgment_measures()
+    if measure in criteria or measure not in declared:
         return measure, "in_analysis", True
-    column, flag, higher, _ = JUDGMENT_MEASURES[measure]
+    column, flag, higher, _ = declared[measure]
     return column, flag, higher
 
 
@@ -285,9 +284,7 @@ def check_study_source(
             f" {' or '.join(kind.tests)}, not {test}",
             field=f"{where}.test",
         )
-    if hook(kind.name, "measures") is not None or kind.name not in {
-        task for *_, tasks in JUDGMENT_MEASURES.values() for task in tasks
-    }:  # measures that are columns of their own name (a criterion's)
+    if hook(kind.name, "measures") is not None:  # measures from its config
         spec["criteria"] = study_measures(study)
 
 

@@ -51,13 +51,16 @@ class HumanMeasure:
     sd: str = ""
     n: str = ""
     higher_is_better: bool = True
+    #: The kind's measure it shows (:class:`stecflow.studykinds.base.Measure`),
+    #: when not named as *key*.
+    measure: str = ""
 
 
 #: Measures in report order (seed 001 Tables 6 and 8, then seed 000's rates).
 HUMAN_MEASURES = (
     HumanMeasure("adequacy", "Adequacy", "adequacy_mean", "adequacy_sd", "adequacy_n"),
     HumanMeasure("fluency", "Fluency", "fluency_mean", "fluency_sd", "fluency_n"),
-    HumanMeasure("accuracy", "ID acc.", "accuracy"),
+    HumanMeasure("accuracy", "ID acc.", "accuracy", measure="identification_accuracy"),
     HumanMeasure(
         "identification_time",
         "ID time (ms)",
@@ -120,7 +123,7 @@ def _task_measures(rows: Sequence[Mapping[str, str]], task: str) -> list[HumanMe
     wanted = [m.name for m in get(task).measures] if is_kind(task) else []
     if not wanted:
         return present
-    chosen = [m for m in present if m.key in wanted]
+    chosen = [m for m in present if (m.measure or m.key) in wanted]
     timed = any(name.endswith("_time") for name in wanted)
     if timed and not any(m.key.endswith("_time") for m in chosen):
         chosen += [m for m in present if m.key == "rt"]  # spoken: whole RT only

@@ -39,12 +39,17 @@ FAMILIES = ("grid", "situated", "text")
 
 @dataclass(frozen=True)
 class Measure:
-    """One measure a kind's judgments yield (a column of its measures table)."""
+    """One measure a kind's judgments yield: what its analyses name, and the
+    column and flag of the judgments table it is read from."""
 
     name: str
     #: ``interval``: z-normalisable, Krippendorff's alpha interval; ``nominal``.
     level: str = "interval"
     higher_is_better: bool = True
+    #: The judgments table's column it is read from (empty: its name).
+    column: str = ""
+    #: The judgments table's flag of the trials it is computed on.
+    flag: str = "in_analysis"
 
 
 @dataclass(frozen=True)

@@ -25,9 +25,19 @@ KIND = StudyKind(
     min_window=(660, 440),
     page=("_grid.js", "identification.js"),
     measures=(
-        Measure("accuracy", level="nominal"),
-        Measure("identification_time", higher_is_better=False),
-        Measure("reading_time", higher_is_better=False),
+        Measure("identification_accuracy", level="nominal", column="correct"),
+        Measure(
+            "identification_time",
+            higher_is_better=False,
+            column="identification_time_adj_ms",
+            flag="in_time_analysis",
+        ),
+        Measure(
+            "reading_time",
+            higher_is_better=False,
+            column="reading_time_adj_ms",
+            flag="in_time_analysis",
+        ),
     ),
     identifies=True,
     hooks=MappingProxyType(
