@@ -4,7 +4,8 @@ The three merges (:func:`stecflow.judgments.study.merge_study` for the grid
 kinds, :func:`stecflow.judgments.text_study.merge_text_study` and
 :func:`stecflow.judgments.situated_study.merge_situated_study`) read response
 files, name evaluators, join trials to a design, apply corrections and write the
-data-quality table with the same code: it lives here. The steps that differ
+data-quality table and their four files (:func:`write_merged`) with the same
+code: it lives here, for a kind of its own to use too. The steps that differ
 between the kinds (the join itself, the exclusion rules, the order of the
 quality table of a grid study) stay in the kinds' modules.
 
@@ -28,6 +29,7 @@ __all__ = [
     "release_key",
     "sort_problems",
     "trial_location",
+    "write_merged",
     "write_quality",
 ]
 
@@ -185,3 +187,37 @@ def write_quality(
     from stecflow.judgments.public import public_quality
 
     write_tsv(public_quality(problems, key, rows), QUALITY_COLUMNS, path)
+
+
+def write_merged(
+    table: Sequence[Mapping[str, Any]],
+    columns: Sequence[str],
+    problems: Sequence[Mapping[str, Any]],
+    measures: Sequence[Mapping[str, Any]],
+    measure_columns: Sequence[str],
+    summary: Mapping[str, Any],
+    key: str,
+    *,
+    judgments: str | Path,
+    quality: str | Path,
+    measures_path: str | Path,
+    summary_path: str | Path,
+) -> dict[str, Any]:
+    """Write a merge's four files and return the summary as written.
+
+    The judgments table (*table*, *columns*), the data-quality table of
+    *problems*, the *measures* and the summary; *key* is the
+    :func:`release_key`. The quality table carries the
+    summary's pseudonyms, and the summary holds no raw participant or session
+    ID and no absolute path (:mod:`stecflow.judgments.public`): both are
+    released and reported as they are.
+    """
+    from stecflow.core.io import write_json, write_tsv
+    from stecflow.judgments.public import public_summary
+
+    write_tsv(table, columns, judgments)
+    write_quality(problems, table, quality, key)
+    write_tsv(measures, measure_columns, measures_path)
+    written = public_summary(summary, key)
+    write_json(written, summary_path)
+    return written

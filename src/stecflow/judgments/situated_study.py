@@ -45,7 +45,7 @@ from stecflow.judgments.pipeline import (
     read_response_files,
     release_key,
     sort_problems,
-    write_quality,
+    write_merged,
 )
 from stecflow.judgments.situated import (
     DISCARD_COLUMNS,
@@ -167,7 +167,6 @@ def merge_situated_study(
     """
     import pandas as pd
 
-    from stecflow.core.io import write_json, write_tsv
     from stecflow.judgments.corrections import apply_corrections, read_corrections
     from stecflow.judgments.importers.situated import read_situated_responses
     from stecflow.judgments.situated import situated_measures
@@ -339,15 +338,19 @@ def merge_situated_study(
             "excluded_participants": excluded,
             "audit": audit,
         }
-    write_tsv(judgment_rows, SITUATED_JUDGMENT_COLUMNS, judgments_path)
-    # the same pseudonyms as the summary (released and reported as it is)
-    write_quality(problems, judgment_rows, quality_path, key)
-    write_tsv(measure_table, SITUATED_MEASURE_COLUMNS, measures_path)
-    from stecflow.judgments.public import public_summary
-
-    # no raw participant or session ID, no absolute path (released as it is)
-    summary = public_summary(summary, key)
-    write_json(summary, summary_path)
+    summary = write_merged(
+        judgment_rows,
+        SITUATED_JUDGMENT_COLUMNS,
+        problems,
+        measure_table,
+        SITUATED_MEASURE_COLUMNS,
+        summary,
+        key,
+        judgments=judgments_path,
+        quality=quality_path,
+        measures_path=measures_path,
+        summary_path=summary_path,
+    )
     logger.info(
         "situated study %s: %d trial(s) of %d evaluator(s), %d discarded, %d "
         "problem(s)",

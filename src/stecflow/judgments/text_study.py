@@ -47,7 +47,7 @@ from stecflow.judgments.pipeline import (
     read_response_files,
     release_key,
     sort_problems,
-    write_quality,
+    write_merged,
 )
 from stecflow.judgments.text_corrections import (
     apply_text_corrections,
@@ -199,7 +199,6 @@ def merge_text_study(
         A file cannot be read as a whole, a correction does not apply, or the
         study's criteria are invalid.
     """
-    from stecflow.core.io import write_json, write_tsv
     from stecflow.judgments.importers.text import read_text_responses
     from stecflow.judgments.withdrawals import drop_withdrawn
 
@@ -355,15 +354,19 @@ def merge_text_study(
                 Counter(str(r["preferred"]) for r in table if r["in_analysis"]).items()
             )
         )
-    write_tsv(table, columns, judgments_path)
-    # the same pseudonyms as the summary (released and reported as it is)
-    write_quality(problems, table, quality_path, key)
-    write_tsv(measure_rows, measure_columns, measures_path)
-    from stecflow.judgments.public import public_summary
-
-    # no raw participant or session ID, no absolute path (released as it is)
-    summary = public_summary(summary, key)
-    write_json(summary, summary_path)
+    summary = write_merged(
+        table,
+        columns,
+        problems,
+        measure_rows,
+        measure_columns,
+        summary,
+        key,
+        judgments=judgments_path,
+        quality=quality_path,
+        measures_path=measures_path,
+        summary_path=summary_path,
+    )
     logger.info(
         "text study %s (%s): %d trial(s), %d in the analysis, %d problem(s)",
         study_id,
