@@ -87,15 +87,16 @@ def _run(campaign: Path, env: dict[str, str]) -> None:
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-6000:]
 
 
-def _answer(page, doc: dict, url: str, plausible: set[str]) -> dict[int, str]:
-    """One participant: Yes to the texts of the systems in *plausible*."""
+def _answer(page, doc: dict, url: str, plausible: set[str]) -> list[tuple[str, str]]:
+    """One participant: Yes to the texts of the systems in *plausible*; the
+    (system, answer) of every trial."""
     page.goto(url)
     page.wait_for_selector("body[data-screen=welcome]")
     page.click("#start")
     page.wait_for_selector("body[data-screen=plausibility]")  # a list is given
     list_id = page.evaluate("() => document.body.dataset.list")
     trials = next(lst for lst in doc["lists"] if lst["list"] == list_id)["trials"]
-    answers = {}
+    answers = []
     for trial in trials:
         page.wait_for_function(
             "o => document.body.dataset.screen === 'break' || (document.body"
@@ -111,9 +112,35 @@ def _answer(page, doc: dict, url: str, plausible: set[str]) -> dict[int, str]:
         answer = "yes" if trial["system"] in plausible else "no"
         page.click(f"#answer-{answer}")
         page.click("#next")
-        answers[trial["order"]] = answer
+        answers.append((trial["system"], answer))
     page.wait_for_selector("body[data-screen=done]")
     return answers
+
+
+def _post_outside_answer(url: str, doc: dict) -> tuple[int, dict]:
+    """A session's first trial answered with a value the kind does not take."""
+    import urllib.error
+    import urllib.request
+
+    def post(path: str, body: dict, token: str | None = None) -> tuple[int, dict]:
+        request = urllib.request.Request(
+            url.rstrip("/") + path,
+            json.dumps(body).encode(),
+            {"Content-Type": "application/json"}
+            | ({"Authorization": f"Bearer {token}"} if token else {}),
+        )
+        try:
+            with urllib.request.urlopen(request, timeout=10) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read())
+
+    status, session = post("/api/session", {"participant": "P-refused"})
+    assert status == 201, session
+    trial = next(lst for lst in doc["lists"] if lst["list"] == session["list"])
+    first = trial["trials"][0]
+    answer = {"order": first["order"], "trial": first["id"], "rt_ms": 900}
+    return post("/api/trial", answer | {"plausible": "maybe"}, session["token"])
 
 
 def test_a_kind_declared_outside_the_library_runs_a_whole_campaign(tmp_path, browser):
@@ -139,18 +166,13 @@ def test_a_kind_declared_outside_the_library_runs_a_whole_campaign(tmp_path, bro
                 context = browser.new_context(viewport={"width": 1366, "height": 768})
                 answered.append(_answer(context.new_page(), doc, server.url, plausible))
                 context.close()
-            # what the kind does not declare is refused, naming what it takes
-            from stecflow.serving.request import HTTPError
-            from stecflow.studies.server.checks import text_fields
-            from stecflow.studies.server.study import load_study
-
-            served = load_study(study_dir)
-            trial = next(iter(served.lists["L01"].values()))
-            with pytest.raises(HTTPError, match="plausible must be one of yes, no"):
-                text_fields({"plausible": "maybe"}, trial, served)
+            # what the kind does not declare is refused, saying what it takes
+            status, refusal = _post_outside_answer(server.url, doc)
+            assert status == 400
+            assert refusal["error"] == "plausible must be one of yes, no, got 'maybe'"
         responses = campaign / "responses.tsv"
         assert export_responses(study_dir, responses, db_path=db) == sum(
-            len(a) for a in answered
+            len(person) for person in answered
         )
     finally:
         registry.unregister("plausibility")
@@ -160,32 +182,27 @@ def test_a_kind_declared_outside_the_library_runs_a_whole_campaign(tmp_path, bro
     (campaign / "config" / "plausibility.yaml").write_text(yaml.safe_dump(config))
     _run(campaign, env)  # merge, analyses, report, release
 
+    # the judgments and measures are the answers given in the browser
+    given = [pair for person in answered for pair in person]
     rows = read_tsv(results / "judgments" / f"{STUDY}.tsv")
-    yes = [r["system"] for r in rows if r["plausible"] == "1"]
-    n_yes = {s: yes.count(s) for s in SYSTEMS}
-    n = {s: sum(r["system"] == s for r in rows) for s in SYSTEMS}
-    assert len(rows) == sum(len(a) for a in answered)
-    # the first participant said Yes to rules only, the second to template too
-    assert (
-        n_yes["organisers/weak"] == 0
-        and n_yes["organisers/rules"] == n["organisers/rules"]
+    assert sorted((r["system"], r["plausible"]) for r in rows) == sorted(
+        (system, "1" if answer == "yes" else "0") for system, answer in given
     )
-    measures = {
-        r["system"]: r
-        for r in read_tsv(results / "judgments" / "measures" / f"{STUDY}.tsv")
-    }
-    assert float(measures["organisers/rules"]["plausible"]) == 1.0
-    assert float(measures["organisers/weak"]["plausible"]) == 0.0
-    template = n_yes["organisers/template"] / n["organisers/template"]
-    assert float(measures["organisers/template"]["plausible"]) == pytest.approx(
-        template
-    )
+    measures = read_tsv(results / "judgments" / "measures" / f"{STUDY}.tsv")
+    shares = {r["system"]: float(r["plausible"]) for r in measures}
+    for system in SYSTEMS:
+        said = [answer for s, answer in given if s == system]
+        assert shares[system] == pytest.approx(said.count("yes") / len(said))
+    assert shares["organisers/rules"] == 1.0 and shares["organisers/weak"] == 0.0
+    assert 0.0 < shares["organisers/template"] < 1.0  # yes from one of two
 
+    # its declared measure's default analyses: ANOVA and Tukey over the trials
     anova = json.loads(
         (results / "stats" / f"{STUDY}-plausible-anova.json").read_text()
     )
-    assert anova["test"] == "anova"
+    assert anova["spec"]["measure"] == "plausible"
+    assert anova["n_observations"] == len(given) and anova["levels"]["system"] == 3
     assert (results / "stats" / f"{STUDY}-plausible-tukey.json").is_file()
     report = (results / "report" / "index.html").read_text(encoding="utf-8")
-    assert f'id="human-{STUDY}"' in report
+    assert f'id="human-{STUDY}"' in report  # the kind's own table
     assert "Could this text have been written for this input?" in report

@@ -82,9 +82,9 @@ def merge(job) -> None:
     """The stage's five files from the exported answers."""
     import statistics
 
-    from stecflow.core.io import format_float, read_tsv, write_json, write_tsv
+    from stecflow.core.io import format_float, read_tsv
     from stecflow.judgments.exclusions import write_audit
-    from stecflow.judgments.pipeline import release_key, write_quality
+    from stecflow.judgments.pipeline import release_key, write_merged
 
     study = str(job.spec["id"])
     design = _design(job.design)
@@ -94,6 +94,7 @@ def merge(job) -> None:
             trial = design.get((row["list"], int(row["order"])))
             if row["study"] != study or trial is None or trial["practice"] == "true":
                 continue
+            answered = row["plausible"] in ("yes", "no")  # kept either way
             table.append(
                 {
                     "subject": row["participant"] or row["session"],
@@ -102,43 +103,54 @@ def merge(job) -> None:
                     "order": int(row["order"]),
                     "item": trial["item"],
                     "system": trial["system"],
-                    "plausible": int(row["plausible"] == "yes"),
+                    "plausible": int(row["plausible"] == "yes") if answered else "",
                     "rt_ms": row["rt_ms"],
-                    "in_analysis": "true",
+                    "in_analysis": "true" if answered else "false",
                     "simulated": "false",
                 }
             )
     table.sort(key=lambda r: (r["subject"], r["session"], r["order"]))
     measures = []
     for system in sorted({r["system"] for r in table}):
-        values = [r["plausible"] for r in table if r["system"] == system]
+        values = [
+            r["plausible"]
+            for r in table
+            if r["system"] == system and r["in_analysis"] == "true"
+        ]
         measures.append(
             {
                 "study": study,
                 "task": job.spec["task"],
                 "system": system,
                 "n": len(values),
-                "plausible": format_float(statistics.fmean(values)),
+                "plausible": format_float(statistics.fmean(values)) if values else "",
             }
         )
-    write_tsv(table, JUDGMENT_COLUMNS, job.judgments)
-    write_quality([], table, job.quality, release_key(study, job.pseudonym_key))
-    write_tsv(measures, ("study", "task", "system", "n", "plausible"), job.measures)
     write_audit([], job.exclusions)
-    write_json(
-        {
-            "study": study,
-            "task": job.spec["task"],
-            "simulated": False,
-            "awaiting_responses": not job.responses,
-            "counts": {
-                "trials": len(table),
-                "in_analysis": len(table),
-                "sessions": len({r["session"] for r in table}),
-            },
-            "measures": measures,
+    summary = {
+        "study": study,
+        "task": job.spec["task"],
+        "simulated": False,
+        "awaiting_responses": not job.responses,
+        "counts": {
+            "trials": len(table),
+            "in_analysis": sum(r["in_analysis"] == "true" for r in table),
+            "sessions": len({r["session"] for r in table}),
         },
-        job.summary,
+        "measures": measures,
+    }
+    write_merged(
+        table,
+        JUDGMENT_COLUMNS,
+        [],
+        measures,
+        ("study", "task", "system", "n", "plausible"),
+        summary,
+        release_key(study, job.pseudonym_key),
+        judgments=job.judgments,
+        quality=job.quality,
+        measures_path=job.measures,
+        summary_path=job.summary,
     )
 
 
