@@ -89,8 +89,10 @@ def merge(job) -> None:
     study = str(job.spec["id"])
     design = _design(job.design)
     table = []
+    rows_read = 0
     for path in sorted(str(p) for p in job.responses):
         for row in read_tsv(path):
+            rows_read += 1
             trial = design.get((row["list"], int(row["order"])))
             if row["study"] != study or trial is None or trial["practice"] == "true":
                 continue
@@ -132,10 +134,14 @@ def merge(job) -> None:
         "task": job.spec["task"],
         "simulated": False,
         "awaiting_responses": not job.responses,
-        "counts": {
+        "counts": {  # the counts the report's study line reads
+            "rows": rows_read,
             "trials": len(table),
             "in_analysis": sum(r["in_analysis"] == "true" for r in table),
+            "subjects": len({r["subject"] for r in table}),
             "sessions": len({r["session"] for r in table}),
+            "lists_in_design": len({key[0] for key in design}),
+            "lists_run": len({r["list"] for r in table}),
         },
         "measures": measures,
     }

@@ -12,8 +12,9 @@
       });
       button.addEventListener("click", () => {
         answer = value;
-        for (const other of buttons) {
+        for (const other of buttons) {  // the chosen answer shows as chosen
           other.setAttribute("aria-pressed", other === button ? "true" : "false");
+          other.classList.toggle("chosen", other === button);
         }
         next.disabled = false;
       });
