@@ -120,7 +120,7 @@ SITUATED_LIST = [
 def build_situated_demo(root: Path, **options: Any) -> Path:
     """Build a situated study of the demo dialogues into ``root/web``; return it."""
     from stecflow.data.dialogue import read_corpus
-    from stecflow.studies.situated import build_situated_study
+    from stecflow.studykinds.situated_identification.stimuli import build_situated_study
 
     web = root / "web"
     build_situated_study(

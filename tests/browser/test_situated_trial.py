@@ -28,7 +28,10 @@ import pytest
 from stecflow.data.dialogue import context_start, cut_context, piece_states, read_corpus
 from stecflow.studies.server import export_responses
 from stecflow.studies.settings import RESPONSE_COLUMNS
-from stecflow.studies.situated import SITUATED_COLUMNS, build_situated_study
+from stecflow.studykinds.situated_identification.stimuli import (
+    SITUATED_COLUMNS,
+    build_situated_study,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SPEED = 2.0

@@ -40,6 +40,8 @@ from stecflow.analysis.specs import analysis_specs, spec_check
 from stecflow.core.errors import ConfigError
 from stecflow.core.io import read_json, read_tsv, write_json, write_tsv
 from stecflow.scoring.score import ITEM_COLUMNS
+from stecflow.studykinds.registry import hook as kind_hook
+from stecflow.studykinds.registry import kinds
 from tests.conftest import REPO
 
 SCHEMA = REPO / "workflow" / "schemas" / "config.schema.yaml"
@@ -67,10 +69,10 @@ def test_every_registered_test_is_declared_whole(name):
     ):
         assert callable(getattr(test, hook)), f"{name}: {hook}"
     assert test.partial is None or callable(test.partial)
-    # its family module declares it
+    # one family module declares it, or one study kind's ``tests`` hook
     families = [
         m for m in registry.FAMILIES if test in importlib.import_module(m).TESTS
-    ]
+    ] + [k.name for k in kinds() if test in (kind_hook(k.name, "tests") or ())]
     assert len(families) == 1, families
     # its not-computable table says why in every row, in the report's columns
     spec = {"id": "x", "test": name, "factors": ["system"], "measures": ["a", "b"]}

@@ -1,4 +1,4 @@
-"""Seed 000's paired t-tests over evaluators (analysis.situated).
+"""Seed 000's paired t-tests over evaluators (the kind's analyses module).
 
 The synthetic study has the seed's shape: 34 evaluators kept (one more whose
 session failed is discarded), each with 20 TP and 20 FN trials and 8 FP trials in
@@ -17,18 +17,21 @@ import pandas as pd
 import pytest
 
 from stecflow.analysis.run import run_analysis
-from stecflow.analysis.situated import (
+from stecflow.analysis.specs import analysis_specs
+from stecflow.core.errors import ConfigError
+from stecflow.core.io import read_tsv, write_json, write_tsv
+from stecflow.judgments import JudgmentsError
+from stecflow.stats.ttests import paired_ttest
+from stecflow.studykinds.situated_identification.analyses import (
     SEED_COMPARISONS,
     SITUATED_TEST_COLUMNS,
     read_situated_trials,
     situated_ttests,
 )
-from stecflow.analysis.specs import analysis_specs
-from stecflow.core.errors import ConfigError
-from stecflow.core.io import read_tsv, write_json, write_tsv
-from stecflow.judgments import JudgmentsError
-from stecflow.judgments.situated import TRIAL_COLUMNS, evaluator_table
-from stecflow.stats.ttests import paired_ttest
+from stecflow.studykinds.situated_identification.measures import (
+    TRIAL_COLUMNS,
+    evaluator_table,
+)
 
 
 def synthetic_trials() -> pd.DataFrame:

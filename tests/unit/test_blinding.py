@@ -54,7 +54,7 @@ def _text_study(root: Path, task: str) -> Path:
 
 def _situated_study(root: Path) -> Path:
     from stecflow.data.dialogue import read_corpus
-    from stecflow.studies.situated import build_situated_study
+    from stecflow.studykinds.situated_identification.stimuli import build_situated_study
 
     sessions = {s.id: s for s in read_corpus(ROOT / "resources" / "dialogue-demo")}
     media = root / "media"

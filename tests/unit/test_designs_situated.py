@@ -16,18 +16,16 @@ import math
 import pandas as pd
 import pytest
 
-from stecflow.studies.designs import (
+from stecflow.studies.designs import DesignError, balance_problems, check_balance
+from stecflow.studies.designs.seeding import _rng  # the documented seeding rule
+from stecflow.studykinds.situated_identification.design import (
     CONDITIONS,
     SITUATED_TRIAL_COLUMNS,
-    DesignError,
     SituatedDesign,
-    balance_problems,
-    check_balance,
     largest_remainder,
     qualify_instances,
     situated_design,
 )
-from stecflow.studies.designs.seeding import _rng  # the documented seeding rule
 
 COMBOS = ("O1=1|O2=1", "O1=1|O2=0", "O1=0|O2=1", "O1=0|O2=0")
 #: Whole-corpus O1/O2 counts (assumed), summing to the seed's 1,242 expressions.

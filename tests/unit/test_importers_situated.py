@@ -9,15 +9,18 @@ import pytest
 
 from stecflow.data.dialogue import read_corpus
 from stecflow.judgments import JudgmentsError
-from stecflow.judgments.importers import (
+from stecflow.studies.server import export_responses
+from stecflow.studies.settings import RESPONSE_COLUMNS
+from stecflow.studykinds.situated_identification.import_server import (
     SITUATED_IMPORT_COLUMNS,
     is_situated_header,
     read_situated_responses,
     situated_response_columns,
 )
-from stecflow.studies.server import export_responses
-from stecflow.studies.settings import RESPONSE_COLUMNS
-from stecflow.studies.situated import SITUATED_COLUMNS, build_situated_study
+from stecflow.studykinds.situated_identification.stimuli import (
+    SITUATED_COLUMNS,
+    build_situated_study,
+)
 from tests.conftest import REPO
 from tests.unit.test_server_situated import LIST, situated_payload
 

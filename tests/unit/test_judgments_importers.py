@@ -10,13 +10,15 @@ from stecflow.core.errors import StecflowError
 from stecflow.judgments import IMPORT_COLUMNS, JudgmentsError
 from stecflow.judgments.importers import (
     detect_format,
-    read_dmdx_azk,
-    read_dmdx_item_table,
     read_generic_table,
     read_response_table,
     read_responses,
 )
 from stecflow.studies.settings import RESPONSE_COLUMNS
+from stecflow.studykinds.identification.import_dmdx import (
+    read_dmdx_azk,
+    read_dmdx_item_table,
+)
 from tests.conftest import FIXTURES
 
 J = FIXTURES / "judgments"

@@ -14,12 +14,9 @@ import shutil
 import pytest
 
 from stecflow.judgments import IMPORT_COLUMNS, JudgmentsError
-from stecflow.judgments.importers import (
-    detect_format,
-    read_dmdx_azk,
-    read_dmdx_zil,
-    read_responses,
-)
+from stecflow.judgments.importers import detect_format, read_responses
+from stecflow.studykinds.identification.import_dmdx import read_dmdx_azk
+from stecflow.studykinds.identification.import_dmdx_zil import read_dmdx_zil
 from tests.conftest import FIXTURES
 
 Z = FIXTURES / "judgments" / "zil"

@@ -10,7 +10,8 @@ import pytest
 
 from stecflow.judgments import JudgmentsError
 from stecflow.judgments.measures import item_identification
-from stecflow.judgments.situated import (
+from stecflow.metrics.classification import ConfusionMatrix, rescore_false_positives
+from stecflow.studykinds.situated_identification.measures import (
     DISCARD_COLUMNS,
     IDENTIFICATION_COLUMNS,
     INSTANCE_COLUMNS,
@@ -24,7 +25,6 @@ from stecflow.judgments.situated import (
     situated_measures,
     time_table,
 )
-from stecflow.metrics.classification import ConfusionMatrix, rescore_false_positives
 
 DK = "dk"  # "I don't know"
 

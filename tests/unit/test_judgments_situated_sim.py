@@ -16,15 +16,18 @@ import pytest
 
 from stecflow.data.dialogue import context_start, read_corpus
 from stecflow.judgments import JudgmentsError
-from stecflow.judgments.situated import TRIAL_COLUMNS, situated_measures
-from stecflow.judgments.situated_sim import (
+from stecflow.studykinds.situated_identification.design import situated_design
+from stecflow.studykinds.situated_identification.measures import (
+    TRIAL_COLUMNS,
+    situated_measures,
+)
+from stecflow.studykinds.situated_identification.simulate import (
     FEATURE_WEIGHTS,
     SIMULATED_TRIAL_COLUMNS,
     SituatedSimulationSettings,
     clip_salience,
     simulate_situated,
 )
-from stecflow.studies.designs import situated_design
 from tests.conftest import REPO
 
 SEED = 2010

@@ -47,6 +47,24 @@ LAYERS = (
 )
 LAYER = {package: n for n, packages in enumerate(LAYERS) for package in packages}
 
+#: A kind's own code (``studykinds/<kind>/<role>[_<what>].py``) belongs to the
+#: stage its role names, and is held to that stage's layer: its design and
+#: stimuli to ``studies``, its merge, importers, measures and simulated
+#: participants to ``judgments``, its analyses to ``analysis``, its report
+#: section to ``report``. A stage's module may import a kind's module of its own
+#: stage (or a lower one), as it imports its own package's modules.
+ROLE_STAGE = {
+    "setup": "studies",
+    "design": "studies",
+    "stimuli": "studies",
+    "import": "judgments",
+    "merge": "judgments",
+    "measures": "judgments",
+    "simulate": "judgments",
+    "analyses": "analysis",
+    "report": "report",
+}
+
 #: What the report may import from the stages whose files it reads.
 REPORT_MAY_IMPORT = {
     "stecflow.scoring.specs",  # which metrics, their labels and signatures
@@ -57,9 +75,21 @@ REPORT_MAY_IMPORT = {
 FILE_MODULES = {"pathlib", "os", "io", "shutil", "glob", "tempfile", "zipfile", "csv"}
 
 
-def _package(path: Path) -> str:
-    parts = path.relative_to(SRC).with_suffix("").parts
+def _stage(parts: tuple[str, ...] | list[str]) -> str:
+    """The package whose layer a module (its dotted name's parts after
+    ``stecflow``) is held to: its own, or for a kind's module, its role's."""
+    if parts[0] == "studykinds" and len(parts) >= 3 and parts[2] != "__init__":
+        role = parts[2].split("_")[0]
+        assert role in ROLE_STAGE, (
+            f"stecflow.{'.'.join(parts)}: a kind's module is named by its role"
+            f" ({', '.join(ROLE_STAGE)}), optionally followed by _<what>"
+        )
+        return ROLE_STAGE[role]
     return parts[0]
+
+
+def _package(path: Path) -> str:
+    return _stage(path.relative_to(SRC).with_suffix("").parts)
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
@@ -102,13 +132,14 @@ def _not_downwards(package: str, imports: list[tuple[int, str]]) -> list[str]:
         parts = name.split(".")
         if parts[0] == "snakemake":
             wrong.append(f"line {line}: {name} (the library never imports snakemake)")
-        if parts[0] != "stecflow" or len(parts) < 2 or parts[1] == package:
+        if parts[0] != "stecflow" or len(parts) < 2 or parts[1] == "__version__":
             continue
-        if parts[1] == "__version__":
+        target = _stage(parts[1:])
+        if target == package:
             continue
-        if LAYER[parts[1]] >= LAYER[package]:
+        if LAYER[target] >= LAYER[package]:
             wrong.append(
-                f"line {line}: {name} ({parts[1]} is not below {package}; see"
+                f"line {line}: {name} ({target} is not below {package}; see"
                 " LAYERS in this test and docs/architecture.md)"
             )
     return wrong
@@ -131,6 +162,17 @@ def test_the_check_catches_what_it_forbids():
     assert _not_downwards("scoring", [(1, "stecflow.studies.setup")])
     assert _not_downwards("data", [(1, "snakemake.io")])
     assert not _not_downwards("report", [(1, "stecflow.scoring.specs")])
+    # a kind's module is held to its role's stage, both ways
+    kind = "stecflow.studykinds.situated_identification"
+    assert _not_downwards("judgments", [(1, f"{kind}.report")])
+    assert not _not_downwards("report", [(1, f"{kind}.report")])
+    assert not _not_downwards("report", [(1, f"{kind}.merge_tables")])
+    assert _stage(["studykinds", "situated_identification", "merge_join"]) == (
+        "judgments"
+    )
+    assert _stage(["studykinds", "situated_identification"]) == "studykinds"
+    with pytest.raises(AssertionError, match="named by its role"):
+        _stage(["studykinds", "situated_identification", "helpers"])
 
 
 @pytest.mark.parametrize(
@@ -166,7 +208,12 @@ def test_the_report_imports_descriptions_not_computations(path):
         parts = name.split(".")
         if parts[0] != "stecflow" or len(parts) < 2:
             continue
-        if parts[1] in ("core", "data", "metrics", "report", "__version__"):
+        if parts[1] == "__version__" or _stage(parts[1:]) in (
+            "core",
+            "data",
+            "metrics",
+            "report",
+        ):
             continue
         assert name in REPORT_MAY_IMPORT, f"line {line}: the report imports {name}"
 

@@ -1,4 +1,4 @@
-"""The report's situated identification study section (stecflow.report.situated).
+"""The report's situated identification study section (stecflow.studykinds.situated_identification.report).
 
 The inputs are small contract-conforming files written by hand (a judgments
 summary, a measures table, the situated_ttests and confusion analysis records)
@@ -21,7 +21,7 @@ from stecflow.report.build import _has_other_studies
 from stecflow.report.context import Context
 from stecflow.report.human import human_section
 from stecflow.report.inputs import read_analyses, read_judgments
-from stecflow.report.situated import (
+from stecflow.studykinds.situated_identification.report import (
     is_situated,
     situated_section,
     situated_studies,

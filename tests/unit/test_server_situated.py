@@ -27,7 +27,10 @@ from stecflow.studies.server import (
     read_responses,
 )
 from stecflow.studies.settings import RESPONSE_COLUMNS
-from stecflow.studies.situated import SITUATED_COLUMNS, build_situated_study
+from stecflow.studykinds.situated_identification.stimuli import (
+    SITUATED_COLUMNS,
+    build_situated_study,
+)
 from tests.browser.studykit import build_demo_study
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ from stecflow.campaign import check_config, prepare_testset, prepared_testset_na
 from stecflow.core.errors import ConfigError
 from stecflow.data.dialogue import read_corpus
 from stecflow.studies.setup import check_studies, design_spec, study_specs
-from stecflow.studies.situated_setup import SITUATED_DEFAULTS
+from stecflow.studykinds.situated_identification.setup import SITUATED_DEFAULTS
 from stecflow.tasks.registry import read_testset
 from stecflow.tasks.situated_dialogue import items_from_sessions
 from tests.conftest import REPO

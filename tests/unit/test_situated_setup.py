@@ -19,12 +19,12 @@ from stecflow.core.errors import ConfigError
 from stecflow.core.io import read_json, read_tsv
 from stecflow.data.dialogue import context_start, read_sessions, write_corpus_file
 from stecflow.studies.designs.balance import BALANCE_COLUMNS
-from stecflow.studies.designs.situated import (
+from stecflow.studykinds.situated_identification.design import (
     INSTANCE_COLUMNS,
     SITUATED_TRIAL_COLUMNS,
     qualify_instances,
 )
-from stecflow.studies.situated_setup import (
+from stecflow.studykinds.situated_identification.setup import (
     INSTANCE_TABLE_COLUMNS,
     build_situated_stimuli,
     design_situated_study,

@@ -17,7 +17,9 @@ import pytest
 from stecflow.core.errors import StimuliError
 from stecflow.data.dialogue import read_corpus
 from stecflow.studies.settings import RESPONSE_COLUMNS
-from stecflow.studies.situated import (
+from stecflow.studies.stimuli import study_sha256
+from stecflow.studies.strings import UI_STRINGS
+from stecflow.studykinds.situated_identification.stimuli import (
     SITUATED_COLUMNS,
     SITUATED_TASK,
     SituatedInstance,
@@ -27,8 +29,6 @@ from stecflow.studies.situated import (
     trial_context,
     utf16_offset,
 )
-from stecflow.studies.stimuli import study_sha256
-from stecflow.studies.strings import UI_STRINGS
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -235,7 +235,7 @@ def test_spoken_transcript_files(sessions, monkeypatch):
     assert [line["audio"] for line in transcript] == [None, None, None]
     assert silent.document["speech"] is None
 
-    from stecflow.studies import situated
+    from stecflow.studykinds.situated_identification import stimuli as situated
 
     calls = []
 

@@ -17,15 +17,19 @@ import pytest
 
 from stecflow.core.io import read_tsv, write_json, write_tsv
 from stecflow.judgments._common import QUALITY_COLUMNS, JudgmentsError
-from stecflow.judgments.importers.situated import situated_response_columns
-from stecflow.judgments.situated_simulation import simulate_situated_study
-from stecflow.judgments.situated_study import merge_situated_study
-from stecflow.judgments.situated_tables import (
+from stecflow.release.archive import pseudonym
+from stecflow.studykinds.situated_identification.design import SITUATED_TRIAL_COLUMNS
+from stecflow.studykinds.situated_identification.import_server import (
+    situated_response_columns,
+)
+from stecflow.studykinds.situated_identification.merge import merge_situated_study
+from stecflow.studykinds.situated_identification.merge_tables import (
     SITUATED_JUDGMENT_COLUMNS,
     SITUATED_MEASURE_COLUMNS,
 )
-from stecflow.release.archive import pseudonym
-from stecflow.studies.designs.situated import SITUATED_TRIAL_COLUMNS
+from stecflow.studykinds.situated_identification.simulate_job import (
+    simulate_situated_study,
+)
 from tests.conftest import REPO
 
 
@@ -41,7 +45,7 @@ SEED = 2010
 
 
 def demo_instances(sessions, items, decisions):
-    """The instance table of studies.designs.situated for the demo corpus."""
+    """The instance table of studykinds.situated_identification.design for the demo corpus."""
     from stecflow.data.dialogue import context_start
     from stecflow.metrics.classification import instance_classes
 
@@ -91,7 +95,7 @@ def demo_design(folder, study="situated"):
     from stecflow.baselines.situated import recency_outputs
     from stecflow.data.dialogue import read_corpus
     from stecflow.metrics.classification import confusion_matrix
-    from stecflow.studies.designs.situated import situated_design
+    from stecflow.studykinds.situated_identification.design import situated_design
     from stecflow.tasks.situated_dialogue import items_from_sessions
 
     sessions = read_corpus(DEMO)

@@ -6,11 +6,9 @@ registry (:mod:`stecflow.studykinds`).
 * The config schema's ``task`` enum is the registry's: a kind registered from
   outside the library is accepted by the config check, an unknown one refused
   with the kinds there are.
-* A ratchet: no module outside ``studykinds/`` names a kind more often than
-  :data:`ALLOWED` says (a string literal equal to a registered kind's name,
-  docstrings aside); the allowance of a file only shrinks, and a file that
-  drops to its allowance's count must lower it here. The check is shown to
-  catch a violation.
+* No module outside ``studykinds/`` names a kind: no string literal equal to
+  a registered kind's name (docstrings aside), no import of a kind's own code
+  (its package's modules); the check is shown to catch both.
 """
 
 from __future__ import annotations
@@ -37,6 +35,8 @@ OPTIONAL_HOOKS = (
     "agreement",
     "report",
     "datasheet",
+    "section",
+    "tests",
     "responses",
     "keyed",
     "analyses",
@@ -83,6 +83,11 @@ def test_every_kind_is_declared_whole(name):
         found = registry.hook(name, role)
         if role == "datasheet":
             assert isinstance(found, KindSheet), name
+        elif role == "tests":  # its own analysis tests, the ones it names
+            from stecflow.analysis.registry import AnalysisTest
+
+            assert all(isinstance(t, AnalysisTest) for t in found), name
+            assert {t.name for t in found} == set(kind.tests), name
         else:
             assert callable(found), (name, role)
 
@@ -234,23 +239,6 @@ def test_a_broken_installed_kind_is_named_in_the_error(fresh_plugins, entry, mes
 
 # ------------------------------------------------------------------ the ratchet
 
-#: Literals of kind names allowed per module outside ``studykinds/``: the
-#: modules that are one kind's own code, still outside a package of its own
-#: (seed 000's situated identification: its design, importer, merge, stimuli
-#: and report section; the DMDX files and readers of the identification kind,
-#: whose phases DMDX itself calls ``reading`` and ``identification``). Every
-#: other stage asks the registry. Lower a count when a module loses names.
-ALLOWED = {
-    "judgments/importers/dmdx.py": 6,
-    "judgments/importers/dmdx_zil.py": 2,
-    "judgments/importers/situated.py": 1,
-    "judgments/situated_design.py": 1,
-    "judgments/situated_study.py": 1,
-    "report/situated.py": 2,
-    "studies/dmdx.py": 3,
-    "studies/situated.py": 1,
-}
-
 
 def kind_names_in(source: str, names: set[str]) -> list[int]:
     """The lines of the string literals of *source* equal to one of *names*,
@@ -273,36 +261,53 @@ def kind_names_in(source: str, names: set[str]) -> list[int]:
     )
 
 
+def _kind_imports(tree: ast.AST, names: set[str]) -> list[int]:
+    """The lines of *tree*'s imports of a kind's own code
+    (``stecflow.studykinds.<kind>`` and its modules): only the registry and
+    the base may be imported from outside the kinds."""
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            modules = [node.module or ""]
+            if node.module == "stecflow.studykinds":
+                modules = [f"stecflow.studykinds.{a.name}" for a in node.names]
+        elif isinstance(node, ast.Import):
+            modules = [a.name for a in node.names]
+        else:
+            continue
+        parts = [m.split(".") for m in modules]
+        if any(
+            p[:2] == ["stecflow", "studykinds"] and p[2:3] and p[2] in names
+            for p in parts
+        ):
+            found.append(node.lineno)
+    return sorted(found)
+
+
 def _counts(root: Path) -> dict[str, list[int]]:
+    """Per module outside ``studykinds/``: the lines naming a kind (a string
+    literal equal to its name, docstrings aside) or importing a kind's code."""
     names = set(registry.names())
     found = {}
     for path in sorted(root.rglob("*.py")):
         module = path.relative_to(root).as_posix()
         if module.startswith("studykinds/") or "__pycache__" in module:
             continue
-        lines = kind_names_in(path.read_text(encoding="utf-8"), names)
+        source = path.read_text(encoding="utf-8")
+        lines = kind_names_in(source, names) + _kind_imports(ast.parse(source), names)
         if lines:
-            found[module] = lines
+            found[module] = sorted(lines)
     return found
 
 
-def test_no_module_outside_the_kinds_names_a_kind_beyond_its_allowance():
+def test_no_module_outside_the_kinds_names_a_kind():
+    """A kind's name, and its code, are its package's alone: every stage asks
+    the registry (its declaration, a hook) instead."""
     found = _counts(SRC)
-    over = {
-        module: f"{len(lines)} (allowed {ALLOWED.get(module, 0)}; lines {lines})"
-        for module, lines in found.items()
-        if len(lines) > ALLOWED.get(module, 0)
-    }
-    assert not over, (
-        "these modules name a study kind: ask stecflow.studykinds (the kind's"
-        f" declaration or a hook) instead: {over}"
+    assert not found, (
+        "these modules name a study kind or import its code: ask"
+        f" stecflow.studykinds.registry (the kind's declaration or a hook): {found}"
     )
-    lower = {
-        m: len(found.get(m, ()))
-        for m, n in ALLOWED.items()
-        if len(found.get(m, ())) < n
-    }
-    assert not lower, f"fewer kind names than allowed: lower ALLOWED to {lower}"
 
 
 def test_the_workflow_names_no_kind():
@@ -328,4 +333,13 @@ def test_the_ratchet_catches_a_kind_named_outside(tmp_path):
     (tmp_path / "studies" / "new.py").write_text(source, encoding="utf-8")
     (tmp_path / "studykinds").mkdir()
     (tmp_path / "studykinds" / "kind.py").write_text(source, encoding="utf-8")
-    assert _counts(tmp_path) == {"studies/new.py": [4]}
+    # importing a kind's code is naming it too; the registry is not
+    (tmp_path / "report").mkdir()
+    (tmp_path / "report" / "uses.py").write_text(
+        "from stecflow.studykinds.registry import get\n"
+        "from stecflow.studykinds import base, situated_identification\n"
+        "import stecflow.studykinds.identification.import_dmdx\n"
+        "from stecflow.studykinds.situated_identification.report import x\n",
+        encoding="utf-8",
+    )
+    assert _counts(tmp_path) == {"report/uses.py": [2, 3, 4], "studies/new.py": [4]}

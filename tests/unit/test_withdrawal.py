@@ -417,7 +417,7 @@ def test_a_text_study_leaves_out_a_withdrawn_participant(tmp_path):
 
 
 def test_a_situated_study_leaves_out_a_withdrawn_evaluator(tmp_path):
-    from stecflow.judgments.situated_study import merge_situated_study
+    from stecflow.studykinds.situated_identification.merge import merge_situated_study
     from tests.unit.test_situated_study import hand_design, hand_rows, write_responses
 
     design = hand_design(tmp_path)

@@ -1,4 +1,4 @@
-# code: stecflow.studykinds.registry.hook (the study kind's simulate hook; grid kinds: stecflow.judgments.simulate.simulate_job, situated: stecflow.judgments.situated_study.simulate_job, text: stecflow.judgments.text_study.simulate_job; via workflow/scripts/simulate_responses.py)
+# code: stecflow.studykinds.registry.hook (the study kind's simulate hook; grid kinds: stecflow.judgments.simulate.simulate_job, situated: stecflow.studykinds.situated_identification.merge.simulate_job, text: stecflow.judgments.text_study.simulate_job; via workflow/scripts/simulate_responses.py)
 rule simulate_responses:
     """Answer a study with simulated participants (studies with simulate: true)."""
     input:
@@ -26,7 +26,7 @@ rule simulate_responses:
         "../scripts/simulate_responses.py"
 
 
-# code: stecflow.studykinds.registry.hook (the study kind's merge hook; grid kinds: stecflow.judgments.study.merge_job, situated: stecflow.judgments.situated_study.merge_job, text: stecflow.judgments.text_study.merge_job; via workflow/scripts/merge_judgments.py)
+# code: stecflow.studykinds.registry.hook (the study kind's merge hook; grid kinds: stecflow.judgments.study.merge_job, situated: stecflow.studykinds.situated_identification.merge.merge_job, text: stecflow.judgments.text_study.merge_job; via workflow/scripts/merge_judgments.py)
 rule merge_judgments:
     """Merge one study's responses with its design: judgments, checks, measures."""
     input:

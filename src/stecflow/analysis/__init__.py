@@ -50,8 +50,9 @@ The modules, one concern each:
   models and means by property on analysed rows;
 * :mod:`~stecflow.analysis.situated`: seed 000's paired t-tests over evaluators
   between instance classes (TP vs FN, FP-system vs FP-Orig), from
-  :mod:`stecflow.judgments.situated`'s evaluator table, and the confusion of
-  decision systems;
+  the evaluator table of
+  :mod:`stecflow.studykinds.situated_identification.measures`, and
+  the confusion of decision systems;
 * :mod:`~stecflow.analysis.formatting`: results written as the papers write them;
 * :mod:`~stecflow.analysis.power`: power analyses of study designs.
 

@@ -8,8 +8,10 @@ the tests themselves (:mod:`stecflow.analysis.registry`): which task a kind has
 (:func:`judgment_measures`, or a text study's criteria), which analyses run by
 default (:func:`default_analyses`, what TUNA-REG'09 reported), which tests a
 study of each kind takes (:func:`check_study_source`), and the spec checks of
-the tests that analyse one kind only (:func:`checked_situated_spec`,
-:func:`checked_preference_spec`).
+the tests that analyse one kind (or one task) only (:func:`checked_entry`,
+:func:`checked_confusion_spec`, :func:`checked_preference_spec`; a kind's own
+tests check their entries in its package, as the situated study's
+``situated_ttests``).
 """
 
 from __future__ import annotations
@@ -24,10 +26,13 @@ __all__ = [
     "DECISION_METRICS",
     "judgment_measures",
     "PREFERENCE_KEYS",
-    "SITUATED_KEYS",
+    "CONFUSION_KEYS",
     "check_study_source",
     "checked_preference_spec",
-    "checked_situated_spec",
+    "kinds_taking",
+    "taking",
+    "checked_confusion_spec",
+    "checked_entry",
     "decision_metric_ids",
     "default_analyses",
     "identification_analyses",
@@ -43,11 +48,8 @@ __all__ = [
 PREFERENCE_KEYS = ("id", "test", "source", "reference")
 
 
-#: Keys an analysis of each situated kind may have (the others do not apply).
-SITUATED_KEYS = {
-    "situated_ttests": ("id", "test", "source", "comparisons", "alternative"),
-    "confusion": ("id", "test", "source", "measures"),
-}
+#: Keys a ``confusion`` analysis may have (the others do not apply).
+CONFUSION_KEYS = ("id", "test", "source", "measures")
 
 #: Registry names of the metrics whose item scores ``confusion`` reads.
 DECISION_METRICS = ("decision_precision", "decision_recall")
@@ -288,14 +290,14 @@ def check_study_source(
         spec["criteria"] = study_measures(study)
 
 
-def _taking(test: str, studies: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def taking(test: str, studies: Mapping[str, Mapping[str, Any]]) -> list[str]:
     """The studies whose kind is analysed by *test* of its own."""
     from stecflow.studykinds.registry import get
 
     return [s for s, st in studies.items() if test in get(st["task"]).tests]
 
 
-def _kinds_taking(test: str) -> str:
+def kinds_taking(test: str) -> str:
     from stecflow.studykinds.registry import names_where
 
     return " or ".join(names_where(lambda kind: test in kind.tests))
@@ -320,11 +322,11 @@ def checked_preference_spec(
             + ")",
             field=f"{where}.{extra[0]}",
         )
-    preference = _taking("preference", studies)
+    preference = taking("preference", studies)
     if spec.get("source") not in preference:
         what = "not" if spec.get("source") in studies else "unknown: give"
         raise ConfigError(
-            f"source {spec.get('source')!r} is {what} a {_kinds_taking('preference')}"
+            f"source {spec.get('source')!r} is {what} a {kinds_taking('preference')}"
             f" study ({', '.join(preference) or 'none is configured'})",
             field=f"{where}.source",
         )
@@ -339,83 +341,52 @@ def checked_preference_spec(
     return spec
 
 
-def checked_situated_spec(
-    entry: Mapping[str, Any],
-    where: str,
-    metrics: Mapping[str, Any],
-    studies: Mapping[str, Mapping[str, Any]],
-    seen: set[str],
+def checked_entry(
+    entry: Mapping[str, Any], where: str, keys: Sequence[str], seen: set[str]
 ) -> dict[str, Any]:
-    """A ``situated_ttests`` or ``confusion`` entry with its defaults."""
-    from stecflow.analysis.situated import MEASURES
-    from stecflow.judgments.situated import CLASSES
-
-    test = entry["test"]
+    """An entry of a test of one kind's (or one task's) own: its ID not used
+    before, and none but its *keys*."""
     spec = dict(entry)
     if spec["id"] in seen:
         raise ConfigError(f"analysis ID {spec['id']!r} is used twice", field=where)
     seen.add(spec["id"])
-    extra = [k for k in spec if k not in SITUATED_KEYS[test]]
+    extra = [k for k in spec if k not in keys]
     if extra:
         raise ConfigError(
-            f"{extra[0]} does not apply to {test} (its keys:"
-            f" {', '.join(SITUATED_KEYS[test])})",
+            f"{extra[0]} does not apply to {spec['test']} (its keys:"
+            f" {', '.join(keys)})",
             field=f"{where}.{extra[0]}",
         )
-    if test == "confusion":
-        spec.setdefault("source", "scores")
-        if spec["source"] != "scores":
-            raise ConfigError(
-                "confusion reads the item scores: its source is scores",
-                field=f"{where}.source",
-            )
-        decision = decision_metric_ids(metrics)
-        if not decision:
-            raise ConfigError(
-                "confusion needs the metrics decision_precision and decision_recall"
-                " (the situated_dialogue task's) in scoring.metrics",
-                field=f"{where}.test",
-            )
-        chosen = list(spec.setdefault("measures", decision))
-        names = [getattr(metrics.get(m), "name", None) for m in chosen]
-        if len(chosen) != 2 or tuple(names) != DECISION_METRICS:
-            raise ConfigError(
-                "measures of confusion: the IDs of a decision_precision and a"
-                f" decision_recall metric, in this order (e.g. {', '.join(decision)})",
-                field=f"{where}.measures",
-            )
-        return spec
-    source = spec.get("source")
-    situated = _taking("situated_ttests", studies)
-    if source not in situated:
-        what = "no source" if source is None else f"{source!r} is not"
+    return spec
+
+
+def checked_confusion_spec(
+    entry: Mapping[str, Any],
+    where: str,
+    metrics: Mapping[str, Any],
+    seen: set[str],
+) -> dict[str, Any]:
+    """A ``confusion`` entry with its defaults."""
+    spec = checked_entry(entry, where, CONFUSION_KEYS, seen)
+    spec.setdefault("source", "scores")
+    if spec["source"] != "scores":
         raise ConfigError(
-            f"situated_ttests analyses a {_kinds_taking('situated_ttests')} study:"
-            f" {what} one"
-            f" ({', '.join(situated) or 'none is configured'})",
+            "confusion reads the item scores: its source is scores",
             field=f"{where}.source",
         )
-    for k, comparison in enumerate(spec.get("comparisons") or []):
-        at = f"{where}.comparisons[{k}]"
-        if not isinstance(comparison, Sequence) or isinstance(comparison, str):
-            comparison = [comparison]
-        if len(comparison) != 3:
-            raise ConfigError(
-                "a comparison is [class_a, class_b, measure], e.g. [TP, FN, ir]",
-                field=at,
-            )
-        a, b, measure = comparison
-        for n, cls in enumerate((a, b)):
-            if cls not in CLASSES:
-                raise ConfigError(
-                    f"unknown class {cls!r}; classes: {', '.join(CLASSES)}",
-                    field=f"{at}[{n}]",
-                )
-        if a == b:
-            raise ConfigError(f"{a} is compared with itself", field=at)
-        if measure not in MEASURES:
-            raise ConfigError(
-                f"unknown measure {measure!r}; measures: {', '.join(MEASURES)}",
-                field=f"{at}[2]",
-            )
+    decision = decision_metric_ids(metrics)
+    if not decision:
+        raise ConfigError(
+            "confusion needs the metrics decision_precision and decision_recall"
+            " (the situated_dialogue task's) in scoring.metrics",
+            field=f"{where}.test",
+        )
+    chosen = list(spec.setdefault("measures", decision))
+    names = [getattr(metrics.get(m), "name", None) for m in chosen]
+    if len(chosen) != 2 or tuple(names) != DECISION_METRICS:
+        raise ConfigError(
+            "measures of confusion: the IDs of a decision_precision and a"
+            f" decision_recall metric, in this order (e.g. {', '.join(decision)})",
+            field=f"{where}.measures",
+        )
     return spec

@@ -8,7 +8,9 @@ from the tables of the stages before), its runner (the result table, and what
 goes into the JSON record beside it) and how its table and record are written.
 The built-in tests are declared one family per module of
 :mod:`stecflow.analysis.families` (:data:`FAMILIES`), imported on first use; a
-test from outside the library is passed to :func:`register`.
+study kind's own tests by its ``tests`` hook (the situated study's
+``situated_ttests``); a test from outside the library is passed to
+:func:`register`.
 
 The runner of a test computes with a :mod:`stecflow.stats` function; how its
 result is written in words is :mod:`stecflow.analysis.formatting`, and how the
@@ -98,7 +100,7 @@ class AnalysisJob:
 #: *where* with its defaults filled in, or a ConfigError naming the key path.
 Check = Callable[[Mapping[str, Any], str, SpecContext], dict[str, Any]]
 #: ``load(spec, job, record)``: what the test analyses (a frame; for tests whose
-#: :mod:`stecflow.analysis.situated` function reads and checks its tables itself,
+#: computation reads and checks its tables itself,
 #: naming file and line, their paths); *record* takes what loading found.
 Load = Callable[[Mapping[str, Any], AnalysisJob, dict[str, Any]], Any]
 #: ``run(spec, data, job, record)``: the result (a frame or rows); the entries
@@ -179,9 +181,15 @@ _ADDED: dict[str, AnalysisTest] = {}
 
 
 def _built_in() -> dict[str, AnalysisTest]:
+    """The tests of :data:`FAMILIES`, then those the study kinds bring (their
+    ``tests`` hook), in the kinds' order."""
     if not _BUILT_IN:
-        for module in FAMILIES:
-            for test in importlib.import_module(module).TESTS:
+        from stecflow.studykinds.registry import hook, kinds
+
+        families = [importlib.import_module(module).TESTS for module in FAMILIES]
+        families += [hook(kind.name, "tests") or () for kind in kinds()]
+        for tests in families:
+            for test in tests:
                 if test.name in _BUILT_IN:
                     raise ValueError(f"test {test.name!r} is declared twice")
                 _BUILT_IN[test.name] = test

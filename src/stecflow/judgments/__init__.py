@@ -6,9 +6,10 @@ this file; each name below is imported from its module on first use.
 Modules
 -------
 :mod:`~stecflow.judgments.importers`
-    Server exports, offline files, generic CSVs and DMDX ``.azk`` files into one
-    tidy table (:data:`IMPORT_COLUMNS`); a package with one module per format
-    (``server``, ``generic``, ``dmdx``) and ``detect`` for telling them apart.
+    Server exports, offline files, generic CSVs and the formats a study kind
+    brings (DMDX) into one tidy table (:data:`IMPORT_COLUMNS`); a package with
+    one module per format (``server``, ``generic``, ``text``) and ``detect``
+    for telling them apart.
 :mod:`~stecflow.judgments.design`
     Read and normalise the study design; look its trials up.
 :mod:`~stecflow.judgments.merge`
@@ -21,17 +22,9 @@ Modules
     Time-outs and the mean ± k·SD outlier rule (REFERENCE.md §14).
 :mod:`~stecflow.judgments.measures`
     Accuracy, times, IR/MIR/agreement (REFERENCE.md §13), rating means.
-:mod:`~stecflow.judgments.situated`
-    Seed 000's situated-dialogue study measures per instance class (TP, FN,
-    FP-Orig, FP-system): IR and MIR with counts, its agreement score, IT and
-    replays (its Tables 7-9), after discarding failed sessions with a record.
 :mod:`~stecflow.judgments.simulate`
     Simulated participants for the demo campaign: the trials of a design or a
     built study, answered and written as the server's export.
-:mod:`~stecflow.judgments.situated_sim`
-    SIMULATED evaluators of seed 000's situated study: answers, times and replays
-    that follow the replayed context (recency, actions, cursor, form), every row
-    labelled ``simulated``.
 :mod:`~stecflow.judgments.participant`
     The model of a simulated participant (:class:`SimulationSettings`).
 :mod:`~stecflow.judgments.lexicon`
@@ -45,10 +38,10 @@ Modules
     A text study's merge (:func:`merge_text_study`) and its kinds' hooks; its
     steps in ``text_join``, ``text_corrections``, ``text_exclusions``,
     ``text_measures`` and ``text_simulation``.
-:mod:`~stecflow.judgments.situated_study`
-    A situated study's merge (:func:`merge_situated_study`) and its kind's
-    hooks; its steps in ``situated_design``, ``situated_join``,
-    ``situated_exclusions``, ``situated_tables`` and ``situated_simulation``.
+
+A kind with a merge of its own keeps it in its package: seed 000's situated
+study in :mod:`stecflow.studykinds.situated_identification` (``merge`` and its
+steps, ``measures``, ``simulate``).
 
 May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.metrics`,
 :mod:`stecflow.stats`, :mod:`stecflow.tasks`, :mod:`stecflow.studies` (the
@@ -73,11 +66,8 @@ __all__ = [
     "JudgmentsError",
     "OutlierSettings",
     "SimulationSettings",
-    "SituatedMeasures",
-    "SituatedSimulationSettings",
     "apply_corrections",
     "detect_format",
-    "discard_failed_sessions",
     "identification_rates",
     "identification_summary",
     "item_identification",
@@ -86,15 +76,12 @@ __all__ = [
     "rating_summary",
     "read_corrections",
     "read_design",
-    "read_dmdx_azk",
     "read_generic_table",
     "read_response_table",
     "read_responses",
     "replace_outliers",
     "simulate_responses",
-    "simulate_situated",
     "simulate_study",
-    "situated_measures",
     "study_measures",
     "treat_outliers",
     "write_simulated_responses",
@@ -114,7 +101,6 @@ _HOME = {
     "study_measures": "measures",
     "ImportResult": "importers",
     "detect_format": "importers",
-    "read_dmdx_azk": "importers",
     "read_generic_table": "importers",
     "read_response_table": "importers",
     "read_responses": "importers",
@@ -131,11 +117,6 @@ _HOME = {
     "simulate_responses": "simulate",
     "simulate_study": "simulate",
     "write_simulated_responses": "simulate",
-    "SituatedMeasures": "situated",
-    "discard_failed_sessions": "situated",
-    "situated_measures": "situated",
-    "SituatedSimulationSettings": "situated_sim",
-    "simulate_situated": "situated_sim",
     "JudgmentSettings": "study",
     "merge_study": "study",
 }

@@ -2,12 +2,13 @@
 
 The three merges (:func:`stecflow.judgments.study.merge_study` for the grid
 kinds, :func:`stecflow.judgments.text_study.merge_text_study` and
-:func:`stecflow.judgments.situated_study.merge_situated_study`) read response
-files, name evaluators, join trials to a design, apply corrections and write the
-data-quality table and their four files (:func:`write_merged`) with the same
-code: it lives here, for a kind of its own to use too. The steps that differ
-between the kinds (the join itself, the exclusion rules, the order of the
-quality table of a grid study) stay in the kinds' modules.
+:func:`stecflow.studykinds.situated_identification.merge.merge_situated_study`)
+read response files, name evaluators, join trials to a design, apply
+corrections and write the data-quality table and their four files
+(:func:`write_merged`) with the same code: it lives here, for a kind of its own
+to use too. The steps that differ between the kinds (the join itself, the
+exclusion rules, the order of the quality table of a grid study) stay in the
+kinds' modules.
 
 Nothing here imports pandas.
 """

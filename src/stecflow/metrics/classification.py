@@ -345,7 +345,8 @@ def rescore_false_positives(
     identified : int
         Of those, the number the majority identified correctly
         (0 ≤ identified ≤ tested); e.g. the ``majority_identified`` count of the
-        FP-system class of :func:`stecflow.judgments.situated.identification_table`.
+        FP-system class of
+        :func:`stecflow.studykinds.situated_identification.measures.identification_table`.
     untested : {"incorrect", "excluded", "extrapolated"}, default "incorrect"
         The FPs that were not tested. ``incorrect`` (the seed): they stay wrong,
         k = identified. ``excluded``: they leave precision's denominator, which

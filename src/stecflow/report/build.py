@@ -27,12 +27,12 @@ from stecflow.report.inputs import (
     read_system_scores,
     testset_info,
 )
+from stecflow.report.kind_sections import kind_sections
 from stecflow.report.methods import methods_section, provenance_section
 from stecflow.report.overview import overview_section
 from stecflow.report.power import power_section, read_power
 from stecflow.report.quality import quality_section
 from stecflow.report.scores import scores_section
-from stecflow.report.situated import situated_section, situated_studies
 from stecflow.report.statistics import statistics_section
 from stecflow.report.teams import read_item_scores, read_items, teams_section
 from stecflow.report.versions import changes_blocks
@@ -89,13 +89,14 @@ def submissions_blocks(
 
 
 def _has_other_studies(
-    config: Mapping[str, Any], ctx: Context, situated: Sequence[str]
+    config: Mapping[str, Any], ctx: Context, own: Sequence[str]
 ) -> bool:
-    """True if the campaign has a study that is not a situated one."""
+    """True if the campaign has a study outside the sections of their kinds'
+    own (*own*: those sections' studies)."""
     configured = {
         str(s.get("id")) for s in config.get("studies") or [] if isinstance(s, Mapping)
     }
-    return bool((configured | {s.study for s in ctx.judgments}) - set(situated))
+    return bool((configured | {s.study for s in ctx.judgments}) - set(own))
 
 
 def build_report(
@@ -200,8 +201,9 @@ def build_report(
     for path in sorted(judgment_files, key=lambda p: path_tail(p, 2)):
         inputs.append(("judgments", path_tail(path, 2), file_sha256(path)))
 
-    situated = situated_studies(ctx)
-    human = not situated or _has_other_studies(config, ctx, situated)
+    own = kind_sections(ctx)
+    in_own = [study for section in own for study in section.studies]
+    human = not own or _has_other_studies(config, ctx, in_own)
     sections = [
         (
             "overview",
@@ -225,17 +227,14 @@ def build_report(
             else []
         ),
         *(
-            [
-                (
-                    "situated",
-                    "Situated identification study",
-                    # agreement goes here when there is no human section
-                    situated_section(ctx)
-                    + ([] if human else agreement_blocks(ctx, agreement)),
-                )
-            ]
-            if situated
-            else []
+            (
+                section.anchor,
+                section.title,
+                # agreement goes to the first when there is no human section
+                section.blocks(ctx)
+                + ([] if human or n else agreement_blocks(ctx, agreement)),
+            )
+            for n, section in enumerate(own)
         ),
         ("statistics", "Statistical analyses", statistics_section(ctx)),
         *(

@@ -400,19 +400,18 @@ def _scatter_blocks(ctx: Context, studies: Sequence[JudgmentStudy]) -> list[Bloc
 
 def human_section(ctx: Context) -> list[Block]:
     """Section 3: Tables 6/8 style means and SDs per study, or the placeholder."""
-    from stecflow.report.situated import is_situated
-    from stecflow.studykinds.registry import hook, in_family, is_kind
+    from stecflow.report.kind_sections import kind_sections
+    from stecflow.studykinds.registry import hook, is_kind
 
+    own = {study for section in kind_sections(ctx) for study in section.studies}
     studies = [
-        s
-        for s in ctx.judgments
-        if (s.measures or s.summary) and not is_situated(ctx, s)
-    ]  # situated studies have their own section (stecflow.report.situated)
+        s for s in ctx.judgments if (s.measures or s.summary) and s.study not in own
+    ]  # a kind with a section of its own shows its studies there
     if not studies:
         configured = [
             str(s.get("id"))
             for s in ctx.config.get("studies") or []
-            if isinstance(s, Mapping) and s.get("task") not in in_family("situated")
+            if isinstance(s, Mapping) and str(s.get("id")) not in own
         ]
         where = (
             f" The campaign's studies ({', '.join(configured)}) are designed;"

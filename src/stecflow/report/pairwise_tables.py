@@ -108,26 +108,26 @@ def ttest_blocks(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Bl
 
 def situated_blocks(ctx: Context, record: Record, rows: Rows, stem: str) -> list[Block]:
     """Analyses of a situated study: the sentences; the tables are in its section."""
-    from stecflow.report.situated import situated_studies
+    from stecflow.report.kind_sections import kind_sections
 
     source = (record.get("spec") or {}).get("source") or ""
     blocks: list[Block] = [
         paragraph(f"{t.get('about', '')}: {t.get('text', '')}")
         for t in record.get("text") or []
     ]
-    # the tables are in the section of the situated study the analysis reads,
-    # or (an analysis of the scores, ``source: scores``: the confusion
-    # matrices) in the situated section; no section, no link
-    studies = situated_studies(ctx)
-    anchor = (
-        f"#situated-{source}" if source in studies else "#situated" if studies else ""
-    )
+    # the tables are in the section of the study the analysis reads, or (an
+    # analysis of the scores, ``source: scores``: the confusion matrices) in
+    # the kind's section; no section, no link
+    sections = kind_sections(ctx)
+    reading = [s for s in sections if source in s.studies]
     end = "." if not record.get("simulated") else " (simulated data)."
-    if anchor:
+    if sections:
+        section = (reading or sections)[0]
+        anchor = f"#{section.anchor}" + (f"-{source}" if reading else "")
         blocks.append(
             paragraph(
                 "Shown with the study's tables under ",
-                {"text": "Situated identification study", "href": anchor},
+                {"text": section.title, "href": anchor},
                 end,
             )
         )

@@ -5,11 +5,12 @@ the design and stimuli jobs of ``studies.smk``), :mod:`~stecflow.studies.designs
 (Latin squares and list designs), :mod:`~stecflow.studies.settings` (tasks,
 questions, response columns and presentation settings),
 :mod:`~stecflow.studies.stimuli` (the self-contained web experiment, from ``web/``),
-:mod:`~stecflow.studies.situated` (seed 000's situated identification study: a
-replay of the dialogue's work area drawn from the timeline, then the utterance),
 :mod:`~stecflow.studies.speech` (espeak-ng and the warning beep),
 :mod:`~stecflow.studies.dmdx` (the DMDX item files) and
-:mod:`~stecflow.studies.server` (``stecflow serve``: collecting responses online).
+:mod:`~stecflow.studies.server` (``stecflow serve``: collecting responses online). A
+kind with a design and
+stimuli of its own keeps them in its package (seed 000's situated study:
+:mod:`stecflow.studykinds.situated_identification`).
 
 May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`,
 :mod:`stecflow.submissions`.

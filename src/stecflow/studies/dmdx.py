@@ -3,8 +3,9 @@
 :func:`make_dmdx_files` turns the study document that
 :func:`stecflow.studies.stimuli.make_study_files` made for the web experiment into
 DMDX item files (Forster & Forster 2003), one per list, with a table per list that
-decodes recorded click positions into the entity clicked
-(:func:`stecflow.judgments.importers.read_dmdx_item_table` reads it back).
+decodes recorded click positions into the entity clicked (the identification
+kind's :func:`stecflow.studykinds.identification.import_dmdx.read_dmdx_item_table`
+reads it back).
 :func:`stecflow.studies.stimuli.build_study` writes them when given ``dmdx_dir``.
 """
 
@@ -15,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from stecflow.studies.speech import beep_wav
+from stecflow.studykinds.registry import get as study_kind
 
 if TYPE_CHECKING:  # pragma: no cover - typing only (stimuli imports this module)
     from stecflow.studies.stimuli import StudyFiles
@@ -142,11 +144,12 @@ def make_dmdx_files(study: StudyFiles) -> dict[str, bytes]:
         timeout_ms=settings["timeout_ms"],
     )
     files: dict[str, bytes] = {"README.txt": readme.encode("utf-8")}
-    if doc["task"] != "identification":
+    if not study_kind(doc["task"]).identifies:  # a rating study: the README only
         return files
     files["bell.wav"] = beep_wav(settings["beep_hz"], max(settings["beep_ms"], 200))
     for path, data in study.audio.items():
         files[Path(path).name] = data
+    phase = doc["task"]  # an item's second (or only) phase is the study's task
     header = (
         "{\\rtf1\\ansi\\ansicpg1252\\deff0{\\fonttbl{\\f0\\fswiss Arial;}}\\f0\\fs28\n"
     )
@@ -190,11 +193,11 @@ def make_dmdx_files(study: StudyFiles) -> dict[str, bytes]:
             text = f'<xy .5,.1> "{_rtf(trial["description"])}"'
             start = f'<wav> "bell" / <msfd {settings["fixation_ms"]}> <xy .5,.5> "+" / '
             blank = f'<msfd {settings["delay_ms"]}> "" / '
-            phases = [("identification", n)]
+            phases = [(phase, n)]
             if variant == "together":
                 lines.append(f"+{n} {start}{blank}* {text}, {pictures};")
             elif variant == "read_first":
-                phases = [("reading", 10000 + n), ("identification", n)]
+                phases = [("reading", 10000 + n), (phase, n)]
                 lines.append(f"+{10000 + n} {start}{blank}* {text};")
                 lines.append(f"+{n} * {pictures};")
             else:

@@ -519,7 +519,7 @@ def design_study(
     system_files
         A situated_identification study only: its system's ``outputs.tsv`` and
         validation record (its decisions choose the instances, seed 000 §5.1; see
-        :func:`stecflow.studies.situated_setup.design_situated_study`).
+        :func:`stecflow.studykinds.situated_identification.setup.design_situated_study`).
 
     Raises
     ------

@@ -356,13 +356,15 @@ UI_STRINGS: dict[str, dict[str, str]] = {
 
 
 #: The strings of the situated identification trial (seed 000 §5.1,
-#: :mod:`stecflow.studies.situated`), by language, kept apart from
+#: :mod:`stecflow.studykinds.situated_identification.stimuli`), by language, kept
+#: apart from
 #: :data:`UI_STRINGS` so that the rating and identification studies' files do not
 #: change. ``dont_know`` is the seed's "I don't know" button; its Japanese
 #: わからない is stecflow's translation, as for ``cant_tell`` (the seed quotes the
 #: button only in English). The situated study document carries both tables
 #: merged in ``texts.ui``; ``experiment.strings`` overrides keys of both there
-#: (:func:`stecflow.studies.situated.make_situated_study_files` checks the keys
+#: (:func:`stecflow.studykinds.situated_identification.stimuli.
+#: make_situated_study_files` checks the keys
 #: of this table; :class:`~stecflow.studies.settings.StudySettings` those of
 #: :data:`UI_STRINGS`).
 SITUATED_UI_STRINGS: dict[str, dict[str, str]] = {

@@ -211,6 +211,11 @@ class StudyKind:
     unit: tuple[str | tuple[str, ...], ...] = ("item", "system")
     #: Whether a participant's scores can be z-normalised (``normalise: z``).
     normalisable: bool = False
+    #: A report section of its own, ``(anchor, title)``, drawn by its
+    #: ``section`` hook (``(ctx, study IDs) -> blocks``); its studies then
+    #: leave the human-evaluation section
+    #: (:mod:`stecflow.report.kind_sections`). Empty: none.
+    section: tuple[str, ...] = ()
     #: The measures of its main table, in order; empty: every measure present.
     measures: tuple[Measure, ...] = ()
     #: Code of its own by role, ``"module:name"``, imported on first use
@@ -234,8 +239,20 @@ class StudyKind:
     #: measures to correlate)``; without it, ANOVA and Tukey of each declared
     #: measure: :func:`stecflow.analysis.kind_defaults.measure_analyses`) and
     #: ``measures`` (``study -> names``: the measures of a study whose measures
-    #: come from its config, a text rating's criteria).
+    #: come from its config, a text rating's criteria); ``section`` (see
+    #: :attr:`section`) and ``tests`` (the analysis tests of its own, a tuple
+    #: of :class:`stecflow.analysis.registry.AnalysisTest`, as
+    #: :attr:`tests` names them).
     hooks: Mapping[str, str] = field(default_factory=lambda: MappingProxyType({}))
+    #: The response files of its own that the judgments stage reads beside the
+    #: collection server's and the generic table (the output of the lab
+    #: software its studies can run on, as DMDX for identification): format
+    #: name to ``"module:name"`` of a
+    #: :class:`stecflow.judgments.importers.ResponseFormat`, tried in order
+    #: when a file's format is detected.
+    response_formats: Mapping[str, str] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:

@@ -245,6 +245,26 @@ def hook(name: str, role: str) -> Any:
     return _HOOKS[key]
 
 
+def response_formats() -> dict[str, Any]:
+    """The response-file formats the kinds bring
+    (:attr:`~stecflow.studykinds.base.StudyKind.response_formats`), by name, in
+    the kinds' order, each a :class:`stecflow.judgments.importers.ResponseFormat`
+    imported on first use.
+
+    >>> list(response_formats())
+    ['dmdx_zil', 'dmdx_azk']
+    """
+    formats = {}
+    for kind in kinds():
+        for name, target in kind.response_formats.items():
+            key = (kind.name, f"format:{name}")
+            if key not in _HOOKS:
+                module, _, attr = target.partition(":")
+                _HOOKS[key] = getattr(importlib.import_module(module), attr)
+            formats[name] = _HOOKS[key]
+    return formats
+
+
 def response_fields(name: str, criteria: Any = ()) -> tuple[Any, ...]:
     """The answers a trial of the kind *name* returns
     (:class:`~stecflow.studykinds.base.ResponseField`): its ``responses`` hook's,

@@ -12,8 +12,8 @@
   intercepts for subjects and items);
 * :mod:`~stecflow.analysis.families.descriptive`: ``property_means`` (seed 003
   Table 3);
-* :mod:`~stecflow.analysis.families.situated`: ``situated_ttests`` and
-  ``confusion`` (seed 000's situated task);
+* :mod:`~stecflow.analysis.families.situated`: ``confusion`` (seed 000's
+  situated task; the situated study's ``situated_ttests`` is its kind's);
 * :mod:`~stecflow.analysis.families.preference`: ``preference`` (a
   ``text_preference`` study's Bradley-Terry strengths and win rates).
 

@@ -1,10 +1,10 @@
-"""The tests of seed 000's situated task: ``situated_ttests`` (paired t-tests
-over the evaluators of a ``situated_identification`` study, the only test such
-a study takes) and ``confusion`` (each instance's TP/FP/FN/TN per system and
-each system's P, R, F, from the decision metrics' item scores).
+"""The test of seed 000's situated task: ``confusion`` (each instance's
+TP/FP/FN/TN per system and each system's P, R, F, from the decision metrics'
+item scores). The situated study's own ``situated_ttests`` is its kind's
+(:mod:`stecflow.studykinds.situated_identification.analyses`).
 
-The computations are :mod:`stecflow.analysis.situated`'s; they read and check
-their tables themselves (naming file and line), so the loaders give the paths.
+The computation is :mod:`stecflow.analysis.situated`'s; it reads and checks
+its tables itself (naming file and line), so the loader gives the paths.
 """
 
 from __future__ import annotations
@@ -13,12 +13,11 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from stecflow.analysis.kind_defaults import DECISION_METRICS, checked_situated_spec
-from stecflow.analysis.record import judgment_settings
+from stecflow.analysis.kind_defaults import DECISION_METRICS, checked_confusion_spec
 from stecflow.analysis.registry import AnalysisJob, AnalysisTest, SpecContext
 from stecflow.core.io import write_json, write_tsv
 
-__all__ = ["CONFUSION", "SITUATED_TTESTS", "TESTS"]
+__all__ = ["CONFUSION", "TESTS"]
 
 log = logging.getLogger(__name__)
 
@@ -26,54 +25,7 @@ log = logging.getLogger(__name__)
 def _check(
     entry: Mapping[str, Any], where: str, context: SpecContext
 ) -> dict[str, Any]:
-    return checked_situated_spec(
-        entry, where, context.metrics, context.studies, context.seen
-    )
-
-
-def _judgments_path(
-    spec: Mapping[str, Any], job: AnalysisJob, record: dict[str, Any]
-) -> Any:
-    """The study's ``judgments/<study>.tsv``."""
-    return job.judgments[spec["source"]]
-
-
-def _run_ttests(
-    spec: Mapping[str, Any], path: Any, job: AnalysisJob, record: dict[str, Any]
-) -> Any:
-    from stecflow.analysis import situated
-
-    result, extra = situated.run_situated_ttests(
-        spec, path, alpha=job.alpha, digits=job.digits
-    )
-    record["settings"] = {
-        "digits": job.digits,
-        "confidence": 1 - job.alpha,
-        "alternative": spec.get("alternative", "two-sided"),
-        "sessions": "the trials merge_judgments kept (failed sessions are"
-        " discarded there, judgments/quality)",
-    }
-    record.update(extra)
-    info = judgment_settings(path)
-    if info["awaiting_responses"] is None:  # no summary: the table says
-        info["awaiting_responses"] = extra["n_trials"] == 0
-    record["judgments"] = {spec["source"]: info}
-    record["awaiting_responses"] = (
-        [spec["source"]] if info["awaiting_responses"] else []
-    )
-    return result
-
-
-def _write_ttests(
-    spec: Mapping[str, Any],
-    result: Any,
-    path: Any,
-    job: AnalysisJob,
-    record: dict[str, Any],
-) -> dict[str, Any]:
-    from stecflow.analysis import situated
-
-    return _write(spec, result, situated.SITUATED_TEST_COLUMNS, job, record)
+    return checked_confusion_spec(entry, where, context.metrics, context.seen)
 
 
 def _item_tables(
@@ -125,15 +77,6 @@ def _write(
     return record
 
 
-SITUATED_TTESTS = AnalysisTest(
-    name="situated_ttests",
-    check=_check,
-    load=_judgments_path,
-    run=_run_ttests,
-    write=_write_ttests,
-    checks_scores=False,
-)
-
 CONFUSION = AnalysisTest(
     name="confusion",
     check=_check,
@@ -143,4 +86,4 @@ CONFUSION = AnalysisTest(
     checks_scores=False,
 )
 
-TESTS = (SITUATED_TTESTS, CONFUSION)
+TESTS = (CONFUSION,)

@@ -1,6 +1,7 @@
 """Read human-study responses from every supported source into one tidy table.
 
-Four sources are supported, each read by its own function and all returning an
+Three sources are supported, and those a study kind brings, each read by its own
+function and all returning an
 :class:`ImportResult` whose rows have the columns :data:`IMPORT_COLUMNS` (one row
 per answered trial):
 
@@ -14,16 +15,12 @@ per answered trial):
 ``generic``: :func:`read_generic_table`
     A small CSV (or TSV) an organiser can produce from any other tool; its columns
     are documented in ``docs/judgments.md``.
-``dmdx_azk``: :func:`read_dmdx_azk`
-    DMDX's default output (``.azk``): a header, then one block per subject
-    (``Subject N, <date> <time> on <machine>, refresh <ms>ms[, ID <id>]``, a line
-    ``Item RT``, then one line per item with the item number and the time in ms,
-    negative when the response was wrong; a time-out is the negative time-out
-    value; ``*** ABORTED ***`` after a time marks an aborted item; lines starting
-    with ``!`` are comments). Item numbers are mapped to trials with the
-    ``<list>-items.tsv`` table that :func:`stecflow.studies.dmdx.make_dmdx_files`
-    writes, or by its convention (item *n* = identification of trial *n*,
-    ``10000 + n`` = reading of trial *n*).
+A study kind's own formats (:class:`ResponseFormat`, declared in its
+:attr:`~stecflow.studykinds.base.StudyKind.response_formats`)
+    The output of the lab software its studies can run on: the identification
+    kind's DMDX ``.azk`` and ``.zil`` files
+    (:mod:`stecflow.studykinds.identification.import_dmdx`,
+    :mod:`~stecflow.studykinds.identification.import_dmdx_zil`).
 
 :func:`detect_format` tells them apart and :func:`read_responses` dispatches.
 
@@ -42,11 +39,6 @@ Modules
     :func:`read_response_table` (server exports and offline files).
 :mod:`~stecflow.judgments.importers.generic`
     :func:`read_generic_table` (generic CSV/TSV).
-:mod:`~stecflow.judgments.importers.dmdx`
-    :func:`read_dmdx_azk` and :func:`read_dmdx_item_table` (DMDX).
-:mod:`~stecflow.judgments.importers.situated`
-    :func:`read_situated_responses` (a situated identification study's export,
-    offline file or simulated file: the situated columns after the server's).
 :mod:`~stecflow.judgments.importers.text`
     :func:`read_text_responses` (a text study's export, offline file or
     simulated file: ``rating_<criterion>`` columns, or the preference columns,
@@ -61,23 +53,14 @@ Modules
 from __future__ import annotations
 
 from stecflow.judgments.importers._columns import GENERIC_COLUMNS
-from stecflow.judgments.importers._rows import ImportResult, concat_results
-from stecflow.judgments.importers.detect import detect_format, read_responses
-from stecflow.judgments.importers.dmdx import (
-    DMDX_READING_OFFSET,
-    read_dmdx_azk,
-    read_dmdx_item_table,
+from stecflow.judgments.importers._rows import (
+    ImportResult,
+    ResponseFormat,
+    concat_results,
 )
-from stecflow.judgments.importers.dmdx_zil import read_dmdx_zil
+from stecflow.judgments.importers.detect import detect_format, read_responses
 from stecflow.judgments.importers.generic import read_generic_table
 from stecflow.judgments.importers.server import read_response_table
-from stecflow.judgments.importers.situated import (
-    SITUATED_IMPORT_COLUMNS,
-    SituatedImport,
-    is_situated_header,
-    read_situated_responses,
-    situated_response_columns,
-)
 from stecflow.judgments.importers.text import (
     TEXT_IMPORT_COLUMNS,
     TextImport,
@@ -86,24 +69,16 @@ from stecflow.judgments.importers.text import (
 )
 
 __all__ = [
-    "DMDX_READING_OFFSET",
     "GENERIC_COLUMNS",
-    "SITUATED_IMPORT_COLUMNS",
     "TEXT_IMPORT_COLUMNS",
     "ImportResult",
-    "SituatedImport",
+    "ResponseFormat",
     "TextImport",
     "concat_results",
     "detect_format",
-    "is_situated_header",
-    "read_dmdx_azk",
-    "read_dmdx_item_table",
-    "read_dmdx_zil",
     "read_generic_table",
     "read_response_table",
     "read_responses",
-    "read_situated_responses",
     "read_text_responses",
-    "situated_response_columns",
     "text_response_columns",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +33,7 @@ from stecflow.judgments.importers._columns import (
 
 __all__ = [
     "ImportResult",
+    "ResponseFormat",
     "RowProblems",
     "check_identity",
     "check_width",
@@ -42,6 +43,29 @@ __all__ = [
     "parse_value",
     "split_table",
 ]
+
+
+@dataclass(frozen=True)
+class ResponseFormat:
+    """A response file of a study kind's own (its lab software's output,
+    :attr:`stecflow.studykinds.base.StudyKind.response_formats`).
+
+    Attributes
+    ----------
+    suffix : str
+        The file name's extension that tells the format at once (``.azk``).
+    looks_like : callable
+        ``head -> bool``: whether a file's first 2,000 characters (leading
+        space stripped) are of this format.
+    read : callable
+        ``(path, *, study, list_id, item_table, timeout_ms, encoding, strict)
+        -> ImportResult``, as :func:`stecflow.judgments.importers.read_responses`
+        passes them.
+    """
+
+    suffix: str
+    looks_like: Callable[[str], bool]
+    read: Callable[..., ImportResult]
 
 
 @dataclass

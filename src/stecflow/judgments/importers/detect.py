@@ -13,11 +13,10 @@ from stecflow.judgments.importers._columns import (
     response_columns,
 )
 from stecflow.judgments.importers._rows import ImportResult, guess_delimiter
-from stecflow.judgments.importers.dmdx import looks_like_azk, read_dmdx_azk
-from stecflow.judgments.importers.dmdx_zil import looks_like_zil, read_dmdx_zil
 from stecflow.judgments.importers.generic import read_generic_table
 from stecflow.judgments.importers.server import read_response_table
 from stecflow.judgments.sessions import is_session_header
+from stecflow.studykinds.registry import response_formats
 
 __all__ = ["detect_format", "read_responses"]
 
@@ -31,8 +30,10 @@ def detect_format(path: str | Path, *, encoding: str | None = None) -> str:
         ``sessions`` (a session table, not responses:
         :func:`stecflow.judgments.sessions.is_session_header`; read with
         :func:`stecflow.judgments.sessions.read_sessions`),
-        ``dmdx_zil`` (extension ``.zil`` or DMDX zillion ``Item N, ...`` lines),
-        ``dmdx_azk`` (extension ``.azk`` or a DMDX header), ``server`` (the
+        a format a study kind brings, by its extension or its first lines
+        (:attr:`stecflow.studykinds.base.StudyKind.response_formats`: the
+        identification kind's ``dmdx_zil``, DMDX zillion ``Item N, ...``
+        lines, and ``dmdx_azk``, a DMDX header), ``server`` (the
         server's export: every column, or two of the columns only it has, so
         that a damaged export gets a precise message) or ``generic`` (``participant`` or
         ``subject`` or ``session``, and ``item``).
@@ -52,16 +53,15 @@ def detect_format(path: str | Path, *, encoding: str | None = None) -> str:
     'generic'
     """
     source = str(path)
-    if source.lower().endswith(".azk"):
-        return "dmdx_azk"
-    if source.lower().endswith(".zil"):
-        return "dmdx_zil"
+    formats = response_formats()
+    for name, form in formats.items():
+        if source.lower().endswith(form.suffix):
+            return name
     text = read_text(path, encoding=encoding, fallback="cp1252")
     head = text.lstrip()[:2000]
-    if looks_like_zil(head):
-        return "dmdx_zil"
-    if looks_like_azk(head):
-        return "dmdx_azk"
+    for name, form in formats.items():
+        if form.looks_like(head):
+            return name
     first = next((line for line in text.split("\n") if line.strip()), "")
     delimiter = guess_delimiter(first, source)
     header = [normalise_header(h.strip('"')) for h in first.split(delimiter)]
@@ -103,9 +103,10 @@ def read_responses(
         The study the file belongs to (used for DMDX and generic rows without a
         study, and in problem rows).
     source_format : {"server", "offline", "generic", "dmdx_azk", "dmdx_zil"}, optional
-        Skip detection.
+        Skip detection (a kind's own formats included).
     list_id, dmdx_item_table, timeout_ms
-        DMDX only, see :func:`read_dmdx_azk`.
+        For a kind's own formats (DMDX: see
+        :func:`stecflow.studykinds.identification.import_dmdx.read_dmdx_azk`).
     encoding : str, optional
         The file's encoding when it is not UTF-8.
     strict : bool, default False
@@ -124,22 +125,14 @@ def read_responses(
         "generic": lambda: read_generic_table(
             path, study=study, encoding=encoding, strict=strict
         ),
-        "dmdx_azk": lambda: read_dmdx_azk(
-            path,
-            list_id=list_id,
-            item_table=dmdx_item_table,
-            study=study,
-            timeout_ms=timeout_ms,
-            encoding=encoding,
-            strict=strict,
-        ),
     }
-    if dmdx_item_table is not None and not isinstance(dmdx_item_table, Mapping):
-        readers["dmdx_zil"] = lambda: read_dmdx_zil(
+    for name, form in response_formats().items():
+        readers[name] = lambda form=form: form.read(
             path,
-            item_table=dmdx_item_table,
-            list_id=list_id,
             study=study,
+            list_id=list_id,
+            item_table=dmdx_item_table,
+            timeout_ms=timeout_ms,
             encoding=encoding,
             strict=strict,
         )
@@ -151,13 +144,6 @@ def read_responses(
             "and writes results/judgments/sessions/<study>.tsv",
             file=str(path),
             line=1,
-        )
-    if kind == "dmdx_zil" and kind not in readers:
-        raise JudgmentsError(
-            "a DMDX .zil file needs the path of its <list>-items.tsv (the picture "
-            "boxes map click positions to pictures)",
-            file=str(path),
-            field="dmdx_item_table",
         )
     if kind not in readers:
         raise JudgmentsError(

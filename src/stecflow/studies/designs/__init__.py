@@ -21,10 +21,9 @@ Four designs are supported:
   the same contexts are shown with the original expression to one group and with a
   system's replacement to the other (FP1-Orig + FP2-DP vs FP1-DP + FP2-Orig), plus
   shared items that both groups see.
-* :func:`situated_design`, seed 000's whole extrinsic study from an instance table:
-  the instances whose context holds the last mention of and the last action on the
-  target, all FP instances, TP and FN instances sampled to the corpus's feature
-  distribution (:func:`largest_remainder`), then the two-group design above.
+* seed 000's whole extrinsic study, from an instance table, is its kind's own
+  (:func:`stecflow.studykinds.situated_identification.design.situated_design`),
+  built on the two-group design above.
 
 :func:`balance_table` counts what a design shows and :func:`balance_problems` (or
 :func:`check_balance`, which raises) proves that a design is balanced.
@@ -50,9 +49,6 @@ Modules
     :func:`latin_square_design` (fillers included) and :func:`valid_subject_counts`.
 :mod:`~stecflow.studies.designs.two_group`
     :func:`two_group_design`, with shared items.
-:mod:`~stecflow.studies.designs.situated`
-    :func:`situated_design` (:class:`SituatedDesign`), :func:`qualify_instances`
-    and :func:`largest_remainder` (seed 000, section 5.1).
 :mod:`~stecflow.studies.designs.balance`
     :func:`balance_table`, :func:`balance_problems`, :func:`check_balance`
     (:data:`BALANCE_COLUMNS`).
@@ -69,32 +65,18 @@ from stecflow.studies.designs.balance import (
 from stecflow.studies.designs.checks import DesignError
 from stecflow.studies.designs.latin import latin_square_design, valid_subject_counts
 from stecflow.studies.designs.model import TRIAL_COLUMNS, Design
-from stecflow.studies.designs.situated import (
-    CONDITIONS,
-    SITUATED_TRIAL_COLUMNS,
-    SituatedDesign,
-    largest_remainder,
-    qualify_instances,
-    situated_design,
-)
 from stecflow.studies.designs.two_group import two_group_design
 from stecflow.studies.designs.williams import williams_square
 
 __all__ = [
     "BALANCE_COLUMNS",
-    "CONDITIONS",
-    "SITUATED_TRIAL_COLUMNS",
     "TRIAL_COLUMNS",
     "Design",
     "DesignError",
-    "SituatedDesign",
     "balance_problems",
     "balance_table",
     "check_balance",
-    "largest_remainder",
     "latin_square_design",
-    "qualify_instances",
-    "situated_design",
     "two_group_design",
     "valid_subject_counts",
     "williams_square",

@@ -188,7 +188,8 @@ writes the session table beside it (``<stem>.sessions.tsv``,
 :mod:`stecflow.judgments.sessions` describes its columns).
 
 A situated identification study (``task: situated_identification``, seed 000
-§5.1, :mod:`stecflow.studies.situated`) has the columns of its document: the above
+§5.1, :mod:`stecflow.studykinds.situated_identification.stimuli`) has the
+columns of its document: the above
 (``chosen_entity`` is a piece of the trial's board, empty with ``cant_tell``; no
 time-out), then ``instance``, ``dialogue``, ``expression`` (what was shown; checked
 against the design), ``time_ms`` (utterance onset to the click, >= 0; also in

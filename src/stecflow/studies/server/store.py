@@ -83,8 +83,8 @@ RESPONSE_FIELDS = (
 )
 BOOL_FIELDS = ("practice", "filler", "correct", "cant_tell", "timeout")
 #: Fields of a situated identification trial, stored in ``situated_trials``
-#: (the same names, in the same order, as ``stecflow.studies.situated``'s
-#: ``SITUATED_COLUMNS``).
+#: (the same names, in the same order, as
+#: ``stecflow.studykinds.situated_identification.stimuli.SITUATED_COLUMNS``).
 SITUATED_FIELDS = (
     "instance",
     "dialogue",

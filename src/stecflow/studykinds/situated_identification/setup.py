@@ -4,14 +4,14 @@ Owns the step from a campaign's prepared dialogue test set and one system's
 accepted ``outputs.tsv`` to the files of a ``situated_identification`` study:
 
 * :func:`situated_instances`: the instance table
-  :func:`~stecflow.studies.designs.situated.situated_design` needs, one row per
+  :func:`.design.situated_design` needs, one row per
   instance (solver expression) with the system's class (TP, FP, FN, TN), the
   times of its context, the features of seed 000 Table 3 and the two expressions
   a trial can show;
 * :func:`design_situated_study`: the design stage, writing ``design.tsv``,
   ``balance.tsv`` and ``design.json`` (contracts in the module's functions);
 * :func:`build_situated_stimuli`: the stimuli stage, building the web experiment
-  (:func:`~stecflow.studies.situated.build_situated_study`) from ``design.tsv``
+  (:func:`.stimuli.build_situated_study`) from ``design.tsv``
   and a ``dmdx/README.txt`` saying why there are no DMDX files.
 
 Every impossible request is a :class:`~stecflow.core.errors.ConfigError` naming the
@@ -379,7 +379,7 @@ def design_situated_study(
         ``systems`` (exactly one ``team/system``), ``subjects``, ``seed`` and
         ``situated`` (``features``, ``halves_by``, ``n_per_class``, ``max_fp``,
         ``trial_budget``, ``max_context_ms``, ``speaker``: the arguments of
-        :func:`~stecflow.studies.designs.situated.situated_design`; missing
+        :func:`.design.situated_design`; missing
         keys take its defaults).
     testset_path : path
         The prepared test set (``results/data/testset.json``) or a corpus folder.
@@ -414,12 +414,12 @@ def design_situated_study(
     from stecflow.data.dialogue import read_sessions
     from stecflow.metrics.classification import ConfusionMatrix
     from stecflow.studies.designs.balance import BALANCE_COLUMNS
-    from stecflow.studies.designs.situated import (
+    from stecflow.studykinds.situated_identification.design import (
         ALLOCATION_COLUMNS,
         SITUATED_TRIAL_COLUMNS,
         situated_design,
     )
-    from stecflow.studies.situated import SITUATED_TASK
+    from stecflow.studykinds.situated_identification.stimuli import SITUATED_TASK
     from stecflow.tasks.situated_dialogue import items_from_sessions
 
     study = spec["id"]
@@ -560,7 +560,10 @@ def _halves(design: Any, table: pd.DataFrame, halves_by: str | None) -> dict[str
 
 def _media_files(folder: Path, instances: Iterable[str], where: str) -> dict[str, str]:
     """Instance ID -> its media file in *folder* (``<instance>.<suffix>``)."""
-    from stecflow.studies.situated import AUDIO_SUFFIXES, VIDEO_SUFFIXES
+    from stecflow.studykinds.situated_identification.stimuli import (
+        AUDIO_SUFFIXES,
+        VIDEO_SUFFIXES,
+    )
 
     if not folder.is_dir():
         raise ConfigError(f"{folder} is not a folder of media files", field=where)
@@ -592,7 +595,9 @@ def _design_lists(
     spec: Mapping[str, Any], design_path: str | Path
 ) -> tuple[dict[str, list[dict[str, str]]], dict[str, int]]:
     """Each list of ``design.tsv`` with its trials in ``order``, and its group."""
-    from stecflow.studies.designs.situated import SITUATED_TRIAL_COLUMNS
+    from stecflow.studykinds.situated_identification.design import (
+        SITUATED_TRIAL_COLUMNS,
+    )
 
     rows = read_tsv(design_path)
     where = f"studies[{spec['id']}]"
@@ -636,7 +641,7 @@ def build_situated_stimuli(
     expression shown (the system's for ``shown = system``, else the corpus's).
     The settings are the study's ``experiment`` (``language``, ``title``,
     ``strings``, the situated strings included: see
-    :func:`stecflow.studies.situated.situated_settings`), ``speech``,
+    :func:`.stimuli.situated_settings`), ``speech``,
     ``max_context_ms`` and ``media`` of its ``situated`` entry. ``media`` is a
     folder with one video or audio file per instance shown, named
     ``<instance>.<suffix>``. ``dmdx_dir`` gets ``README.txt``
@@ -645,7 +650,7 @@ def build_situated_stimuli(
     Returns
     -------
     dict
-        The summary of :func:`stecflow.studies.situated.build_situated_study`
+        The summary of :func:`.stimuli.build_situated_study`
         (``study``, ``task``, ``lists``, ``trials``, ``files``, ``sha256``).
 
     Raises
@@ -657,7 +662,10 @@ def build_situated_stimuli(
     """
     from stecflow.core.errors import StimuliError
     from stecflow.data.dialogue import read_sessions
-    from stecflow.studies.situated import SituatedInstance, build_situated_study
+    from stecflow.studykinds.situated_identification.stimuli import (
+        SituatedInstance,
+        build_situated_study,
+    )
     from stecflow.tasks.situated_dialogue import items_from_sessions
 
     study = spec["id"]

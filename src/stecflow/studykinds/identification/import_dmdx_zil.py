@@ -46,11 +46,12 @@ from typing import Any
 from stecflow.judgments._common import JudgmentsError, problem, read_text
 from stecflow.judgments.importers._rows import (
     ImportResult,
+    ResponseFormat,
     RowProblems,
     empty_row,
     split_table,
 )
-from stecflow.judgments.importers.dmdx import (
+from stecflow.studykinds.identification.import_dmdx import (
     _ABORTED,
     _INCORPORATED,
     _STARS,
@@ -191,7 +192,7 @@ def read_dmdx_zil(
     -------
     ImportResult
         ``source_format`` ``dmdx_zil``; the same rows as
-        :func:`~stecflow.judgments.importers.read_dmdx_azk` gives, plus
+        :func:`.import_dmdx.read_dmdx_azk` gives, plus
         ``chosen_entity``, ``click_x``/``click_y`` (normalised) and ``correct``
         from the chosen picture. Every response is kept in the notes
         (``session ...: order n: +Mouse Left Button 812.4 (...)``).
@@ -500,3 +501,24 @@ def _note(
             order=order,
         )
     )
+
+
+def _read(
+    path: str | Path,
+    *,
+    item_table: Any,
+    timeout_ms: float,  # noqa: ARG001 - a .zil file records its own time-outs
+    **options: Any,
+) -> ImportResult:
+    if item_table is None or isinstance(item_table, Mapping):
+        raise JudgmentsError(
+            "a DMDX .zil file needs the path of its <list>-items.tsv (the picture "
+            "boxes map click positions to pictures)",
+            file=str(path),
+            field="dmdx_item_table",
+        )
+    return read_dmdx_zil(path, item_table=item_table, **options)
+
+
+#: The ``dmdx_zil`` format (:func:`stecflow.judgments.importers.detect_format`).
+FORMAT = ResponseFormat(".zil", looks_like_zil, _read)

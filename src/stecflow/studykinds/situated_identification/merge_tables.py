@@ -13,7 +13,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from stecflow.judgments._common import JudgmentsError, plain
-from stecflow.judgments.situated import IDENTIFICATION_COLUMNS
+from stecflow.studykinds.situated_identification.measures import IDENTIFICATION_COLUMNS
 
 __all__ = [
     "MEASURE_INPUT",
@@ -71,7 +71,7 @@ SITUATED_MEASURE_COLUMNS = (
     "n_replayed",
 )
 
-#: The trial fields :func:`stecflow.judgments.situated.situated_measures` reads,
+#: The trial fields :func:`.measures.situated_measures` reads,
 #: and its names for them.
 MEASURE_INPUT = {
     "subject": "subject",

@@ -5,13 +5,13 @@ Owns :func:`read_situated_responses`: one file of situated trials, as
 * the collection server's export of a situated study (``stecflow export``,
   :func:`stecflow.studies.server.export_responses`): the columns
   :data:`~stecflow.studies.settings.RESPONSE_COLUMNS`, then the situated ones,
-  :data:`~stecflow.studies.situated.SITUATED_COLUMNS` (``instance``,
+  :data:`.stimuli.SITUATED_COLUMNS` (``instance``,
   ``dialogue``, ``expression``, ``time_ms``, ``plays``, ``replays``,
   ``answer_via``), the fields of the server's ``situated_trials`` table;
 * the file the web page saves in offline mode (the same columns, written from
   the study document's ``columns``; ``session_status`` is ``offline``);
 * the simulated file of
-  :func:`stecflow.judgments.situated_simulation.simulate_situated_study`: the same
+  :func:`.simulate_job.simulate_situated_study`: the same
   columns followed by ``simulated`` and ``corrected`` (a declared mis-click the
   simulated evaluator's answer was corrected for).
 
@@ -120,7 +120,7 @@ def situated_response_columns() -> tuple[str, ...]:
     ('plays', 'replays', 'answer_via')
     """
     from stecflow.studies.settings import RESPONSE_COLUMNS
-    from stecflow.studies.situated import SITUATED_COLUMNS
+    from stecflow.studykinds.situated_identification.stimuli import SITUATED_COLUMNS
 
     return (*RESPONSE_COLUMNS, *SITUATED_COLUMNS)
 

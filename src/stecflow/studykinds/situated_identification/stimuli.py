@@ -20,7 +20,7 @@ ID), ``correct``, ``cant_tell`` ("I don't know"), ``time_ms`` (identification ti
 as seed 000 §5.2 defines it: from the onset of the utterance display to the click,
 reading and replays included; also in ``identification_time_ms`` and ``rt_ms``),
 ``plays`` (times the clip was started, 1 when watched once) and ``replays``
-(``plays - 1``, seed 000 Table 9, as :mod:`stecflow.judgments.situated` reads it),
+(``plays - 1``, seed 000 Table 9, as :mod:`.measures` reads it),
 ``answer_via`` (``board``, ``button`` or ``dont_know``), with ``instance``,
 ``dialogue`` and ``expression`` naming what was shown. There is no time-out (the
 seed sets none). These columns are in the file the page saves offline and in the
@@ -54,7 +54,7 @@ spoken by espeak-ng, ``audio/<name>.wav``, when the study is built with
 ``speech=True``, else null).
 
 The lists are given by the caller (a later step wires
-:mod:`stecflow.studies.designs.situated` to this builder); the folder is that of
+:mod:`.design` to this builder); the folder is that of
 :func:`stecflow.studies.stimuli.build_study`, with ``media/`` for supplied media
 and ``audio/`` for the spoken transcript.
 

@@ -2,17 +2,17 @@
 
 :func:`merge_situated_study` (rule ``merge_judgments``, through the kind's
 ``merge`` hook :func:`merge_job`) reads the response files
-(:func:`stecflow.judgments.importers.situated.read_situated_responses`) and the
-design (:mod:`stecflow.judgments.situated_design`), joins every trial to the
-design (:mod:`stecflow.judgments.situated_join`: list and instance give the
+(:func:`.import_server.read_situated_responses`) and the
+design (:mod:`.merge_design`), joins every trial to the
+design (:mod:`.merge_join`: list and instance give the
 class, the expression shown and the target), applies the organisers'
 corrections (:mod:`stecflow.judgments.corrections`: a declared mis-click
 corrected, with its audit row), discards the evaluators whose session failed
 part-way and applies the exclusion rules
-(:mod:`stecflow.judgments.situated_exclusions`), computes seed 000's Tables 7-9
-(:func:`stecflow.judgments.situated.situated_measures`) and re-scores the
+(:mod:`.merge_exclusions`), computes seed 000's Tables 7-9
+(:func:`.measures.situated_measures`) and re-scores the
 intrinsic evaluation with the FP-system instances the majority identified
-(:mod:`stecflow.judgments.situated_tables`). It writes the judgments table, the
+(:mod:`.merge_tables`). It writes the judgments table, the
 data-quality table (:data:`~stecflow.judgments._common.QUALITY_COLUMNS`), the
 measures and a JSON summary, byte-identical on every run (sorted rows, fixed
 columns, floats through :func:`stecflow.core.io.format_float`, NaN as an empty
@@ -20,7 +20,7 @@ cell / null). The steps every merge shares are in
 :mod:`stecflow.judgments.pipeline`.
 
 The kind's ``simulate`` hook :func:`simulate_job` runs
-:func:`stecflow.judgments.situated_simulation.simulate_situated_study`.
+:func:`.simulate_job.simulate_situated_study`.
 
 Problems of the data (a bad line, an unknown list or instance, a duplicate trial,
 a trial that is not the design's, a discarded evaluator, a corrected answer) are
@@ -47,14 +47,15 @@ from stecflow.judgments.pipeline import (
     sort_problems,
     write_merged,
 )
-from stecflow.judgments.situated import (
+from stecflow.studykinds.base import MergeJob, SimulationJob
+from stecflow.studykinds.situated_identification.measures import (
     DISCARD_COLUMNS,
     IDENTIFICATION_COLUMNS,
     INSTANCE_COLUMNS,
     REPLAY_COLUMNS,
     TIME_COLUMNS,
 )
-from stecflow.judgments.situated_design import (
+from stecflow.studykinds.situated_identification.merge_design import (
     TASK,
     design_halves,
     drop_practice,
@@ -63,14 +64,16 @@ from stecflow.judgments.situated_design import (
     read_situated_design,
     time_scopes,
 )
-from stecflow.judgments.situated_exclusions import (
+from stecflow.studykinds.situated_identification.merge_exclusions import (
     discard_evaluators,
     exclusion_rules_audit,
     missing_trials,
 )
-from stecflow.judgments.situated_join import TRIAL_FIELDS, join_situated_trials
-from stecflow.judgments.situated_simulation import simulate_situated_study
-from stecflow.judgments.situated_tables import (
+from stecflow.studykinds.situated_identification.merge_join import (
+    TRIAL_FIELDS,
+    join_situated_trials,
+)
+from stecflow.studykinds.situated_identification.merge_tables import (
     MEASURE_INPUT,
     SITUATED_JUDGMENT_COLUMNS,
     SITUATED_MEASURE_COLUMNS,
@@ -79,7 +82,9 @@ from stecflow.judgments.situated_tables import (
     records,
     rescored_intrinsic,
 )
-from stecflow.studykinds.base import MergeJob, SimulationJob
+from stecflow.studykinds.situated_identification.simulate_job import (
+    simulate_situated_study,
+)
 
 __all__ = ["merge_job", "merge_situated_study", "simulate_job"]
 
@@ -126,9 +131,9 @@ def merge_situated_study(
         leaves the judgments table.
     judgments_path, quality_path, measures_path, summary_path : path
         Outputs
-        (:data:`~stecflow.judgments.situated_tables.SITUATED_JUDGMENT_COLUMNS`,
+        (:data:`.merge_tables.SITUATED_JUDGMENT_COLUMNS`,
         :data:`~stecflow.judgments._common.QUALITY_COLUMNS`,
-        :data:`~stecflow.judgments.situated_tables.SITUATED_MEASURE_COLUMNS`,
+        :data:`.merge_tables.SITUATED_MEASURE_COLUMNS`,
         the JSON summary).
     settings : mapping, optional
         The config's ``judgments`` mapping: ``encoding`` (of the response and
@@ -168,9 +173,11 @@ def merge_situated_study(
     import pandas as pd
 
     from stecflow.judgments.corrections import apply_corrections, read_corrections
-    from stecflow.judgments.importers.situated import read_situated_responses
-    from stecflow.judgments.situated import situated_measures
     from stecflow.judgments.withdrawals import drop_withdrawn
+    from stecflow.studykinds.situated_identification.import_server import (
+        read_situated_responses,
+    )
+    from stecflow.studykinds.situated_identification.measures import situated_measures
 
     config = dict(settings or {})
     encoding = config.get("encoding")
@@ -385,7 +392,7 @@ def merge_job(job: MergeJob) -> None:
 
 def simulate_job(job: SimulationJob) -> None:
     """The kind's ``simulate`` hook:
-    :func:`~stecflow.judgments.situated_simulation.simulate_situated_study`."""
+    :func:`.simulate_job.simulate_situated_study`."""
     simulate_situated_study(
         job.design, job.testset, job.responses, seed=job.seed, settings=job.settings
     )

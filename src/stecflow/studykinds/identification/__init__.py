@@ -1,6 +1,7 @@
 """The ``identification`` kind: participants click the picture a description
 means (TUNA-REG'09's extrinsic human evaluation, seed 001 Table 8), with the
-description and pictures together, read first, or spoken.
+description and pictures together, read first, or spoken. Its package holds
+the readers of a lab's DMDX output (:mod:`.import_dmdx`, :mod:`.import_dmdx_zil`).
 
 May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`.
 """
@@ -49,6 +50,14 @@ KIND = StudyKind(
             "rated": "stecflow.studies.criteria:entity_choice",
             "report": "stecflow.report.human:identification_blocks",
             "datasheet": "stecflow.release.heds_kinds:IDENTIFICATION_SHEET",
+        }
+    ),
+    # a lab's DMDX runs: the zillion-responses file first (an .azk header
+    # can open it too)
+    response_formats=MappingProxyType(
+        {
+            "dmdx_zil": "stecflow.studykinds.identification.import_dmdx_zil:FORMAT",
+            "dmdx_azk": "stecflow.studykinds.identification.import_dmdx:FORMAT",
         }
     ),
 )

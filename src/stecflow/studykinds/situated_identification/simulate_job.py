@@ -1,7 +1,7 @@
 """The simulated responses of a situated study: its design answered and written.
 
 :func:`simulate_situated_study` (rule ``simulate_responses``): the design
-answered by :func:`stecflow.judgments.situated_sim.simulate_situated`, written
+answered by :func:`.simulate.simulate_situated`, written
 as a response file the importer reads, every row ``simulated``.
 
 May import: :mod:`stecflow.data` and pandas inside functions.
@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from stecflow.judgments.situated_design import (
+from stecflow.studykinds.situated_identification.merge_design import (
     TASK,
     drop_practice,
     read_design_settings,
@@ -23,8 +23,8 @@ from stecflow.judgments.situated_design import (
 
 __all__ = ["simulate_situated_study"]
 
-# the log lines keep the name they had when this was part of situated_study
-logger = logging.getLogger("stecflow.judgments.situated_study")
+# the log lines keep the name they had when this was part of the merge module
+logger = logging.getLogger("stecflow.studykinds.situated_identification.merge")
 
 
 def simulate_situated_study(
@@ -39,9 +39,9 @@ def simulate_situated_study(
 
     One simulated evaluator per list (``sim-<list>``, as participant and
     session) answers the list's trials
-    (:func:`stecflow.judgments.situated_sim.simulate_situated`). The file has
+    (:func:`.simulate.simulate_situated`). The file has
     the columns of a situated export
-    (:func:`~stecflow.judgments.importers.situated.situated_response_columns`)
+    (:func:`.import_server.situated_response_columns`)
     and then ``simulated`` (true in every row) and ``corrected`` (a declared
     mis-click whose answer was corrected); ``time_ms``,
     ``identification_time_ms`` and ``rt_ms`` hold the identification time,
@@ -61,7 +61,7 @@ def simulate_situated_study(
         The study seed.
     settings : mapping, optional
         The config's ``judgments.simulation`` mapping; the keys
-        :class:`~stecflow.judgments.situated_sim.SituatedSimulationSettings`
+        :class:`.simulate.SituatedSimulationSettings`
         has are used (the REG simulator's keys and ``seed`` are left to it).
 
     Returns
@@ -73,8 +73,10 @@ def simulate_situated_study(
 
     from stecflow.core.io import write_tsv
     from stecflow.data.dialogue import read_sessions
-    from stecflow.judgments.importers.situated import situated_response_columns
-    from stecflow.judgments.situated_sim import (
+    from stecflow.studykinds.situated_identification.import_server import (
+        situated_response_columns,
+    )
+    from stecflow.studykinds.situated_identification.simulate import (
         SituatedSimulationSettings,
         simulate_situated,
     )

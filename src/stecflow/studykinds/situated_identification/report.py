@@ -40,7 +40,7 @@ The section's blocks are ``h3`` headings (one per study, for the contents) and
 one ``situated`` block per study, drawn by
 ``workflow/templates/report/_situated.html.j2``.
 
-May import: :mod:`stecflow.core`, :mod:`stecflow.report` (its own modules).
+May import what the report may (:mod:`stecflow.core`, :mod:`stecflow.report`).
 """
 
 from __future__ import annotations
@@ -51,6 +51,7 @@ from typing import Any
 from stecflow.report.context import Block, Context, facts, heading, notice, paragraph
 from stecflow.report.formatting import DASH, fixed, p_text, parse_float
 from stecflow.report.inputs import JudgmentStudy
+from stecflow.report.kind_sections import kind_of, section_studies, study_spec
 from stecflow.report.tables import Cell, Column, Row, Table
 
 __all__ = [
@@ -80,57 +81,17 @@ _SIMULATED_TEXT = (
 # which studies
 
 
-def _spec(ctx: Context, study: str) -> Mapping[str, Any]:
-    for spec in ctx.config.get("studies") or []:
-        if isinstance(spec, Mapping) and str(spec.get("id")) == study:
-            return spec
-    return {}
-
-
 def is_situated(ctx: Context, study: JudgmentStudy) -> bool:
-    """True if *study* is a situated identification study.
-
-    Parameters
-    ----------
-    ctx : Context
-        The report's context (its config's studies).
-    study : JudgmentStudy
-        What the judgments stage wrote for the study.
-
-    Returns
-    -------
-    bool
-        The summary's ``task`` is :data:`SITUATED_TASK`; a study without a
-        summary yet is one if the config's study spec has that task.
-    """
-    task = study.summary.get("task") if study.summary else None
-    if task is None:
-        task = _spec(ctx, study.study).get("task")
-    return task == SITUATED_TASK
+    """True if *study* is a situated identification study: its judgments
+    summary's ``task`` is :data:`SITUATED_TASK`, or, without a summary yet,
+    its config entry's (:func:`stecflow.report.kind_sections.kind_of`)."""
+    return kind_of(ctx, study) == SITUATED_TASK
 
 
 def situated_studies(ctx: Context) -> list[str]:
-    """IDs of the situated studies: judged ones, then configured ones, in order.
-
-    Parameters
-    ----------
-    ctx : Context
-        The report's context.
-
-    Returns
-    -------
-    list of str
-        Study IDs; empty when the campaign has no situated study.
-    """
-    found = [s.study for s in ctx.judgments if is_situated(ctx, s)]
-    for spec in ctx.config.get("studies") or []:
-        if (
-            isinstance(spec, Mapping)
-            and spec.get("task") == SITUATED_TASK
-            and str(spec.get("id")) not in found
-        ):
-            found.append(str(spec.get("id")))
-    return found
+    """IDs of the situated studies: judged ones, then configured ones, in
+    order; empty when the campaign has none."""
+    return section_studies(ctx, SITUATED_TASK)
 
 
 # ---------------------------------------------------------------------------
@@ -359,7 +320,7 @@ def _design_blocks(ctx: Context, study: JudgmentStudy, system: str) -> list[Bloc
     summary = study.summary
     design = summary.get("design") or {}
     counts = design.get("counts") or {}
-    config = _spec(ctx, study.study).get("situated") or {}
+    config = study_spec(ctx, study.study).get("situated") or {}
     items: list[tuple[str, str]] = [("System tested", system or DASH)]
     qualification = design.get("qualification") or {}
     if qualification:
@@ -870,14 +831,14 @@ def _rescored_blocks(ctx: Context, study: JudgmentStudy, system: str) -> list[Bl
 
 
 def _study_title(ctx: Context, study: str) -> str:
-    title = _spec(ctx, study).get("title")
+    title = study_spec(ctx, study).get("title")
     return f"{study}: {title}" if title else study
 
 
 def _system_of(ctx: Context, study: JudgmentStudy) -> str:
     system = study.summary.get("system")
     if not system:
-        systems = _spec(ctx, study.study).get("systems") or []
+        systems = study_spec(ctx, study.study).get("systems") or []
         system = systems[0] if systems else ""
     return str(system or "")
 
@@ -963,8 +924,9 @@ def _study_blocks(ctx: Context, study: JudgmentStudy) -> list[Block]:
     ]
 
 
-def situated_section(ctx: Context) -> list[Block]:
-    """The blocks of the "Situated identification study" section.
+def situated_section(ctx: Context, studies: Sequence[str] | None = None) -> list[Block]:
+    """The blocks of the "Situated identification study" section (the kind's
+    ``section`` hook).
 
     Parameters
     ----------
@@ -972,6 +934,8 @@ def situated_section(ctx: Context) -> list[Block]:
         The report's context: the judgments (summary and measures per study),
         the analyses (``confusion`` and ``situated_ttests`` records) and the
         config's study specs. Tables are numbered in *ctx* as they are built.
+    studies : sequence of str, optional
+        The situated studies, in order; default :func:`situated_studies`.
 
     Returns
     -------
@@ -983,7 +947,7 @@ def situated_section(ctx: Context) -> list[Block]:
     """
     blocks: list[Block] = []
     judged = {s.study: s for s in ctx.judgments}
-    for name in situated_studies(ctx):
+    for name in situated_studies(ctx) if studies is None else studies:
         study = judged.get(name) or JudgmentStudy(name)
         blocks.extend(_study_blocks(ctx, study))
     return blocks

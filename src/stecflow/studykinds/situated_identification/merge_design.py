@@ -14,7 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from stecflow.judgments._common import JudgmentsError
-from stecflow.judgments.situated import CLASSES, MAJORITY_RULES, SCOPES
+from stecflow.studykinds.situated_identification.measures import (
+    CLASSES,
+    MAJORITY_RULES,
+    SCOPES,
+)
 
 __all__ = [
     "TASK",
@@ -38,7 +42,7 @@ def read_situated_design(path: str | Path) -> Any:
     ----------
     path : path
         The design (columns
-        :data:`~stecflow.studies.designs.situated.SITUATED_TRIAL_COLUMNS`; at
+        :data:`.design.SITUATED_TRIAL_COLUMNS`; at
         least ``study, list, order, item, condition, shown, target``).
 
     Returns

@@ -3,12 +3,25 @@ campaign. Participants replay a dialogue's context on the board, read the
 utterance and click the piece it means; one system's false positives are shown
 against the corpus expressions in the seed's two-group design.
 
-May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`.
+Its code is in this package, one module per role, each held to the layer of
+the stage its role names (``tests/unit/test_layers.py``): ``setup`` (its
+config checks and the design and stimuli jobs), ``design`` (the two groups from
+an instance table), ``stimuli`` (the replay study's document),
+``import_server`` (its responses as the server exports them), ``merge`` and
+its steps ``merge_design``, ``merge_join``, ``merge_exclusions``,
+``merge_tables``, ``measures`` (seed Tables 7-9), ``simulate`` and
+``simulate_job`` (simulated evaluators), ``analyses`` (its own test,
+``situated_ttests``) and ``report`` (its section).
+
+This module itself is the declaration alone. May import: :mod:`stecflow.core`,
+:mod:`stecflow.data`, :mod:`stecflow.tasks`.
 """
 
 from types import MappingProxyType
 
 from stecflow.studykinds.base import StudyKind
+
+_OWN = "stecflow.studykinds.situated_identification"
 
 KIND = StudyKind(
     name="situated_identification",
@@ -29,16 +42,19 @@ KIND = StudyKind(
     page=("situated_identification.js",),
     tests=MappingProxyType({"situated_ttests": "ttests"}),
     identifies=True,
+    section=("situated", "Situated identification study"),
     hooks=MappingProxyType(
         {
             "analyses": "stecflow.analysis.kind_defaults:own_test_analyses",
-            "check": "stecflow.studies.situated_setup:check_spec",
-            "design": "stecflow.studies.situated_setup:design_hook",
-            "stimuli": "stecflow.studies.situated_setup:stimuli_hook",
-            "simulate": "stecflow.judgments.situated_study:simulate_job",
-            "merge": "stecflow.judgments.situated_study:merge_job",
+            "check": f"{_OWN}.setup:check_spec",
+            "design": f"{_OWN}.setup:design_hook",
+            "stimuli": f"{_OWN}.setup:stimuli_hook",
+            "simulate": f"{_OWN}.merge:simulate_job",
+            "merge": f"{_OWN}.merge:merge_job",
             "agreement": "stecflow.judgments.agreement:situated_answers",
             "rated": "stecflow.studies.criteria:piece_choice",
+            "section": f"{_OWN}.report:situated_section",
+            "tests": f"{_OWN}.analyses:TESTS",
             "datasheet": "stecflow.release.heds_kinds:SITUATED_SHEET",
         }
     ),

@@ -1,9 +1,9 @@
 """Simulated participants of seed 000's situated identification study (SIMULATED).
 
 Owns :func:`simulate_situated`: every trial of a situated design
-(:func:`stecflow.studies.designs.situated.situated_design`) answered by a simulated
+(:func:`.design.situated_design`) answered by a simulated
 evaluator who watched the trial's clip, as a tidy trials table in the columns
-:mod:`stecflow.judgments.situated` reads (:data:`SIMULATED_TRIAL_COLUMNS`), every
+:mod:`.measures` reads (:data:`SIMULATED_TRIAL_COLUMNS`), every
 row with ``simulated = True``. Nothing here is human data.
 
 **The clip.** A trial replays its instance's context: from
@@ -103,7 +103,7 @@ from stecflow.judgments._common import (
     digest_seed,
     simulation_settings,
 )
-from stecflow.judgments.situated import TRIAL_COLUMNS
+from stecflow.studykinds.situated_identification.measures import TRIAL_COLUMNS
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np
@@ -120,7 +120,7 @@ __all__ = [
 logger = logging.getLogger(__name__)
 
 #: Columns of :func:`simulate_situated` (those of
-#: :data:`stecflow.judgments.situated.TRIAL_COLUMNS`, then ``simulated``).
+#: :data:`.measures.TRIAL_COLUMNS`, then ``simulated``).
 SIMULATED_TRIAL_COLUMNS = (*TRIAL_COLUMNS, "simulated")
 
 #: The settings that carry the context's effect; all 0 is the "flattened" model
@@ -382,7 +382,7 @@ def simulate_situated(
     Parameters
     ----------
     design : SituatedDesign or pandas.DataFrame
-        The design or its trials (:data:`~stecflow.studies.designs.situated.
+        The design or its trials (:data:`.design.
         SITUATED_TRIAL_COLUMNS`: ``list``, ``order``, ``item``, ``condition``,
         ``shown``, ``expression``, ``target`` are used).
     sessions : sequence of Session

@@ -2,7 +2,7 @@
 
 The evaluators whose session failed part-way or is short are discarded, list by
 list (:func:`discard_evaluators`, with
-:func:`stecflow.judgments.situated.discard_failed_sessions`); the study's
+:func:`.measures.discard_failed_sessions`); the study's
 exclusion rules are evaluated per evaluator (:func:`exclusion_rules_audit`).
 
 May import: pandas inside functions.
@@ -16,8 +16,8 @@ from typing import Any
 
 from stecflow.judgments._common import JudgmentsError, problem
 from stecflow.judgments.pipeline import read_session_rows
-from stecflow.judgments.situated import DISCARD_COLUMNS
-from stecflow.judgments.situated_tables import number
+from stecflow.studykinds.situated_identification.measures import DISCARD_COLUMNS
+from stecflow.studykinds.situated_identification.merge_tables import number
 
 __all__ = [
     "COMPLETE_STATUSES",
@@ -95,7 +95,9 @@ def discard_evaluators(
     """Discard, list by list, the evaluators whose session failed or is short."""
     import pandas as pd
 
-    from stecflow.judgments.situated import discard_failed_sessions
+    from stecflow.studykinds.situated_identification.measures import (
+        discard_failed_sessions,
+    )
 
     expected = design.groupby("list").size().to_dict()
     kept_parts, gone_parts = [], []

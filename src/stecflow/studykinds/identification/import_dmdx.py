@@ -31,6 +31,7 @@ from stecflow.judgments._common import (
 )
 from stecflow.judgments.importers._rows import (
     ImportResult,
+    ResponseFormat,
     RowProblems,
     empty_row,
     split_table,
@@ -465,3 +466,11 @@ def _dmdx_rows(
             result.rows.append(row)
         if block.comments:
             result.notes.append(f"session {session}: " + " | ".join(block.comments))
+
+
+def _read(path: str | Path, *, item_table: Any, **options: Any) -> ImportResult:
+    return read_dmdx_azk(path, item_table=item_table, **options)
+
+
+#: The ``dmdx_azk`` format (:func:`stecflow.judgments.importers.detect_format`).
+FORMAT = ResponseFormat(".azk", looks_like_azk, _read)
