@@ -1,7 +1,7 @@
   // situated_identification.js: the situated identification trial: the replay
   // of a dialogue's board, the transcript, the utterance and the answer.
 
-  // Seed 000 section 5.1 (stecflow.studykinds.situated_identification.stimuli): the participant plays a
+  // Seed 000 section 5.1 (stecflow.studies.situated): the participant plays a
   // replay of the shared work area drawn in SVG from the logged timeline (or an
   // organiser's video/audio file), then reads the next utterance with the
   // referring expression in red and clicks a numbered piece, its numbered button
