@@ -22,7 +22,7 @@ from stecflow.metrics import (
     set_edit_distance,
     without_type,
 )
-from stecflow.metrics.sets import (
+from stecflow.metrics.denotation import (
     ValueHierarchy,
     denotation,
 )

@@ -111,6 +111,7 @@ from stecflow.metrics.classification import (
     system_confusion_rows,
 )
 from stecflow.metrics.decisions import DecisionF, DecisionPrecision, DecisionRecall
+from stecflow.metrics.denotation import DenotationSimilarity, denotation_similarity
 from stecflow.metrics.distinguishing import (
     Minimality,
     Overspecification,
@@ -130,11 +131,9 @@ from stecflow.metrics.sacrebleu import BLEU, CHRF, TER
 from stecflow.metrics.sets import (
     MASI,
     AttributeSet,
-    DenotationSimilarity,
     Dice,
     SetAccuracy,
     SetEdit,
-    denotation_similarity,
     dice,
     masi,
     normalise_attribute_set,

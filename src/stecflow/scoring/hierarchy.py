@@ -2,7 +2,7 @@
 
 The file (``scoring.value_hierarchy`` or a metric's ``value_hierarchy`` option)
 is read here, with the hardened YAML reader, and handed to the metric as a
-:class:`~stecflow.metrics.sets.ValueHierarchy`: metrics never read files.
+:class:`~stecflow.metrics.denotation.ValueHierarchy`: metrics never read files.
 
 May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.metrics`.
 """
@@ -14,7 +14,7 @@ from pathlib import Path
 
 from stecflow.core.errors import StecflowError
 from stecflow.data.yamlsafe import load_yaml
-from stecflow.metrics.sets import ValueHierarchy
+from stecflow.metrics.denotation import ValueHierarchy
 
 __all__ = ["load_value_hierarchy"]
 
