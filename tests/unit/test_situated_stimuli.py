@@ -16,8 +16,8 @@ import pytest
 
 from stecflow.core.errors import StimuliError
 from stecflow.data.dialogue import read_corpus
+from stecflow.studies.bundle import study_sha256
 from stecflow.studies.settings import RESPONSE_COLUMNS
-from stecflow.studies.stimuli import study_sha256
 from stecflow.studies.strings import UI_STRINGS
 from stecflow.studykinds.situated_identification.stimuli import (
     SITUATED_COLUMNS,

@@ -1,6 +1,6 @@
-"""Tests of stecflow.studies.stimuli and its parts: the web experiment's files, the
-REG scene of an item (stecflow.tasks.reg.scene), speech (stecflow.studies.speech) and
-the DMDX item files (stecflow.studies.dmdx)."""
+"""Tests of stecflow.studies.stimuli and its parts: the web experiment's files
+(stecflow.studies.bundle), the REG scene of an item (stecflow.tasks.reg.scene), speech
+(stecflow.studies.speech) and the DMDX item files (stecflow.studies.dmdx)."""
 
 from __future__ import annotations
 
@@ -19,11 +19,12 @@ import pytest
 from stecflow.core.errors import ConfigError, StimuliError
 from stecflow.data.model import Domain, Entity, EntityAttribute, Item, Reference
 from stecflow.studies import dmdx, speech
+from stecflow.studies.bundle import study_sha256
 from stecflow.studies.designs import latin_square_design, two_group_design
 from stecflow.studies.dmdx import make_dmdx_files
 from stecflow.studies.settings import RESPONSE_COLUMNS, StudySettings
 from stecflow.studies.speech import espeak_version
-from stecflow.studies.stimuli import build_study, make_study_files, study_sha256
+from stecflow.studies.stimuli import build_study, make_study_files
 from stecflow.studies.strings import (
     ADEQUACY_QUESTION,
     FLUENCY_QUESTION,

@@ -19,10 +19,10 @@ import yaml
 
 from stecflow.core.errors import ConfigError, StimuliError
 from stecflow.data.model import Domain, Item, Output, Reference
+from stecflow.studies.bundle import study_sha256
 from stecflow.studies.designs import latin_square_design
 from stecflow.studies.designs.pairs import pair_design
 from stecflow.studies.settings import RESPONSE_COLUMNS
-from stecflow.studies.stimuli import study_sha256
 from stecflow.studies.strings import TEXT_UI_STRINGS, UI_STRINGS
 from stecflow.studies.text import (
     PREFERENCE_COLUMNS,

@@ -1,5 +1,5 @@
 """The experiment page by parts (issue #36, point 3): a core and one trial
-component per study kind (:func:`stecflow.studies.stimuli.page_script`).
+component per study kind (:func:`stecflow.studies.bundle.page_script`).
 
 * Conformance: every registered kind declares its page parts, they exist, and
   the page assembled for a kind registers exactly that kind's trial and holds
@@ -19,7 +19,7 @@ import subprocess
 import pytest
 
 from stecflow.core.errors import StimuliError
-from stecflow.studies.stimuli import PAGE_MARKER, page_script
+from stecflow.studies.bundle import PAGE_MARKER, page_script
 from stecflow.studykinds import registry
 from stecflow.studykinds.base import StudyKind
 from tests.conftest import REPO

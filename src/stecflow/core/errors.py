@@ -65,8 +65,9 @@ class CorpusError(StecflowError):
 class StimuliError(StecflowError, ValueError):
     """A study's stimuli cannot be built from the inputs given (the field says why).
 
-    Raised by the study builder (:mod:`stecflow.studies.stimuli`) and by the task
-    types' scenes (e.g. :func:`stecflow.tasks.reg.scene.scene`), which may not import
+    Raised by the study builders (e.g. :mod:`stecflow.studies.stimuli`) and the
+    bundle they share (:mod:`stecflow.studies.bundle`), and by the task types' scenes
+    (e.g. :func:`stecflow.tasks.reg.scene.scene`), which may not import
     :mod:`stecflow.studies`; hence it is defined here.
     """
 

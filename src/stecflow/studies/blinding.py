@@ -1,6 +1,6 @@
 """Blind trials: what a participant's browser receives, and the organiser's key.
 
-A study document (:func:`stecflow.studies.stimuli.study_files`) names, for every
+A study document (:func:`stecflow.studies.bundle.study_files`) names, for every
 trial of every list, the item, the system that produced the output (human
 reference sets included), the correct answer and whether the trial is a control.
 None of that may reach a participant: with the browser's developer tools they would

@@ -18,8 +18,8 @@ from typing import TYPE_CHECKING, Any
 from stecflow.studies.speech import beep_wav
 from stecflow.studykinds.registry import get as study_kind
 
-if TYPE_CHECKING:  # pragma: no cover - typing only (stimuli imports this module)
-    from stecflow.studies.stimuli import StudyFiles
+if TYPE_CHECKING:  # pragma: no cover - typing only
+    from stecflow.studies.bundle import StudyFiles
 
 __all__ = ["make_dmdx_files"]
 

@@ -65,7 +65,7 @@ Examples
 {'kind': 'text', 'text': 'input 1'}
 
 May import: :mod:`stecflow.core`, :mod:`stecflow.data`,
-:mod:`stecflow.studies.settings`, :mod:`stecflow.studies.stimuli`,
+:mod:`stecflow.studies.settings`, :mod:`stecflow.studies.bundle`,
 :mod:`stecflow.studies.designs` (typing only).
 """
 
@@ -80,14 +80,14 @@ from typing import TYPE_CHECKING, Any
 from stecflow.core.errors import ConfigError, StimuliError
 from stecflow.core.ids import is_valid_id
 from stecflow.data.model import Item
-from stecflow.studies.settings import RESPONSE_COLUMNS, StudySettings, paradigm_settings
-from stecflow.studies.stimuli import (
+from stecflow.studies.bundle import (
     STIMULI_VERSION,
     StudyFiles,
-    _plain,
+    plain,
     study_files,
     write_study,
 )
+from stecflow.studies.settings import RESPONSE_COLUMNS, StudySettings, paradigm_settings
 from stecflow.studies.strings import TEXT_TITLES, TEXT_UI_STRINGS, UI_STRINGS
 from stecflow.studies.text_input import shown_input
 from stecflow.studykinds.registry import in_family, paired
@@ -400,7 +400,7 @@ def _outputs(
 
 def _rows(design: Design) -> list[dict[str, Any]]:
     rows = [
-        {key: _plain(value) for key, value in row.items()}
+        {key: plain(value) for key, value in row.items()}
         for row in design.trials.to_dict("records")
     ]
     rows.sort(key=lambda r: (int(r["subject_slot"]), int(r["order"])))

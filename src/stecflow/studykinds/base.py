@@ -179,7 +179,7 @@ class StudyKind:
     #: shared within a family), or absolute paths for a kind declared outside
     #: the library. The study's ``experiment.js`` is ``web/core.js`` with these
     #: inserted at its marker line
-    #: (:func:`stecflow.studies.stimuli.page_script`); one of them registers the
+    #: (:func:`stecflow.studies.bundle.page_script`); one of them registers the
     #: kind's trial with ``trialKind("<name>", { run: ... })``.
     page: tuple[str, ...] = ()
     #: The answers a trial's page sends: what the collection server accepts and
@@ -223,7 +223,7 @@ class StudyKind:
     #: config entry the declaration cannot state), ``design`` (a design of its
     #: own), ``stimuli`` (given the arguments of
     #: :func:`stecflow.studies.setup.build_text_stimuli`; it returns the built
-    #: study's :meth:`stecflow.studies.stimuli.StudyFiles.summary`),
+    #: study's :meth:`stecflow.studies.bundle.StudyFiles.summary`),
     #: ``simulate`` (given a :class:`SimulationJob`), ``merge`` (given a
     #: :class:`MergeJob`), ``rated`` (what
     #: its evaluators judge: :func:`stecflow.studies.criteria.rated_criteria`),

@@ -37,9 +37,9 @@ def stimuli(spec, design_path, testset_path, practice_path, submission_dirs,
     """The web experiment: the text family's document, the kind's question."""
     from pathlib import Path
 
+    from stecflow.studies.bundle import study_files, write_study
     from stecflow.studies.settings import RESPONSE_COLUMNS
     from stecflow.studies.setup import make_design, study_outputs
-    from stecflow.studies.stimuli import study_files, write_study
     from stecflow.studies.text import make_text_study_files
     from stecflow.tasks.registry import read_testset
 

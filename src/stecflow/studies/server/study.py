@@ -319,7 +319,7 @@ def check_study(study_dir: str | Path, db_path: str | Path | None = None) -> Stu
         Naming the file or folder at fault and what to do.
     """
     from stecflow.core.errors import StimuliError
-    from stecflow.studies.stimuli import study_sha256
+    from stecflow.studies.bundle import study_sha256
 
     root = Path(study_dir)
     if not root.is_dir():

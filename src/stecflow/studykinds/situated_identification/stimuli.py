@@ -67,7 +67,7 @@ Examples
 
 May import: :mod:`stecflow.core`, :mod:`stecflow.data`,
 :mod:`stecflow.studies.settings`, :mod:`stecflow.studies.speech`,
-:mod:`stecflow.studies.stimuli`.
+:mod:`stecflow.studies.bundle`.
 """
 
 from __future__ import annotations
@@ -89,14 +89,14 @@ from stecflow.data.dialogue import (
     piece_polygon,
 )
 from stecflow.studies import speech as tts
-from stecflow.studies.settings import RESPONSE_COLUMNS, StudySettings, paradigm_settings
-from stecflow.studies.stimuli import (
+from stecflow.studies.bundle import (
     STIMULI_VERSION,
     StudyFiles,
-    _digest,
+    digest,
     study_files,
     write_study,
 )
+from stecflow.studies.settings import RESPONSE_COLUMNS, StudySettings, paradigm_settings
 from stecflow.studies.strings import SITUATED_TITLES, SITUATED_UI_STRINGS, UI_STRINGS
 
 __all__ = [
@@ -458,9 +458,7 @@ def make_situated_study_files(
                 for line in context_doc["transcript"]:
                     line["audio"] = None
                     if voice is not None:
-                        name = _digest(
-                            line["text"], settings.voice, settings.speech_wpm
-                        )
+                        name = digest(line["text"], settings.voice, settings.speech_wpm)
                         line["audio"] = f"audio/{name[:20]}.wav"
                         if line["audio"] not in audio:
                             audio[line["audio"]] = tts.speak(
@@ -487,8 +485,8 @@ def make_situated_study_files(
                 # named by content: an organiser's file name may say which
                 # version (original or system) a clip shows
                 data = source.read_bytes()
-                digest = hashlib.sha256(data).hexdigest()[:20]
-                shown_media = f"media/{digest}{Path(name).suffix.lower()}"
+                sha = hashlib.sha256(data).hexdigest()[:20]
+                shown_media = f"media/{sha}{Path(name).suffix.lower()}"
                 media[shown_media] = data
             trials.append(
                 {
