@@ -2,7 +2,9 @@
 
 The stage packages of ``src/stecflow`` are stacked as in docs/architecture.md: a
 package imports only packages of lower layers (never one of its own layer, never
-upwards), so the pipeline can be read bottom-up and no cycle can form. On top:
+upwards), so the pipeline can be read bottom-up and no cycle can form. A study
+kind's own code (``studykinds/<kind>/<role>.py``) counts as a module of the
+stage its role names (:data:`ROLE_STAGE`). On top:
 
 * the library never imports snakemake (the workflow calls the library, not the
   reverse);
