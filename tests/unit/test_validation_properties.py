@@ -93,3 +93,17 @@ def test_a_system_without_properties_gets_one_warning_per_declared_one(tiny_camp
         f"properties.{name}" for name in DECLARED
     ]
     assert record["properties"] == {}
+
+
+def test_a_human_reference_set_need_not_give_properties(tiny_campaign):
+    """A reference set has no algorithm: no warning when it gives none; what
+    it does give is still checked."""
+    folder = tiny_campaign / "submissions" / "alpha" / "sys1"
+    path = folder / "system.yaml"
+    path.write_text(path.read_text().replace("reference: false", "reference: true"))
+    record = validate(tiny_campaign, "")
+    assert record["warnings"] == [] and record["errors"] == []
+    record = validate(tiny_campaign, "properties:\n  colour: red\n")
+    assert [(e["code"], e["line"]) for e in record["errors"]] == [
+        ("unknown_property", 13)
+    ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import zipfile
 from pathlib import Path
 
@@ -134,6 +135,19 @@ def test_demo_then_b5ref_in_one_checkout(tmp_path):
     assert [r["status"] for r in b5_rows] == ["accepted"] * 3
     demo_rows = read_tsv(demo / "validation" / "summary.tsv")
     assert len(demo_rows) == 8 and "b5-ref" not in {r["team"] for r in demo_rows}
+    # the demo declares seed 003 Table 1's properties, and its report shows them
+    # as the teams gave them; b5-ref declares none, and has no such table
+    text = " ".join(
+        re.sub(r"<[^>]+>", " ", (demo / "report" / "index.html").read_text()).split()
+    )
+    table = text[text.index("Systems by algorithmic property") :]
+    assert table.startswith(
+        "Systems by algorithmic property (seed 003 Table 1): what each team declared"
+        " in system.yaml. Property late-team/primary full-brevity greedy incremental"
+        " incremental-loc incremental Y n n Y Y discriminatory_power n n Y n n"
+        " trainable n n n Y Y full_brevity n Y n n n"
+    ), table[:400]
+    assert "algorithmic property" not in (b5 / "report" / "index.html").read_text()
     # neither campaign has anything left to do: nothing of one touched the other
     assert planned_jobs(checkout) == {}
     assert planned_jobs(checkout, "--configfile", "config/b5-ref.yaml") == {}

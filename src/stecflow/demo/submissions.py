@@ -107,6 +107,22 @@ def demo_submissions(
         }
 
     template = " Realised by the deterministic template realiser."
+
+    def properties(
+        incremental: bool = False,
+        discriminatory_power: bool = False,
+        trainable: bool = False,
+        full_brevity: bool = False,
+    ) -> dict[str, bool]:
+        """The algorithm's properties, as config.yaml declares them (seed 003
+        Table 1's Incr, DP, Train and FB)."""
+        return {
+            "incremental": incremental,
+            "discriminatory_power": discriminatory_power,
+            "trainable": trainable,
+            "full_brevity": full_brevity,
+        }
+
     systems: dict[tuple[str, str], tuple[dict[str, object], list[Output]]] = {
         ("organisers", "full-brevity"): (
             meta(
@@ -114,6 +130,7 @@ def demo_submissions(
                 "full-brevity",
                 "Full Brevity (Dale 1989): a smallest distinguishing attribute set,"
                 " ties broken by a fixed attribute order." + template,
+                properties=properties(full_brevity=True),
             ),
             system_outputs(test, lambda item: baselines.full_brevity(item.domain)),
         ),
@@ -124,6 +141,7 @@ def demo_submissions(
                 "Greedy (Dale 1989): repeatedly adds the attribute that rules out most"
                 " remaining distractors." + template,
                 submitted="2026-05-20T14:05:00Z",
+                properties=properties(discriminatory_power=True),
             ),
             system_outputs(test, lambda item: baselines.greedy(item.domain)),
         ),
@@ -136,6 +154,7 @@ def demo_submissions(
                 " included." + template,
                 primary=True,
                 submitted="2026-05-20T14:07:00Z",
+                properties=properties(incremental=True, trainable=True),
             ),
             system_outputs(test, ia),
         ),
@@ -146,6 +165,7 @@ def demo_submissions(
                 "Incremental Algorithm with preference orders learnt per subdomain and"
                 " condition; location used only under +LOC." + template,
                 submitted="2026-05-20T14:09:00Z",
+                properties=properties(incremental=True, trainable=True),
             ),
             system_outputs(test, ia_loc),
         ),
@@ -157,6 +177,7 @@ def demo_submissions(
                 " (seeded), template realiser. Submitted after the deadline.",
                 primary=True,
                 submitted="2026-06-03T09:30:00Z",
+                properties=properties(incremental=True),
             ),
             system_outputs(test, random_ia),
         ),
@@ -300,6 +321,12 @@ def write_broken_submission(
             "tasks": ["end_to_end", "attribute_selection"],
             "reference": False,
             "release_consent": False,
+            "properties": {
+                "incremental": True,
+                "discriminatory_power": False,
+                "trainable": False,
+                "full_brevity": False,
+            },
         },
         directory / METADATA_FILE,
     )

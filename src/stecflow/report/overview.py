@@ -98,7 +98,8 @@ def task_summary(name: str) -> str:
 
 
 def overview_section(ctx: Context) -> list[Block]:
-    """Section 1: campaign facts, test-set sizes, participants, studies."""
+    """Section 1: campaign facts, test-set sizes, participants, the systems'
+    declared properties, studies."""
     campaign = ctx.config.get("campaign") or {}
     blocks: list[Block] = []
     if campaign.get("description"):
@@ -195,6 +196,9 @@ def overview_section(ctx: Context) -> list[Block]:
     )
     blocks.extend(long_lists)
     blocks.append(ctx.table(_participants_table(ctx)))
+    properties = _properties_table(ctx)
+    if properties is not None:
+        blocks.append(ctx.table(properties))
     if any(isinstance(s, Mapping) for s in studies):
         blocks.append(ctx.table(_studies_table(studies)))
     return blocks
@@ -253,6 +257,47 @@ def _studies_table(studies: Sequence[Any]) -> Table:
             Column("seed", "Seed"),
         ],
         rows,
+    )
+
+
+def _property_value(value: Any) -> str:
+    """A declared property's value as seed 003's Table 1 writes it."""
+    if isinstance(value, bool):
+        return "Y" if value else "n"
+    return DASH if value is None else str(value)
+
+
+def _properties_table(ctx: Context) -> Table | None:
+    """The systems by the properties the campaign declares
+    (``submissions.properties``), one row per property and one column per
+    accepted system, as each team gave them in ``system.yaml`` (seed 003
+    Table 1); None when the campaign declares none. Human reference sets have
+    no algorithm and are left out."""
+    declared = list((ctx.config.get("submissions") or {}).get("properties") or {})
+    systems = [e for e in ctx.scored if not e.reference]
+    if not declared or not systems:
+        return None
+    columns = [Column("property", "Property", align="l")]
+    columns += [Column(f"{e.team}/{e.system}", e.label, align="c") for e in systems]
+    rows = []
+    for name in declared:
+        cells = [Cell(name)]
+        for entry in systems:
+            given = ctx.records.get(entry.key, {}).get("properties") or {}
+            cells.append(Cell(_property_value(given.get(name))))
+        rows.append(Row(tuple(cells)))
+    return Table(
+        "properties",
+        "Systems by algorithmic property (seed 003 Table 1): what each team"
+        " declared in system.yaml.",
+        columns,
+        rows,
+        [
+            "Y: the system has the property; n: it does not; "
+            f"{DASH}: not declared (the system is left out of the analyses by"
+            " that property). The properties are those the campaign asks for"
+            " (submissions.properties).",
+        ],
     )
 
 

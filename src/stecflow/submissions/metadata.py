@@ -417,8 +417,9 @@ def _read_metadata(
     Never raises on bad content: every problem becomes a :class:`Problem` naming
     the field and, where known, the line. Dates and timestamps come back as ISO
     8601 text (a date alone means midnight UTC). *properties* are the campaign's
-    declared system properties (:func:`check_properties`); the metadata returned
-    keeps under ``properties`` only those that passed.
+    declared system properties (:func:`check_properties`; a human reference set,
+    ``reference: true``, need not give them); the metadata returned keeps under
+    ``properties`` only those that passed.
     """
     from stecflow.core.errors import YAMLError
     from stecflow.data.yamlsafe import load_yaml
@@ -488,7 +489,11 @@ def _read_metadata(
                     key,
                 )
             )
-    if properties or metadata.get("properties"):
+    # a human reference set has no algorithm: it need not give the properties
+    reference_only = metadata.get("reference") is True and not metadata.get(
+        "properties"
+    )
+    if (properties or metadata.get("properties")) and not reference_only:
         accepted, found = check_properties(
             metadata.get("properties"),
             properties,
