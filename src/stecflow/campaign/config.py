@@ -218,6 +218,42 @@ def check_tasks(config: Mapping[str, Any]) -> None:
             )
 
 
+def _check_rank_by(config: Mapping[str, Any]) -> None:
+    """``report.rank_by``: scores by a configured metric, a study kind's
+    tables by a measure it declares."""
+    from stecflow.studykinds.registry import get, is_kind, names
+
+    rank_by = (config.get("report") or {}).get("rank_by") or {}
+    metrics = [
+        str(m.get("id"))
+        for m in (config.get("scoring") or {}).get("metrics") or []
+        if isinstance(m, Mapping)
+    ]
+    for table, measure in rank_by.items():
+        where = f"report.rank_by.{table}"
+        if table == "scores":
+            if measure not in metrics:
+                raise ConfigError(
+                    f"{measure!r} is not a metric of scoring.metrics (it has:"
+                    f" {', '.join(metrics) or 'none'})",
+                    field=where,
+                )
+        elif not is_kind(table):
+            raise ConfigError(
+                f"{table!r} is not a kind of table: give scores or a study kind"
+                f" ({', '.join(names())})",
+                field=where,
+            )
+        else:
+            declared = [m.name for m in get(table).measures]
+            if declared and measure not in declared:
+                raise ConfigError(
+                    f"a {table} study has no measure {measure!r} (it has:"
+                    f" {', '.join(declared)})",
+                    field=where,
+                )
+
+
 def check_config(config: Mapping[str, Any]) -> None:
     """Check the rules of a campaign config that its JSON schema cannot express.
 
@@ -268,6 +304,7 @@ def check_config(config: Mapping[str, Any]) -> None:
     from stecflow.analysis.specs import analysis_specs
 
     analysis_specs(config)  # checks the metrics too
+    _check_rank_by(config)
     for task in chosen.required_tasks if chosen is not None else ():
         if task not in campaign.get("tasks", []):
             raise ConfigError(

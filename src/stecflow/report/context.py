@@ -383,9 +383,14 @@ def metric_ids(ctx: Context) -> list[str]:
 
 
 def ranking_metric(ctx: Context) -> str | None:
-    """SE if configured (seed 001 orders by overall mean SE), else the first metric;
-    in a text-generation campaign its first headline metric (BLEU)."""
+    """The metric the organiser ranks the scores by (``report.rank_by.scores``);
+    by default SE if configured (seed 001 orders by overall mean SE), else the
+    first metric; in a text-generation campaign its first headline metric
+    (BLEU)."""
     ids = metric_ids(ctx)
+    chosen = ((ctx.config.get("report") or {}).get("rank_by") or {}).get("scores")
+    if chosen in ids:
+        return chosen
     tasks = set((ctx.config.get("campaign") or {}).get("tasks") or ())
     if tasks == {"text_generation"} and ids:
         return headline_metrics(ctx)[0]

@@ -188,13 +188,25 @@ def _counts_text(study: JudgmentStudy) -> str:
     return "; ".join(parts) + "."
 
 
+def _ranked_by(
+    ctx: Context, study: JudgmentStudy, measures: Sequence[HumanMeasure]
+) -> HumanMeasure:
+    """The measure a study's table is ranked by: the one the organiser names
+    for its kind (``report.rank_by.<kind>``), else the table's first."""
+    from stecflow.report.kind_sections import kind_of
+
+    rank_by = (ctx.config.get("report") or {}).get("rank_by") or {}
+    chosen = rank_by.get(kind_of(ctx, study) or "")
+    return next((m for m in measures if chosen in (m.key, m.measure)), measures[0])
+
+
 def _measures_table(
     ctx: Context, study: JudgmentStudy, measures: Sequence[HumanMeasure]
 ) -> Table:
     rows = study.measures
     subsets = _subsets(rows)
     cells = {(r.get("system", ""), r.get("subdomain", "all") or "all"): r for r in rows}
-    first = measures[0]
+    first = _ranked_by(ctx, study, measures)
 
     def key(system: str) -> tuple[bool, float, str]:
         value = parse_float(cells.get((system, "all"), {}).get(first.mean))
