@@ -96,3 +96,22 @@ def test_a_ranking_the_campaign_cannot_make_is_refused(rank_by, field, message):
     with pytest.raises(ConfigError, match=message) as caught:
         check_config(config)
     assert caught.value.field == f"report.rank_by.{field}"
+
+
+def test_a_text_rating_is_ranked_by_the_criterion_the_organiser_names():
+    from stecflow.report.text_studies import _rating_table
+
+    rows = [
+        {"system": "A", "criterion": "fluency", "mean": "80", "scale": "slider"},
+        {"system": "A", "criterion": "faithful", "mean": "50", "scale": "slider"},
+        {"system": "B", "criterion": "fluency", "mean": "60", "scale": "slider"},
+        {"system": "B", "criterion": "faithful", "mean": "90", "scale": "slider"},
+    ]
+    study = JudgmentStudy("t1", rows, {"task": "text_rating"})
+    for rank_by, systems, first in (
+        (None, ["A", "B"], "fluency"),
+        ({"text_rating": "faithful"}, ["B", "A"], "faithful"),
+    ):
+        table = _rating_table(context(rank_by), study)
+        assert [row.cells[1].text for row in table.rows] == systems
+        assert f"descending order of {first})" in table.caption

@@ -46,7 +46,10 @@ def _rating_table(ctx: Context, study: JudgmentStudy) -> Table:
     rows = study.measures
     order = list(dict.fromkeys(r.get("criterion", "") for r in rows))
     cells = {(r.get("system", ""), r.get("criterion", "")): r for r in rows}
-    first = order[0] if order else ""
+    # ranked by the criterion the organiser names for the kind, else the first
+    rank_by = (ctx.config.get("report") or {}).get("rank_by") or {}
+    chosen = rank_by.get(str(study.summary.get("task") or ""))
+    first = chosen if chosen in order else (order[0] if order else "")
 
     def key(system: str) -> tuple[bool, float, str]:
         value = parse_float(cells.get((system, first), {}).get("mean"))
