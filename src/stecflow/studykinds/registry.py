@@ -240,9 +240,14 @@ def hook(name: str, role: str) -> Any:
         target = get(name).hooks.get(role)
         if target is None:
             return None
-        module, _, function = target.partition(":")
-        _HOOKS[key] = getattr(importlib.import_module(module), function)
+        _HOOKS[key] = _load(target)
     return _HOOKS[key]
+
+
+def _load(target: str) -> Any:
+    """The object a ``"module:name"`` names, its module imported."""
+    module, _, attr = target.partition(":")
+    return getattr(importlib.import_module(module), attr)
 
 
 def response_formats() -> dict[str, Any]:
@@ -259,8 +264,7 @@ def response_formats() -> dict[str, Any]:
         for name, target in kind.response_formats.items():
             key = (kind.name, f"format:{name}")
             if key not in _HOOKS:
-                module, _, attr = target.partition(":")
-                _HOOKS[key] = getattr(importlib.import_module(module), attr)
+                _HOOKS[key] = _load(target)
             formats[name] = _HOOKS[key]
     return formats
 
