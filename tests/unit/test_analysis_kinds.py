@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import csv
 import json
+import statistics
 from pathlib import Path
 
 import pytest
@@ -317,9 +318,28 @@ def test_manova_of_two_binary_properties_matches_car(tmp_path):
             {"trainable": "boolean", "incremental": "boolean"},
         )
     )
-    _, rows = run(spec, tmp_path, items, analysed)
+    record, rows = run(spec, tmp_path, items, analysed)
     pillai = {r["source"]: r for r in rows if r["test"] == "pillai"}
     assert list(pillai) == ref["term"]
+    # seed 003 §4.1: the interaction's cell means with n, from the raw rows
+    cells = {
+        (c["levels"]["trainable"], c["levels"]["incremental"]): c
+        for c in record["cells"]
+    }
+    assert {c["term"] for c in record["cells"]} == {"trainable:incremental"}
+    for (trainable, incremental), cell in cells.items():
+        mine = [
+            r
+            for r in data
+            if (r["trainable"] == "TRUE") == (trainable == "true")
+            and (r["incremental"] == "TRUE") == (incremental == "true")
+        ]
+        assert cell["n"] == len(mine) > 0
+        for m in ("dice", "masi"):
+            assert cell["means"][m] == pytest.approx(
+                statistics.fmean(float(r[m]) for r in mine), abs=1e-12
+            )
+    assert sum(c["n"] for c in cells.values()) == len(data)
     for n, term in enumerate(ref["term"]):
         assert float(pillai[term]["value"]) == pytest.approx(ref["pillai"][n], rel=1e-8)
         assert float(pillai[term]["f"]) == pytest.approx(ref["f"][n], rel=1e-8)

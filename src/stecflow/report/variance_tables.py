@@ -6,6 +6,9 @@ tests and :func:`tukey_groups` (the homogeneous subsets the study sections show)
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from stecflow.report.analysis_blocks import (
     Record,
     Rows,
@@ -392,7 +395,65 @@ def manova_blocks(ctx: Context, record: Record, rows: Rows, stem: str) -> list[B
         *design_blocks(record),
         ctx.table(table),
         *([ctx.table(follow_table)] if follow else []),
+        *(ctx.table(t) for t in _cell_tables(ctx, record, labels, stem)),
     ]
+
+
+def _level(value: Any) -> str:
+    """A factor's level; a boolean property's as yes or no."""
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    return {"true": "yes", "false": "no"}.get(str(value), str(value))
+
+
+def _cell_tables(
+    ctx: Context, record: Record, labels: list[str], stem: str
+) -> list[Table]:
+    """The cell means, with n, of each interaction the MANOVA tests (seed 003
+    §4.1 reads the trainable × incremental interaction from them)."""
+    spec = record.get("spec") or {}
+    by_term: dict[str, list[Mapping[str, Any]]] = {}
+    for cell in record.get("cells") or []:
+        by_term.setdefault(str(cell.get("term", "")), []).append(cell)
+    tables = []
+    for n, (term, cells) in enumerate(by_term.items(), start=1):
+        names = term.split(":")
+        columns = [
+            Column(f"level_{k}", name.upper(), align="l")
+            for k, name in enumerate(names)
+        ]
+        columns.append(Column("n", "n"))
+        columns += [
+            Column(m, label) for m, label in zip(spec["measures"], labels, strict=True)
+        ]
+        rows = [
+            Row(
+                (
+                    *(Cell(_level((c.get("levels") or {}).get(x))) for x in names),
+                    Cell(str(c.get("n", ""))),
+                    *(
+                        Cell(fixed(record_float((c.get("means") or {}).get(m)), 3))
+                        for m in spec["measures"]
+                    ),
+                )
+            )
+            for c in cells
+        ]
+        tables.append(
+            Table(
+                f"stats-{stem}-cells-{n}",
+                f"Cell means of {term_label(term)} with n, the interaction the"
+                " MANOVA tests.",
+                columns,
+                rows,
+                [
+                    "n: the rows analysed in the cell (items or trials), so the"
+                    " means weigh systems by their rows, as seed 003's did; an"
+                    " empty cell (n = 0) makes the interaction not computable."
+                ],
+            )
+        )
+    return tables
 
 
 _STATISTICS = {
