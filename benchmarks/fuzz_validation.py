@@ -45,6 +45,7 @@ from __future__ import annotations
 
 import argparse
 import codecs
+import functools
 import json
 import os
 import platform
@@ -620,6 +621,16 @@ def _text_case(
 OUTPUTS_NAMES = ("outputs.xml", "outputs.jsonl", "outputs.txt", "outputs.json")
 
 
+@functools.lru_cache
+def declared_properties(config: str) -> dict[str, Any]:
+    """The system properties a shipped campaign declares, which its
+    submissions' system.yaml files give."""
+    from stecflow.campaign.config import read_config_file
+
+    found = read_config_file(REPO / "config" / config).get("submissions") or {}
+    return dict(found.get("properties") or {})
+
+
 def _validate(folder: Path, items: Any, case: Case) -> dict[str, Any]:
     from stecflow.submissions.validation import validate_submission
 
@@ -636,6 +647,7 @@ def _validate(folder: Path, items: Any, case: Case) -> dict[str, Any]:
         system=folder.name,
         campaign_tasks=TEXT_TASKS if text else TASKS,
         deadline=None,
+        properties=declared_properties("text-demo.yaml" if text else "config.yaml"),
     )
     seconds = time.perf_counter() - start
     json.dumps(record)  # the record must be writable as it is
