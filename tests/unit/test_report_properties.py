@@ -42,10 +42,10 @@ def test_one_row_per_declared_property_one_column_per_system():
     table = _properties_table(context(DECLARED, records))
     # the reference set has no algorithm: no column
     assert [c.label for c in table.columns] == ["Property", "a/ia", "b/fb"]
-    assert cells(table) == [
+    assert cells(table) == [  # by name
+        ["beam", "4", "–"],
         ["incremental", "Y", "n"],
         ["trainable", "–", "n"],  # not declared by a/ia
-        ["beam", "4", "–"],
     ]
     assert "seed 003 Table 1" in table.caption
 

@@ -144,8 +144,8 @@ def test_demo_then_b5ref_in_one_checkout(tmp_path):
     assert table.startswith(
         "Systems by algorithmic property (seed 003 Table 1): what each team declared"
         " in system.yaml. Property late-team/primary full-brevity greedy incremental"
-        " incremental-loc incremental Y n n Y Y discriminatory_power n n Y n n"
-        " trainable n n n Y Y full_brevity n Y n n n"
+        " incremental-loc discriminatory_power n n Y n n full_brevity n Y n n n"
+        " incremental Y n n Y Y trainable n n n Y Y"
     ), table[:400]
     assert "algorithmic property" not in (b5 / "report" / "index.html").read_text()
     # neither campaign has anything left to do: nothing of one touched the other

@@ -269,11 +269,13 @@ def _property_value(value: Any) -> str:
 
 def _properties_table(ctx: Context) -> Table | None:
     """The systems by the properties the campaign declares
-    (``submissions.properties``), one row per property and one column per
-    accepted system, as each team gave them in ``system.yaml`` (seed 003
+    (``submissions.properties``), one row per property (by name) and one column
+    per accepted system, as each team gave them in ``system.yaml`` (seed 003
     Table 1); None when the campaign declares none. Human reference sets have
     no algorithm and are left out."""
-    declared = list((ctx.config.get("submissions") or {}).get("properties") or {})
+    # by name: the archived config (config.json) keeps no key order, and a
+    # re-run must give the same table
+    declared = sorted((ctx.config.get("submissions") or {}).get("properties") or {})
     systems = [e for e in ctx.scored if not e.reference]
     if not declared or not systems:
         return None
