@@ -30,6 +30,7 @@ May import: :mod:`stecflow.core`, :mod:`stecflow.serving`.
 
 from __future__ import annotations
 
+import errno
 import logging
 import math
 import socket
@@ -351,7 +352,11 @@ class HTTPServer:
         # the workers first: a request under way finishes and wakes the loop
         self._server.task_dispatcher.shutdown()
         if self._serving.is_set():
-            self._server.trigger.pull_trigger(self._close_all)
+            try:
+                self._server.trigger.pull_trigger(self._close_all)
+            except OSError as exc:  # the loop stopped meanwhile, its trigger closed
+                if exc.errno != errno.EBADF:
+                    raise
             self._stopped.wait(timeout=10)
         if self._thread is not None:
             self._thread.join(timeout=10)
