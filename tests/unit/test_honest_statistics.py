@@ -425,7 +425,8 @@ def _texts(blocks: list[dict[str, Any]]) -> list[tuple[str, str]]:
 def _table_rows(blocks: list[dict[str, Any]], table_id: str) -> list[list[str]]:
     for block in blocks:
         if block["kind"] == "table" and block["table"].id == table_id:
-            return [[c.text for c in row.cells] for row in block["table"].rows]
+            rows = block["table"].rows  # divider rows (a group's heading) aside
+            return [[c.text for c in row.cells] for row in rows if not row.heading]
     raise AssertionError(f"no table {table_id}")
 
 

@@ -185,7 +185,12 @@ def test_schema_defaults_complete_a_minimal_config():
     }
     assert config["judgments"]["simulation"]["seed"] == 2009
     assert config["release"]["include_testset"] is False
-    assert config["report"] == {"previous_release": None, "changes": [], "rank_by": {}}
+    assert config["report"] == {
+        "previous_release": None,
+        "changes": [],
+        "rank_by": {},
+        "measure_types": {},
+    }
 
 
 def test_unknown_key_is_rejected_with_its_path():

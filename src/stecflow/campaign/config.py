@@ -305,6 +305,9 @@ def check_config(config: Mapping[str, Any]) -> None:
 
     analysis_specs(config)  # checks the metrics too
     _check_rank_by(config)
+    from stecflow.report.measure_types import check_measure_types
+
+    check_measure_types(config)
     for task in chosen.required_tasks if chosen is not None else ():
         if task not in campaign.get("tasks", []):
             raise ConfigError(

@@ -28,6 +28,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from fractions import Fraction
 from typing import Any, ClassVar, Literal, TypeVar
 
+from stecflow.metrics.measure_types import MeasureType, default_metric_type
+
 __all__ = [
     "CONTEXT_KEYS",
     "DEPRECATED_NAMES",
@@ -364,6 +366,10 @@ class Metric(ABC):
     option_hint : str
         Added to the error for an option the metric does not accept (e.g. where
         the option went when a metric was renamed).
+    measure_type : MeasureType or None
+        What kind of evaluation it is (seed 001 Table 3: intrinsic, automatic,
+        its technique; seed 002 Table 2's box); None: :meth:`type_of` derives
+        one from ``input_type`` (every shipped metric declares its own).
     """
 
     name: ClassVar[str]
@@ -377,8 +383,19 @@ class Metric(ABC):
     stat_names: ClassVar[tuple[str, ...]] = ("score",)
     requires_corpus: ClassVar[bool] = False
     option_hint: ClassVar[str] = ""
+    measure_type: ClassVar[MeasureType | None] = None
 
     # -- description -------------------------------------------------------------
+
+    @classmethod
+    def type_of(cls) -> MeasureType:
+        """The metric's :class:`MeasureType`: its declared ``measure_type``, or
+        intrinsic and automatic, grouped by its ``input_type``."""
+        if cls.measure_type is not None:
+            return cls.measure_type
+        return default_metric_type(
+            getattr(cls, "input_type", ""), getattr(cls, "display_name", cls.__name__)
+        )
 
     @classmethod
     def option_names(cls) -> tuple[str, ...]:

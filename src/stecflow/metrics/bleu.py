@@ -32,6 +32,7 @@ from stecflow.metrics.base import (
     check_choice,
     register_metric,
 )
+from stecflow.metrics.measure_types import MeasureType
 from stecflow.metrics.text import Punctuation, TextMetricMixin, ngram_counts
 
 __all__ = ["BLEU3", "SMOOTH_DEFAULTS", "closest_ref_len", "compute_bleu"]
@@ -153,6 +154,12 @@ class BLEU3(TextCorpusMetric):
 
     name = "bleu3"
     display_name = "BLEU-3"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "BLEU-3 n-gram precision against the references",
+        "string_similarity",
+    )
     version = "1"
     libraries = ("sacrebleu",)
     max_ngram_order: ClassVar[int] = 3

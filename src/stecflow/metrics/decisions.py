@@ -30,6 +30,7 @@ from typing import Any, ClassVar, Literal
 
 from stecflow.metrics.base import Metric, Stats, register_metric
 from stecflow.metrics.classification import ConfusionMatrix
+from stecflow.metrics.measure_types import MeasureType
 
 __all__ = ["DecisionF", "DecisionPrecision", "DecisionRecall", "decision_cell"]
 
@@ -116,6 +117,12 @@ class DecisionPrecision(_ItemRate):
 
     name = "decision_precision"
     display_name = "Precision"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "precision of the decisions against the corpus's",
+        "decision",
+    )
     miss = "FP"
 
 
@@ -131,6 +138,12 @@ class DecisionRecall(_ItemRate):
 
     name = "decision_recall"
     display_name = "Recall"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "recall of the decisions against the corpus's",
+        "decision",
+    )
     miss = "FN"
 
 
@@ -153,6 +166,12 @@ class DecisionF(_Decision):
 
     name = "decision_f"
     display_name = "F-measure"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "F-measure of the decisions against the corpus's",
+        "decision",
+    )
     level: ClassVar[Literal["item", "corpus"]] = "corpus"
     stat_names = ("tp", "fp", "fn", "tn")
 

@@ -34,6 +34,7 @@ from stecflow.metrics.base import (
     reduce_over_references,
     register_metric,
 )
+from stecflow.metrics.measure_types import MeasureType
 from stecflow.metrics.sets import (
     DICE_MASI_MODES,
     AttributeSet,
@@ -316,6 +317,12 @@ class DenotationSimilarity(AttributeSetMetric):
 
     name = "denotation_similarity"
     display_name = "DenotSim"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "similarity of what the attribute set and the references denote in the domain",
+        "set_similarity",
+    )
     version = "1"
     signature_fields = (
         ("multi_ref", "refs"),

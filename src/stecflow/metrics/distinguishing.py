@@ -35,6 +35,7 @@ from stecflow.metrics.base import (
     check_choice,
     register_metric,
 )
+from stecflow.metrics.measure_types import MeasureType
 from stecflow.metrics.sets import (
     TYPE_ATTRIBUTE,
     AttributeSet,
@@ -438,6 +439,12 @@ class Uniqueness(DomainMetric):
 
     name = "uniqueness"
     display_name = "Uniqueness"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "whether the attribute set singles out the target in its domain",
+        "reg_specific",
+    )
     version = "1"
     stat_names = ("unique", "unsolvable")
 
@@ -487,6 +494,12 @@ class Minimality(DomainMetric):
 
     name = "minimality"
     display_name = "Minimality"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "whether the attribute set is a smallest one singling out the target",
+        "reg_specific",
+    )
     version = "1"
     stat_names = ("minimal", "unsolvable")
     signature_fields = (
@@ -550,6 +563,12 @@ class Underspecification(DomainMetric):
 
     name = "underspecification"
     display_name = "Underspec"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "degree to which the attribute set fails to single out the target",
+        "reg_specific",
+    )
     version = "1"
     higher_is_better = False
     signature_fields = (("false_of_target", "false_of_target"),)
@@ -603,6 +622,12 @@ class Overspecification(DomainMetric):
 
     name = "overspecification"
     display_name = "Overspec"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "degree to which the attribute set holds more than the target needs",
+        "reg_specific",
+    )
     version = "1"
     higher_is_better = False
     signature_fields = (

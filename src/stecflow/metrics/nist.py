@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, ClassVar, Literal
 
 from stecflow.metrics.base import Metric, Stats, check_choice, register_metric
+from stecflow.metrics.measure_types import MeasureType
 from stecflow.metrics.text import Punctuation, TextMetricMixin, ngram_counts
 
 __all__ = [
@@ -147,6 +148,12 @@ class NIST5(TextMetricMixin, Metric):
 
     name = "nist5"
     display_name = "NIST-5"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "NIST-5 information-weighted n-gram precision against the references",
+        "string_similarity",
+    )
     version = "1"
     level: ClassVar[Literal["item", "corpus"]] = "corpus"
     input_type: ClassVar[Literal["attributes", "text"]] = "text"

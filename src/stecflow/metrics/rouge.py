@@ -30,6 +30,7 @@ from stecflow.metrics.base import (
     check_choice,
     register_metric,
 )
+from stecflow.metrics.measure_types import MeasureType
 from stecflow.metrics.text import Punctuation, TextMetricMixin, rouge155_tokens
 
 __all__ = [
@@ -216,6 +217,12 @@ class ROUGE2(_Rouge):
 
     name = "rouge2"
     display_name = "ROUGE-2"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "ROUGE-2 bigram overlap with the references",
+        "string_similarity",
+    )
     signature_fields = (
         ("score", "score"),
         ("rouge155_preprocess", "r155"),
@@ -262,6 +269,12 @@ class ROUGESU4(_Rouge):
 
     name = "rouge_su4"
     display_name = "ROUGE-SU4"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "ROUGE-SU4 skip-bigram and unigram overlap with the references",
+        "string_similarity",
+    )
     signature_fields = (
         ("score", "score"),
         ("su_include_last_unigram", "last_uni"),

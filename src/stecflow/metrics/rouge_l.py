@@ -30,6 +30,7 @@ from collections.abc import Sequence
 from typing import Any, ClassVar, Literal
 
 from stecflow.metrics.base import Metric, Stats, check_bool, register_metric
+from stecflow.metrics.measure_types import MeasureType
 
 __all__ = ["ROUGEL", "lcs_length", "rouge_score_tokens"]
 
@@ -104,6 +105,12 @@ class ROUGEL(Metric):
 
     name = "rouge_l"
     display_name = "ROUGE-L"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "ROUGE-L longest common subsequence with the best reference",
+        "string_similarity",
+    )
     version = "1"
     level: ClassVar[Literal["item", "corpus"]] = "item"
     input_type: ClassVar[Literal["attributes", "text"]] = "text"

@@ -67,6 +67,7 @@ from stecflow.metrics.base import (
     check_choice,
     register_metric,
 )
+from stecflow.metrics.measure_types import MeasureType
 
 __all__ = [
     "BLEU",
@@ -356,6 +357,12 @@ class BLEU(SacreBLEUMetric):
 
     name = "bleu"
     display_name = "BLEU"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "BLEU n-gram precision against the references (sacreBLEU)",
+        "string_similarity",
+    )
     max_ngram_order: ClassVar[int] = 4
     signature_fields = (
         ("tokenize", "tok"),
@@ -475,6 +482,12 @@ class CHRF(SacreBLEUMetric):
 
     name = "chrf"
     display_name = "chrF++"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "character n-gram F-score against the references (sacreBLEU)",
+        "string_similarity",
+    )
     #: The default orders' statistics; an instance sets its own (``__init__``).
     stat_names = tuple(
         f"{kind}_{o}"
@@ -590,6 +603,12 @@ class TER(SacreBLEUMetric):
 
     name = "ter"
     display_name = "TER"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "translation edit rate to the references (sacreBLEU)",
+        "string_similarity",
+    )
     higher_is_better = False
     signature_fields = (
         ("normalized", "norm"),

@@ -36,6 +36,7 @@ from stecflow.metrics.base import (
     reduce_over_references,
     register_metric,
 )
+from stecflow.metrics.measure_types import MeasureType
 
 __all__ = [
     "DICE_MASI_MODES",
@@ -561,6 +562,12 @@ class Dice(AttributeSetMetric):
 
     name = "dice"
     display_name = "Dice"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "Dice coefficient with the reference attribute sets",
+        "set_similarity",
+    )
     version = "1"
     signature_fields = (("multi_ref", "refs"), ("include_type_in_set_metrics", "type"))
 
@@ -611,6 +618,12 @@ class MASI(AttributeSetMetric):
 
     name = "masi"
     display_name = "MASI"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "MASI with the reference attribute sets",
+        "set_similarity",
+    )
     version = "1"
     signature_fields = (("multi_ref", "refs"), ("include_type_in_set_metrics", "type"))
 
@@ -662,6 +675,12 @@ class SetAccuracy(AttributeSetMetric):
 
     name = "set_accuracy"
     display_name = "SetAccuracy"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "exact match with a reference attribute set",
+        "set_similarity",
+    )
     version = "1"
     signature_fields = (("multi_ref", "refs"), ("include_type_in_set_metrics", "type"))
 
@@ -714,6 +733,12 @@ class SetEdit(AttributeSetMetric):
 
     name = "set_edit"
     display_name = "SetEdit"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "edit distance to the reference attribute sets",
+        "set_similarity",
+    )
     version = "1"
     higher_is_better = False
     signature_fields = (("multi_ref", "refs"), ("include_type_in_set_metrics", "type"))

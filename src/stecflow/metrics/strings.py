@@ -33,6 +33,7 @@ from stecflow.metrics.base import (
     reduce_over_references,
     register_metric,
 )
+from stecflow.metrics.measure_types import MeasureType
 from stecflow.metrics.text import Punctuation, TextMetricMixin, TextNormaliser
 
 __all__ = [
@@ -221,6 +222,12 @@ class StringAccuracy(TextMetric):
 
     name = "string_accuracy"
     display_name = "StringAccuracy"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "exact match with a reference word string",
+        "string_similarity",
+    )
     version = "1"
     signature_fields = (("multi_ref", "refs"), *_TEXT_FIELDS)
 
@@ -267,6 +274,12 @@ class SE(TextMetric):
 
     name = "se"
     display_name = "SE"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "string-edit distance to the reference word strings",
+        "string_similarity",
+    )
     version = "1"
     higher_is_better = False
     libraries = ("rapidfuzz",)
@@ -498,6 +511,12 @@ class SENorm(TextMetric):
 
     name = "se_norm"
     display_name = "SE-norm"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "string-edit distance to the references, divided by a length",
+        "string_similarity",
+    )
     version = "1"
     higher_is_better = False
     libraries = ("rapidfuzz",)
@@ -571,6 +590,12 @@ class SEB(TextMetric):
 
     name = "seb"
     display_name = "SEB"
+    measure_type = MeasureType(
+        "intrinsic",
+        "automatic",
+        "length-normalised string accuracy (Bangalore et al.)",
+        "string_similarity",
+    )
     # 2: "seb" became seed 002's SEB (was the normalised distance, now se_norm)
     version = "2"
     libraries = ("rapidfuzz",)

@@ -27,6 +27,7 @@ from stecflow.report.context import (
     paragraph,
 )
 from stecflow.report.formatting import DASH, fixed, p_cell, parse_float
+from stecflow.report.measure_types import MeasureTypes, grouped
 from stecflow.report.svg import ScatterPoint, heatmap, scatter_plot
 from stecflow.report.tables import Cell, Column, Row, Table
 
@@ -70,7 +71,6 @@ def correlation_blocks(
     symbol = "ρ" if method == "spearman" else "r"
     name = "Spearman's ρ" if method == "spearman" else "Pearson's r"
     infos = {m: measure_info(ctx, m) for m in measures}
-    labels = [infos[m].label for m in measures]
     if not rows:
         return [notice("No correlations were computed.", "warning")]
     matrix = correlation_cells(
@@ -93,23 +93,42 @@ def correlation_blocks(
         ok = r.get("computable", "true") == "true"
         values[(a, b)] = values[(b, a)] = parse_float(r.get("r")) if ok else None
         marks[(a, b)] = marks[(b, a)] = r.get("sig", "") if ok else ""
-    table_rows = [
-        Row(
-            (
-                Cell(label),
-                *(Cell(matrix.get((m, n), "")) for n in measures),
+    # grouped by type: seed 001 Table 10's headers, seed 002 Table 2's boxes
+    types = MeasureTypes(ctx.config)
+    by_type = grouped(measures, {m: types.of(m) for m in measures})
+    ordered = [m for _, group in by_type for m in group]
+    # the columns headed by the group alone, unless two blocks share it
+    groups = [kind.group for kind, _ in by_type]
+    header = {
+        m: kind.short_header if groups.count(kind.group) == 1 else kind.header
+        for kind, group in by_type
+        for m in group
+    }
+    table_rows = []
+    for kind, group in by_type:
+        table_rows.append(Row(heading=kind.header))
+        table_rows += [
+            Row(
+                (
+                    Cell(infos[m].label),
+                    *(Cell(matrix.get((m, n), "")) for n in ordered),
+                )
             )
-        )
-        for m, label in zip(measures, labels, strict=True)
-    ]
+            for m in group
+        ]
     table = Table(
         f"stats-{stem}",
         f"Correlations ({name}) between evaluation measures, computed on the"
         " per-system means (* significant at p < .05; ** significant at p < .01).",
         [Column("measure", "", align="l")]
-        + [Column(m, label) for m, label in zip(measures, labels, strict=True)],
+        + [Column(m, infos[m].label, group=header[m]) for m in ordered],
         table_rows,
-        [systems_line(ctx, record)],
+        [
+            systems_line(ctx, record),
+            "Measures grouped by type (human- or auto-assessed, intrinsic or"
+            " extrinsic, and the broad type, as in the evaluation criteria"
+            " table).",
+        ],
     )
     texts = texts_by_topic(record)
     significant = [
@@ -191,9 +210,9 @@ def correlation_blocks(
     figures = [
         ctx.figure(
             heatmap(
-                labels,
-                [[values.get((m, n)) for n in measures] for m in measures],
-                [[marks.get((m, n), "") for n in measures] for m in measures],
+                [infos[m].label for m in ordered],
+                [[values.get((m, n)) for n in ordered] for m in ordered],
+                [[marks.get((m, n), "") for n in ordered] for m in ordered],
                 title=f"{name} between measures",
             ),
             f"Heat map of the correlations in Table {table.number}"

@@ -99,7 +99,7 @@ def task_summary(name: str) -> str:
 
 def overview_section(ctx: Context) -> list[Block]:
     """Section 1: campaign facts, test-set sizes, participants, the systems'
-    declared properties, studies."""
+    declared properties, studies, the evaluation criteria."""
     campaign = ctx.config.get("campaign") or {}
     blocks: list[Block] = []
     if campaign.get("description"):
@@ -201,6 +201,11 @@ def overview_section(ctx: Context) -> list[Block]:
         blocks.append(ctx.table(properties))
     if any(isinstance(s, Mapping) for s in studies):
         blocks.append(ctx.table(_studies_table(studies)))
+    from stecflow.report.measure_types import criteria_table
+
+    criteria = criteria_table(ctx)  # seed 001 Table 3
+    if criteria is not None:
+        blocks.append(ctx.table(criteria))
     return blocks
 
 

@@ -7,7 +7,8 @@ judgments yield and what two raters of it share. Code of the kind's own (its
 design builder, merge, simulated participant, report section) is named by
 dotted path in :attr:`StudyKind.hooks`, so declaring a kind imports none of it.
 
-May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`.
+May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`
+(and :mod:`stecflow.metrics.measure_types`, what type a measure is).
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
+
+from stecflow.metrics.measure_types import MeasureType
 
 __all__ = [
     "EXCLUSION_RULES",
@@ -50,6 +53,9 @@ class Measure:
     column: str = ""
     #: The judgments table's flag of the trials it is computed on.
     flag: str = "in_analysis"
+    #: What kind of evaluation it is (seed 001 Table 3, seed 002 Table 2's
+    #: boxes); None: its kind's default (:meth:`StudyKind.type_of`).
+    measure_type: MeasureType | None = None
 
 
 @dataclass(frozen=True)
@@ -218,6 +224,11 @@ class StudyKind:
     section: tuple[str, ...] = ()
     #: The measures of its main table, in order; empty: every measure present.
     measures: tuple[Measure, ...] = ()
+    #: The type of its measures that declare none (a text rating's criteria,
+    #: the study itself for a kind that declares no measure); ``{measure}`` in
+    #: its technique becomes the measure's name. None: :meth:`type_of`'s
+    #: default.
+    measure_type: MeasureType | None = None
     #: Code of its own by role, ``"module:name"``, imported on first use
     #: (:func:`stecflow.studykinds.registry.hook`): ``check`` (rules of its
     #: config entry the declaration cannot state), ``design`` (a design of its
@@ -264,6 +275,38 @@ class StudyKind:
             raise ValueError(f"{self.name}: unknown exclusion rules {sorted(unknown)}")
         if (self.control is None) != (self.control_expected is None):
             raise ValueError(f"{self.name}: a control kind needs control_expected")
+
+    def type_of(self, measure: str) -> MeasureType:
+        """The :class:`MeasureType` of one of its measures: the one its
+        :class:`Measure` declares, else (a measure the config names, as a text
+        rating's criteria, or a ``<measure>_z``) its :attr:`measure_type`, or
+        else human and, for a kind whose participants identify the referent,
+        extrinsic task performance (seeds 001 and 000), or else intrinsic
+        judgments.
+
+        >>> StudyKind("k", "s", "text", frozenset(), "n").type_of("clarity").kind
+        'Intrinsic/human'
+        """
+        declared = {m.name: m for m in self.measures}
+        bare = measure[: -len("_z")] if measure.endswith("_z") else measure
+        found = declared.get(measure) or declared.get(bare)
+        z = " (z-scores per participant)" if measure != bare else ""
+        if found is not None and found.measure_type is not None:
+            if found.name == measure:
+                return found.measure_type
+            technique = found.measure_type.technique + z
+            return found.measure_type.with_overrides({"technique": technique})
+        if self.measure_type is not None:
+            technique = self.measure_type.technique.replace("{measure}", bare) + z
+            return self.measure_type.with_overrides({"technique": technique})
+        if self.identifies:
+            return MeasureType(
+                "extrinsic",
+                "human",
+                "task performance in an identification experiment",
+                "task_performance",
+            )
+        return MeasureType("intrinsic", "human", "judgment by participants", "judgment")
 
     @property
     def paired(self) -> bool:

@@ -6,7 +6,11 @@ May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`.
 
 from types import MappingProxyType
 
+from stecflow.metrics.measure_types import MeasureType
 from stecflow.studykinds.base import Measure, ResponseField, StudyKind
+
+#: Seed 001 Table 3: "Judgment of adequacy (fluency) as rated by native speakers".
+_RATED = "intrinsic", "human"
 
 KIND = StudyKind(
     name="rating",
@@ -23,7 +27,20 @@ KIND = StudyKind(
     reads="outputs.xml",
     min_window=(860, 650),
     page=("_grid.js", "rating.js"),
-    measures=(Measure("adequacy"), Measure("fluency")),
+    measures=(
+        Measure(
+            "adequacy",
+            measure_type=MeasureType(
+                *_RATED, "adequacy rated by participants on a slider", "judgment"
+            ),
+        ),
+        Measure(
+            "fluency",
+            measure_type=MeasureType(
+                *_RATED, "fluency rated by participants on a slider", "judgment"
+            ),
+        ),
+    ),
     responses=(
         ResponseField("adequacy", low=1, high=100),
         ResponseField("fluency", low=1, high=100),

@@ -7,6 +7,7 @@ May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`.
 
 from types import MappingProxyType
 
+from stecflow.metrics.measure_types import MeasureType
 from stecflow.studykinds.base import StudyKind
 
 KIND = StudyKind(
@@ -21,6 +22,12 @@ KIND = StudyKind(
     designs=("pairs",),
     config_keys=frozenset({"criteria"}),
     control="degraded",  # a text against a degraded copy of it
+    measure_type=MeasureType(
+        "intrinsic",
+        "human",
+        "participants' choice of the better of two systems' texts",
+        "judgment",
+    ),
     control_expected="the intact text chosen over its degraded copy",
     reads="outputs",
     sides=("system_left", "system_right"),

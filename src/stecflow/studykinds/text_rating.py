@@ -6,6 +6,7 @@ May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`.
 
 from types import MappingProxyType
 
+from stecflow.metrics.measure_types import MeasureType
 from stecflow.studykinds.base import StudyKind
 
 KIND = StudyKind(
@@ -20,6 +21,12 @@ KIND = StudyKind(
     config_keys=frozenset({"criteria"}),
     control="degraded",
     control_expected="a degraded text rated {cut}",
+    measure_type=MeasureType(
+        "intrinsic",
+        "human",
+        "{measure} rated by participants on a Likert scale or a slider",
+        "judgment",
+    ),
     normalisable=True,
     reads="outputs",
     min_window=(520, 620),

@@ -8,7 +8,20 @@ May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`.
 
 from types import MappingProxyType
 
+from stecflow.metrics.measure_types import MeasureType
 from stecflow.studykinds.base import Measure, StudyKind
+
+
+def _task(technique: str) -> MeasureType:
+    """Seed 001 Table 3: extrinsic, human: "Speed and accuracy in
+    identification experiment" (seed 002 Table 2: task performance)."""
+    return MeasureType(
+        "extrinsic",
+        "human",
+        f"{technique} in an identification experiment",
+        "task_performance",
+    )
+
 
 KIND = StudyKind(
     name="identification",
@@ -26,18 +39,25 @@ KIND = StudyKind(
     min_window=(660, 440),
     page=("_grid.js", "identification.js"),
     measures=(
-        Measure("identification_accuracy", level="nominal", column="correct"),
+        Measure(
+            "identification_accuracy",
+            level="nominal",
+            column="correct",
+            measure_type=_task("accuracy of identifying the referent"),
+        ),
         Measure(
             "identification_time",
             higher_is_better=False,
             column="identification_time_adj_ms",
             flag="in_time_analysis",
+            measure_type=_task("speed of identifying the referent"),
         ),
         Measure(
             "reading_time",
             higher_is_better=False,
             column="reading_time_adj_ms",
             flag="in_time_analysis",
+            measure_type=_task("time taken to read the description"),
         ),
     ),
     identifies=True,
