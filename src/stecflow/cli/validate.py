@@ -52,6 +52,7 @@ def _check_as_discovered(folder: Path, root: Path) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run ``stecflow validate`` with the parsed *args*; return the exit status."""
+    from stecflow.scoring.reported import reported_metrics
     from stecflow.submissions.report import format_report, write_validation
     from stecflow.submissions.validation import validate_submission
     from stecflow.tasks.base import Limits
@@ -61,6 +62,7 @@ def run(args: argparse.Namespace) -> int:
     testset, data_format = args.testset, args.format
     limits = None
     properties = None
+    metrics = None
     folder = Path(args.submission)
     if args.config:
         config = load_config(args.config)
@@ -75,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
         submissions = config.get("submissions") or {}
         limits = Limits.from_config(submissions.get("limits"))
         properties = submissions.get("properties")
+        metrics = reported_metrics(config.get("scoring"), tasks)
         inside = Path(from_config(base, submissions.get("root") or "submissions"))
         if not folder.is_dir() and (inside / args.submission).is_dir():
             folder = inside / args.submission  # team/system in the campaign
@@ -101,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
         deadline=deadline,
         limits=limits,
         properties=properties,
+        metrics=metrics,
     )
     print(format_report(record))
     if args.json:

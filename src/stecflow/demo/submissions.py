@@ -7,7 +7,10 @@ uses location only under +LOC; all realised by
 ``human`` (HUMAN-1, HUMAN-2: the test references, flagged ``reference: true``),
 ``late-team`` (IA with a random preference order per item, submitted after the
 :data:`DEADLINE`) and ``broken-team`` (missing ``contact``; an outputs file with the
-problems listed by :func:`write_broken_submission`).
+problems listed by :func:`write_broken_submission`). Greedy, both Incremental
+Algorithms and the late team report their own scores on the development data
+(``self_reported``, :mod:`stecflow.demo.self_reported`), as seed 001 Table 4's
+teams did.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from pathlib import Path
 from stecflow.baselines import systems as baselines
 from stecflow.data.model import Item, Output
 from stecflow.demo.seeding import DEFAULT_SEED, rng_for
+from stecflow.demo.self_reported import development_scores
 from stecflow.submissions.files import METADATA_FILE, write_metadata
 from stecflow.tasks.reg.realiser import realise
 from stecflow.tasks.reg.task import OUTPUTS_FILE
@@ -107,6 +111,15 @@ def demo_submissions(
         }
 
     template = " Realised by the deterministic template realiser."
+    dev = corpus["dev"]
+
+    def reported(
+        select: Callable[[Item], frozenset[tuple[str, str]]],
+        metrics: Sequence[str] = ("string_accuracy", "se", "bleu3"),
+        note: str = "",
+    ) -> list[dict[str, object]]:
+        """The team's own scores on the development data (seed 001 Table 4)."""
+        return development_scores(dev, system_outputs(dev, select), metrics, note)
 
     def properties(
         incremental: bool = False,
@@ -142,6 +155,10 @@ def demo_submissions(
                 " remaining distractors." + template,
                 submitted="2026-05-20T14:05:00Z",
                 properties=properties(discriminatory_power=True),
+                # no Accuracy, as GRAPH and USP-EACH in seed 001 Table 4
+                self_reported=reported(
+                    lambda item: baselines.greedy(item.domain), ("se", "bleu3")
+                ),
             ),
             system_outputs(test, lambda item: baselines.greedy(item.domain)),
         ),
@@ -155,6 +172,10 @@ def demo_submissions(
                 primary=True,
                 submitted="2026-05-20T14:07:00Z",
                 properties=properties(incremental=True, trainable=True),
+                self_reported=reported(
+                    ia,
+                    note="exact match after lower-casing and removing punctuation",
+                ),
             ),
             system_outputs(test, ia),
         ),
@@ -166,6 +187,7 @@ def demo_submissions(
                 " condition; location used only under +LOC." + template,
                 submitted="2026-05-20T14:09:00Z",
                 properties=properties(incremental=True, trainable=True),
+                self_reported=reported(ia_loc),
             ),
             system_outputs(test, ia_loc),
         ),
@@ -178,6 +200,7 @@ def demo_submissions(
                 primary=True,
                 submitted="2026-06-03T09:30:00Z",
                 properties=properties(incremental=True),
+                self_reported=reported(random_ia),
             ),
             system_outputs(test, random_ia),
         ),

@@ -39,6 +39,7 @@ from stecflow.report.formatting import DASH, fixed, p_cell, parse_float
 from stecflow.report.inputs import SystemEntry
 from stecflow.report.overview import task_summary
 from stecflow.report.presentation import subset_header
+from stecflow.report.self_reported import self_reported_block
 from stecflow.report.svg import IntervalPoint, interval_plot
 from stecflow.report.tables import RANK_COLUMN, Cell, Column, Row, Table, rank_cells
 
@@ -133,6 +134,7 @@ def scores_section(ctx: Context) -> list[Block]:
             main,
         )
     )
+    blocks += self_reported_block(ctx)  # seed 001 Table 4, beside Table 5
     if conds:
         blocks.append(
             grouped_table(

@@ -69,9 +69,12 @@ def check_submission(
     *testset_path* is the compact test set or the prepared one (see
     :func:`load_items`); the other arguments are those of
     :func:`~stecflow.submissions.validation.validate_to_files` (``limits``,
-    ``properties``: the config's ``submissions`` keys) and
+    ``properties``: the config's ``submissions`` keys; the self-reported scores
+    are checked against the metrics of *scoring*,
+    :func:`~stecflow.scoring.reported.reported_metrics`) and
     :func:`~stecflow.scoring.score.score_submission` (``scoring``, ``subsets``).
     """
+    from stecflow.scoring.reported import reported_metrics
     from stecflow.scoring.score import score_submission
     from stecflow.submissions.validation import validate_to_files
 
@@ -88,6 +91,7 @@ def check_submission(
         limits=limits,
         properties=properties,
         items=items,
+        metrics=reported_metrics(scoring, campaign_tasks),
     )
     summary = score_submission(
         validation_path=record_path,

@@ -7,7 +7,9 @@ valid file in milliseconds; a file it refuses then goes through jsonschema, whos
 every error becomes a :class:`Problem` with the line of its key and a message in
 plain words. :func:`check_properties` checks the
 ``properties`` a system declares against the names and types the campaign declares
-(``submissions.properties`` in its config).
+(``submissions.properties`` in its config), and
+:mod:`~stecflow.submissions.self_reported` the scores a team reports itself
+(``self_reported``).
 
 May import: :mod:`stecflow.core`, :mod:`stecflow.data`, :mod:`stecflow.tasks`,
 :mod:`stecflow.submissions`.
@@ -365,6 +367,8 @@ def _schema_problems(
         key = str(error.path[0]) if error.path else None
         if key == "properties" and len(error.path) > 1:
             continue  # a property's value: check_properties names it, with its line
+        if key == "self_reported" and len(error.path) > 1:
+            continue  # an entry: check_self_reported names it, with its line
         field = key
         if key is not None and len(error.path) > 1:
             field = key + "".join(f"[{p}]" for p in list(error.path)[1:])
@@ -411,6 +415,7 @@ def _read_metadata(
     system: str,
     max_bytes: int = 64 * 1024,
     properties: Mapping[str, Any] | None = None,
+    metrics: Mapping[str, tuple[float | None, float | None]] | None = None,
 ) -> tuple[dict[str, Any], list[Problem]]:
     """Read ``system.yaml`` with the hardened reader and check it against its schema.
 
@@ -419,7 +424,12 @@ def _read_metadata(
     8601 text (a date alone means midnight UTC). *properties* are the campaign's
     declared system properties (:func:`check_properties`; a human reference set,
     ``reference: true``, need not give them); the metadata returned keeps under
-    ``properties`` only those that passed.
+    ``properties`` only those that passed. *metrics* are the campaign's metric IDs
+    with their ranges on the report's scale, against which the ``self_reported``
+    scores are checked
+    (:func:`~stecflow.submissions.self_reported.check_self_reported`; None: only
+    their form); the metadata keeps under ``self_reported`` only the entries that
+    passed.
     """
     from stecflow.core.errors import YAMLError
     from stecflow.data.yamlsafe import load_yaml
@@ -503,4 +513,19 @@ def _read_metadata(
         )
         problems.extend(found)
         metadata = {**metadata, "properties": accepted}
+    if "self_reported" in metadata:
+        from stecflow.submissions.self_reported import (
+            check_self_reported,
+            entry_lines,
+        )
+
+        reported, found = check_self_reported(
+            metadata["self_reported"],
+            metrics,
+            label,
+            entry_lines(raw.decode("utf-8-sig")),
+            lines.get("self_reported"),
+        )
+        problems.extend(found)
+        metadata = {**metadata, "self_reported": reported}
     return metadata, problems

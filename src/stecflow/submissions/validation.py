@@ -77,6 +77,7 @@ def validate_submission(
     deadline: str | None = None,
     limits: Limits | None = None,
     properties: Mapping[str, Any] | None = None,
+    metrics: Mapping[str, tuple[float | None, float | None]] | None = None,
 ) -> dict[str, Any]:
     """Check one submission and return its validation record.
 
@@ -98,14 +99,20 @@ def validate_submission(
         The system properties the campaign declares (config
         ``submissions.properties``), checked by
         :func:`~stecflow.submissions.metadata.check_properties`.
+    metrics
+        The campaign's metric IDs with their ranges on the report's scale, which
+        the ``self_reported`` scores of ``system.yaml`` are checked against
+        (:func:`~stecflow.submissions.self_reported.check_self_reported`; None:
+        only their form is checked).
 
     Returns
     -------
     dict
         ``status`` (``"accepted"`` or ``"rejected"``), ``errors`` and ``warnings``
         (lists of problem dicts), ``late``, ``reference``, ``primary``, ``tasks``,
-        ``properties`` (those that passed the check), the metadata, counts and
-        sha256 checksums of the files read. Never raises on bad submission content.
+        ``properties`` and ``self_reported`` (those that passed the checks), the
+        metadata, counts and sha256 checksums of the files read. Never raises on
+        bad submission content.
     """
     try:
         return _check_submission(
@@ -117,6 +124,7 @@ def validate_submission(
             deadline=deadline,
             limits=limits or Limits(),
             properties=properties,
+            metrics=metrics,
         )
     except Exception as exc:  # a bug of ours must never stop the campaign
         import logging
@@ -138,6 +146,7 @@ def validate_submission(
             "supersedes": None,
             "tasks": [],
             "properties": {},
+            "self_reported": [],
             "metadata": {},
             "n_items": len(items),
             "n_outputs": 0,
@@ -160,6 +169,7 @@ def _check_submission(
     deadline: str | None,
     limits: Limits,
     properties: Mapping[str, Any] | None = None,
+    metrics: Mapping[str, tuple[float | None, float | None]] | None = None,
 ) -> dict[str, Any]:
     prefix = f"{team}/{system}"
     problems: list[Problem] = []
@@ -188,6 +198,7 @@ def _check_submission(
             system,
             limits.metadata_bytes,
             properties,
+            metrics,
         )
         problems.extend(meta_problems)
     supersedes = metadata.get("supersedes")
@@ -272,6 +283,7 @@ def _check_submission(
         "supersedes": supersedes,
         "tasks": tasks,
         "properties": dict(metadata.get("properties") or {}),
+        "self_reported": list(metadata.get("self_reported") or []),
         "metadata": {k: metadata[k] for k in sorted(metadata)},
         "n_items": len(items),
         "n_outputs": len(outputs),
@@ -334,11 +346,13 @@ def validate_to_files(
     limits: Mapping[str, Any] | None = None,
     properties: Mapping[str, Any] | None = None,
     items: Sequence[Item] | None = None,
+    metrics: Mapping[str, tuple[float | None, float | None]] | None = None,
 ) -> dict[str, Any]:
     """Validate a submission against a test-set file and write both reports.
 
     *limits* is the config's ``submissions.limits`` (defaults of :class:`Limits`
-    where a key is absent), *properties* its ``submissions.properties``. *items*,
+    where a key is absent), *properties* its ``submissions.properties``, *metrics*
+    its metrics with their ranges (see :func:`validate_submission`). *items*,
     when given, are the test set's items already read (the file is not read
     again).
     """
@@ -357,6 +371,7 @@ def validate_to_files(
         deadline=deadline,
         limits=Limits.from_config(limits),
         properties=properties,
+        metrics=metrics,
     )
     write_validation(record, json_path, md_path)
     logging.getLogger(__name__).info(
