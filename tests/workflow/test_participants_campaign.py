@@ -137,3 +137,44 @@ def test_power_and_pay_are_planned_and_reported(results):
     report = (results / "report" / "index.html").read_text(encoding="utf-8")
     for title in ("Power and duration", "Inter-rater agreement"):
         assert title in report
+
+
+def test_the_evaluators_as_a_group_and_their_time_on_task(results):
+    """Issue #45 point 3 (seed 001 §5.2-5.3): the simulated participants answer
+    the questionnaire; the report describes them and gives the time on task
+    beside the power analysis's estimate."""
+    import statistics
+
+    sessions = read_tsv(results / "judgments" / "sessions" / "rating.tsv")
+    audit = read_tsv(results / "judgments" / "exclusions" / "rating.tsv")
+    excluded = {r["participant"] for r in audit if r["excluded"] in ("1", "true")}
+    kept = [r for r in sessions if r["participant"] not in excluded]
+    assert len(sessions) == 18 and len(kept) == 18 - len(excluded)
+    block = json.loads((results / "judgments" / "summary" / "rating.json").read_text())[
+        "evaluators"
+    ]
+    assert (block["evaluators"], block["excluded"]) == (len(kept), len(excluded))
+    ages = [int(r["demographics.age"]) for r in kept]
+    women = sum(r["demographics.gender"] == "female" for r in kept)
+    native = sum(r["demographics.native"] == "yes" for r in kept)
+    assert block["sentence"].startswith(
+        f"{len(kept)} evaluators took part ({women} women, "
+    )
+    # ages only in the release's bins of 10 from the question's min (18)
+    low = [18 + (a - 18) // 10 * 10 for a in ages]
+    median = 18 + (statistics.median_low(ages) - 18) // 10 * 10
+    assert block["sentence"].endswith(
+        f", aged {min(low)}-{max(low) + 9} (in bins of 10; median in"
+        f" {median}-{median + 9}); {native} native speakers of English."
+    )
+    seconds = [float(r["duration_s"]) for r in sessions if r["status"] == "completed"]
+    time = block["time_on_task"]
+    assert time["n"] == 18
+    assert time["median"] == pytest.approx(statistics.median(seconds), abs=0.05)
+    p90 = statistics.quantiles(seconds, n=10, method="inclusive")[8]
+    assert time["p90"] == pytest.approx(p90, abs=0.05)
+    report = (results / "report" / "index.html").read_text(encoding="utf-8")
+    assert "Evaluators of study rating" in report
+    assert block["sentence"] in report
+    assert f"90th percentile {p90 / 60:.1f} min; estimated before the study" in report
+    assert "simulated answer" not in report  # free text is never shown

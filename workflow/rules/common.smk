@@ -272,8 +272,18 @@ def get_study_responses(wildcards):
     """A study's response files: the simulated ones, or those the config lists."""
     spec = STUDIES[wildcards.study]
     if spec["simulate"]:
-        return [f"{RESULTS}/judgments/simulated/{wildcards.study}.tsv"]
+        # the simulated trials and their session table (times, questionnaire)
+        return [
+            f"{RESULTS}/judgments/simulated/{wildcards.study}.tsv",
+            f"{RESULTS}/judgments/simulated/{wildcards.study}.sessions.tsv",
+        ]
     return sorted(spec["responses"])
+
+
+def get_study_questionnaire(wildcards):
+    """The study's questionnaire file (experiment.questionnaire), if any."""
+    experiment = STUDIES[wildcards.study].get("experiment") or {}
+    return [experiment["questionnaire"]] if experiment.get("questionnaire") else []
 
 
 # Studies with a power analysis (rule power, README "Planning a study").

@@ -7,8 +7,12 @@ rule simulate_responses:
         outputs=get_study_outputs,
         testset=JOB_TESTSET,  # (REG: the compact form, a tenth of the memory)
         practice=get_practice_items,
+        # the questions the simulated participants answer (their session table)
+        questionnaire=get_study_questionnaire,
     output:
         responses=f"{RESULTS}/judgments/simulated/{{study}}.tsv",
+        # their session table (stecflow.judgments.simulated_sessions)
+        sessions=f"{RESULTS}/judgments/simulated/{{study}}.sessions.tsv",
     log:
         f"{RESULTS}/logs/simulate_responses/{{study}}.log",
     priority: PRIORITY["simulate_responses"]
@@ -40,6 +44,8 @@ rule merge_judgments:
         withdrawals=get_study_withdrawals,
         testset=JOB_TESTSET,  # (REG: the compact form, a tenth of the memory)
         practice=get_practice_items,
+        # its questions, for the summary's evaluators (stecflow.judgments.evaluators)
+        questionnaire=get_study_questionnaire,
     output:
         judgments=f"{RESULTS}/judgments/{{study}}.tsv",
         quality=f"{RESULTS}/judgments/quality/{{study}}.tsv",
@@ -62,6 +68,22 @@ rule merge_judgments:
         # the summary's pseudonyms, keyed as the release's (stecflow.judgments.public)
         pseudonym_key=(config.get("release") or {}).get("key")
         or config["campaign"]["id"],
+        # the evaluators' summary: the native-speaker question's language, and
+        # whether the release (which holds the summary) withholds the questionnaire
+        language=(config.get("release") or {}).get("language"),
+        withhold_questionnaire=(
+            ((config.get("release") or {}).get("personal_data") or {}).get(
+                "questionnaire"
+            )
+            == "withhold"
+        ),
+        # numbers in the release's bins, exact only for fields released as given
+        number_bin=((config.get("release") or {}).get("personal_data") or {}).get(
+            "number_bin", 10
+        ),
+        per_participant=((config.get("release") or {}).get("personal_data") or {}).get(
+            "per_participant", []
+        ),
     script:
         "../scripts/merge_judgments.py"
 

@@ -41,6 +41,23 @@ def main(smk) -> None:
                 sessions=getattr(smk.output, "sessions", None),
             )
         )
+        # the evaluators as a group and their time on task, into the summary
+        if getattr(smk.output, "sessions", None):
+            from stecflow.judgments.evaluators import add_evaluators
+
+            questionnaire = list(getattr(smk.input, "questionnaire", []) or [])
+            add_evaluators(
+                smk.output.summary,
+                smk.output.sessions,
+                questionnaire_path=questionnaire[0] if questionnaire else None,
+                exclusions_path=smk.output.exclusions,
+                language=getattr(smk.params, "language", None),
+                withhold_questionnaire=bool(
+                    getattr(smk.params, "withhold_questionnaire", False)
+                ),
+                number_bin=int(getattr(smk.params, "number_bin", 10) or 10),
+                exact=list(getattr(smk.params, "per_participant", []) or []),
+            )
 
 
 if __name__ == "__main__":

@@ -24,6 +24,18 @@ def main(smk) -> None:
                 responses=smk.output.responses,
             )
         )
+        # their session table: times and questionnaire answers (any kind)
+        if hasattr(smk.output, "sessions"):
+            from stecflow.judgments.simulated_sessions import write_simulated_sessions
+
+            questionnaire = list(getattr(smk.input, "questionnaire", []) or [])
+            write_simulated_sessions(
+                smk.output.responses,
+                smk.output.sessions,
+                study=smk.wildcards.study,
+                seed=smk.params.seed,
+                questionnaire_path=questionnaire[0] if questionnaire else None,
+            )
 
 
 if __name__ == "__main__":

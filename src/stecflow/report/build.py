@@ -204,6 +204,11 @@ def build_report(
     own = kind_sections(ctx)
     in_own = [study for section in own for study in section.studies]
     human = not own or _has_other_studies(config, ctx, in_own)
+    power_results = read_power(power)
+    # each study's subsection "Evaluators", after its section's blocks
+    from stecflow.report.evaluators import evaluators_section
+
+    human_studies = [s.study for s in ctx.judgments if s.study not in in_own]
     sections = [
         (
             "overview",
@@ -220,7 +225,9 @@ def build_report(
                 (
                     "human",
                     "Human evaluation",
-                    human_section(ctx) + agreement_blocks(ctx, agreement),
+                    human_section(ctx)
+                    + evaluators_section(ctx, human_studies, power_results)
+                    + agreement_blocks(ctx, agreement),
                 )
             ]
             if human
@@ -232,13 +239,14 @@ def build_report(
                 section.title,
                 # agreement goes to the first when there is no human section
                 section.blocks(ctx)
+                + evaluators_section(ctx, section.studies, power_results)
                 + ([] if human or n else agreement_blocks(ctx, agreement)),
             )
             for n, section in enumerate(own)
         ),
         ("statistics", "Statistical analyses", statistics_section(ctx)),
         *(
-            [("power", "Power and duration", power_section(ctx, read_power(power)))]
+            [("power", "Power and duration", power_section(ctx, power_results))]
             if power
             else []
         ),
