@@ -125,6 +125,27 @@ def test_study_design_judgments_and_statistics(checkout):
     assert ttests["simulated"] is True
 
 
+def test_clip_list_and_durations(checkout):
+    """Issue #45 point 12: each clip's start and end, and their mean and SD
+    (seed 000 §5.1, "15.2 s (SD = 7.9 s)" in its corpus) in the report."""
+    import statistics
+
+    results = checkout / "results" / "dialogue-demo"
+    clips = read_tsv(results / "studies" / "situated" / "clips.tsv")
+    shown = read_tsv(results / "studies" / "situated" / "design.tsv")
+    assert [r["instance"] for r in clips] == sorted({r["item"] for r in shown})
+    durations = [int(r["end_ms"]) - int(r["start_ms"]) for r in clips]
+    assert durations == [int(r["duration_ms"]) for r in clips]
+    assert all(r["end_ms"] == r["utterance_onset_ms"] for r in clips)
+    assert len(durations) == 72 and max(durations) <= 30_000
+    design = json.loads((results / "studies" / "situated" / "design.json").read_text())
+    assert design["clips"]["mean_ms"] == pytest.approx(statistics.fmean(durations))
+    assert design["clips"]["sd_ms"] == pytest.approx(statistics.stdev(durations))
+    html = (results / "report" / "index.html").read_text(encoding="utf-8")
+    assert "mean 7.2 s (SD = 6.0 s), from 2.4 to 29.7 s, 72 clips" in html
+    assert 'id="situated-situated-clips"' in html
+
+
 def test_report_and_release(checkout):
     results = checkout / "results" / "dialogue-demo"
     html = (results / "report" / "index.html").read_text(encoding="utf-8")
@@ -140,6 +161,7 @@ def test_report_and_release(checkout):
     assert "data/testset.json" in names
     assert "submissions/organisers/recency/outputs.tsv" in names
     assert "judgments/situated.tsv" in names
+    assert "studies/situated/clips.tsv" in names  # the clip list (issue #45, 12)
     assert "two-group design" in datasheet and "32 false-positive" in datasheet
     # nothing left to do: a second run plans no job
     assert planned_jobs(checkout, "--configfile", CONFIG) == {}

@@ -36,6 +36,18 @@ rule build_stimuli:
             for key in ("consent", "questionnaire", "debrief", "messages")
             if STUDIES[w.study].get("experiment", {}).get(key)
         ],
+        # a spoken study's recordings folder and manifest (speech: recorded)
+        recordings=lambda w: [
+            (STUDIES[w.study].get("speech") or {}).get(key)
+            for key in ("audio", "manifest")
+            if (STUDIES[w.study].get("speech") or {}).get(key)
+        ],
+        # a situated study's session recordings, its clips' sound (situated.recordings)
+        session_recordings=lambda w: [
+            folder
+            for folder in [(STUDIES[w.study].get("situated") or {}).get("recordings")]
+            if folder
+        ],
     output:
         # Whole folders: the experiment is one self-contained bundle (pages,
         # scripts, pictures, audio) whose file list depends on the stimuli.

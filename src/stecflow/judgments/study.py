@@ -510,6 +510,12 @@ def merge_study(
     summary["awaiting_responses"] = not response_paths
     summary["withdrawals"] = withdrawal
     summary["counts"]["withdrawn"] = withdrawal["withdrawn"]
+    if key_path is not None:  # a spoken study: how its descriptions were voiced
+        from stecflow.studies.recordings import key_speech
+
+        voiced = key_speech(key_path)
+        if voiced is not None:
+            summary["speech"] = voiced
     if exclusions:  # the rules and who they excluded, for the report
         excluded = sorted({r["participant"] for r in audit if r["excluded"]})
         summary["exclusions"] = {

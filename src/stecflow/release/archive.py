@@ -345,7 +345,8 @@ def build_release(
     judgments
         ``judgments/<study>.tsv`` files, pseudonymised on the way in.
     study_settings
-        ``studies/<study>/design.json`` files, for the datasheet.
+        ``studies/<study>/design.json`` files, for the datasheet (with a situated
+        study's ``clips.tsv`` beside it, its clip list).
     testset
         The test set, included when ``release.include_testset`` is true; otherwise
         README.md points to ``release.testset_pointer``.
@@ -447,6 +448,9 @@ def build_release(
                 entries[f"studies/{folder.parent.name}/{folder.name}/{rel}"] = file
     for path in study_settings:
         entries[f"studies/{Path(path).parent.name}/design.json"] = Path(path)
+        clips = Path(path).parent / "clips.tsv"  # a situated study's clip list
+        if clips.is_file():
+            entries[f"studies/{Path(path).parent.name}/clips.tsv"] = clips
     entries.update(_experiment_materials(config))
     if release.get("include_testset") and testset is not None:
         entries[f"data/{Path(testset).name}"] = Path(testset)

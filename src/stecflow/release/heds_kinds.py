@@ -73,8 +73,25 @@ def _situated_section_3(
         "3.3.4.2": "a replay of the shared work area drawn from the log (pieces,"
         " actions, cursor) with the preceding utterances, then the utterance with"
         " the expression highlighted; the participant clicks a numbered piece or"
-        " its button, or “I don't know”, and may replay the clip",
+        " its button, or “I don't know”, and may replay the clip"
+        + _clip_durations(study),
     }
+
+
+def _clip_durations(study: Mapping[str, Any]) -> str:
+    """How long the clips were (seed 000 §5.1), from design.json's ``clips``."""
+    clips = study.get("clips") or {}
+    if (
+        not isinstance(clips, Mapping)
+        or not clips.get("n")
+        or clips.get("sd_ms") is None
+    ):
+        return ""
+    return (
+        f"; the {clips['n']} clips lasted {clips['mean_ms'] / 1000:.1f} s on average"
+        f" (SD = {clips['sd_ms'] / 1000:.1f} s, {clips['min_ms'] / 1000:.1f} to"
+        f" {clips['max_ms'] / 1000:.1f} s)"
+    )
 
 
 # -- Section 4: the criteria of each kind --------------------------------------
@@ -485,6 +502,19 @@ def _rating_trial(study: Mapping[str, Any], config_study: Mapping[str, Any]) -> 
     )
 
 
+def _voiced(study: Mapping[str, Any], config_study: Mapping[str, Any]) -> str:
+    """How a spoken study's descriptions were voiced: from its study document's
+    ``speech`` when built, else from its config (espeak-ng or recordings)."""
+    from stecflow.core.voicing import speech_text
+
+    built = speech_text(study.get("speech"))
+    if built:
+        return built
+    if (config_study.get("speech") or {}).get("source") == "recorded":
+        return "recorded by the organisers"
+    return "espeak-ng"
+
+
 def _identification_trial(
     study: Mapping[str, Any], config_study: Mapping[str, Any]
 ) -> str:
@@ -502,7 +532,8 @@ def _identification_trial(
         )
         + " and clicks the picture meant",
         "spoken": "the grid of pictures while the description is spoken"
-        " (espeak-ng); the participant clicks the picture meant",
+        f" ({_voiced(study, config_study)}); the participant clicks the picture"
+        " meant",
     }.get(variant, f"the {variant} identification trial")
     if _setting(experiment, "cant_tell"):
         trial += f", or {_quote(_ui_string('cant_tell', study, experiment))}"

@@ -17,7 +17,13 @@ from typing import Any
 
 from stecflow.core.io import read_json, read_tsv
 
-__all__ = ["collected_counts", "datasheet_studies", "power_results", "study_texts"]
+__all__ = [
+    "collected_counts",
+    "datasheet_studies",
+    "power_results",
+    "study_speech",
+    "study_texts",
+]
 
 
 def _true(value: Any) -> bool:
@@ -101,6 +107,24 @@ def study_texts(study_dirs: Sequence[str | Path]) -> dict[str, dict[str, Any]]:
     return out
 
 
+def study_speech(study_dirs: Sequence[str | Path]) -> dict[str, dict[str, Any]]:
+    """Study -> the ``speech`` of its public study document (``web/stimuli.json``:
+    espeak-ng's version, voice and rate, or the organisers' recordings), for the
+    spoken studies among *study_dirs* (``studies/<study>/web``)."""
+    out: dict[str, dict[str, Any]] = {}
+    for folder in study_dirs:
+        file = Path(folder) / "stimuli.json"
+        if Path(folder).name != "web" or not file.is_file():
+            continue
+        try:
+            document = json.loads(file.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if isinstance(document, dict) and isinstance(document.get("speech"), dict):
+            out[Path(folder).parent.name] = document["speech"]
+    return out
+
+
 def power_results(files: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """``power/<study>.json`` and ``.tsv`` among the copied files, per study."""
     out: dict[str, dict[str, Any]] = {}
@@ -142,6 +166,7 @@ def datasheet_studies(
     titles = {s["id"]: s.get("title") for s in config.get("studies") or []}
     studies = [read_json(p) for p in study_settings]
     texts = study_texts(study_dirs)
+    speech = study_speech(study_dirs)
     power = power_results(files)
     return [
         s
@@ -154,5 +179,6 @@ def datasheet_studies(
             "consent": consents.get(s["study"]),
             "texts": texts.get(s["study"]),
         }
+        | ({"speech": speech[s["study"]]} if s["study"] in speech else {})
         for s in studies
     ]

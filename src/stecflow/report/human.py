@@ -17,6 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from stecflow.core.voicing import speech_text
 from stecflow.report.context import (
     NAME_COLUMN,
     PRIMARY_NOTE,
@@ -486,6 +487,9 @@ def human_section(ctx: Context) -> list[Block]:
         counts = _counts_text(study)
         if counts:
             blocks.append(paragraph(counts))
+        voiced = speech_text(summary.get("speech"))
+        if voiced:  # a spoken study: synthesised or the organisers' recordings
+            blocks.append(paragraph(f"The descriptions were {voiced}."))
         outliers = (summary.get("outliers") or {}).get("measures") or {}
         for name in sorted(outliers):
             text = outliers[name].get("text")

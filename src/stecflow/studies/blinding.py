@@ -72,6 +72,7 @@ HIDDEN_FIELDS = frozenset(
         "dialogue",
         "expression",
         "target",
+        "recording",  # an organiser's recording: its file names the system
     }
 )
 #: Document-level fields the public document leaves out (the lists, the design's

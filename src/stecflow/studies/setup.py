@@ -61,6 +61,7 @@ DESIGN_KEYS = (
     "situated",
     "criteria",
     "controls",
+    "speech",
     "sha256",
 )
 
@@ -767,4 +768,5 @@ def build_reg_stimuli(
         settings=settings,
         overwrite=True,
         task_type=task_types(tasks)[0],
+        speech_source=spec.get("speech"),
     )

@@ -29,9 +29,10 @@ The two experiments of the TUNA challenges are supported (seed 001 sections 5.2 
     blank; the participant calls up the pictures with a button or the space bar:
     reading time and identification time) or ``spoken`` (the pictures appear and
     the description is played ``delay_ms`` (500 ms) later, synthesised with
-    espeak-ng by :mod:`stecflow.studies.speech`; identification time is measured
-    from display onset). A "can't tell" button is added with ``cant_tell=True``
-    (the two-group design of seed 000).
+    espeak-ng by :mod:`stecflow.studies.speech`, or played from the organisers'
+    recordings with ``speech`` (:mod:`stecflow.studies.recordings`);
+    identification time is measured from display onset). A "can't tell" button
+    is added with ``cant_tell=True`` (the two-group design of seed 000).
 
 Every experiment has instructions, the design's practice trials first (with
 feedback in identification), a progress indicator, a break every ``break_every``
@@ -42,13 +43,15 @@ Besides the bundle's files (:mod:`stecflow.studies.bundle`), the web folder
 
     images/          the pictures: the corpus's own files, the demo's SVG drawings
                      for entities without one, or a labelled placeholder
-    audio/           spoken variant: one WAV per distinct description
+    audio/           spoken variant: one WAV per distinct description, or each
+                     recording copied as it is, named by its SHA-256
 
 The study document (``stimuli.json``) holds ``study``, ``task``, ``variant``,
 ``settings`` (:class:`~stecflow.studies.settings.StudySettings`), ``texts``
 (instructions and questions), ``columns``
 (:data:`~stecflow.studies.settings.RESPONSE_COLUMNS`), ``design`` (the design's
-settings), ``speech`` (engine, version, voice and rate, or null) and ``lists``: one per
+settings), ``speech`` (engine, version, voice and rate; for recordings
+:func:`stecflow.studies.recordings.describe`; or null) and ``lists``: one per
 subject slot, each with its ordered ``trials``. A trial has ``order``, ``item``,
 ``system`` (null for practice trials without one), ``subdomain``, ``practice``,
 ``filler``, ``description`` (the word string shown or spoken), ``audio`` (a path or
@@ -95,7 +98,7 @@ from typing import TYPE_CHECKING, Any
 
 from stecflow.core.errors import StimuliError
 from stecflow.data.model import Item
-from stecflow.studies import speech
+from stecflow.studies import recordings, speech
 from stecflow.studies.bundle import (
     STIMULI_VERSION,
     StudyFiles,
@@ -205,6 +208,7 @@ def make_study_files(
     images_dir: str | Path | None = None,
     settings: StudySettings | Mapping[str, Any] | None = None,
     task_type: TaskType | None = None,
+    speech_source: Mapping[str, Any] | None = None,
 ) -> StudyFiles:
     """Make every file of a study's web folder, in memory (a pure function).
 
@@ -236,6 +240,11 @@ def make_study_files(
     task_type : TaskType, optional
         The campaign's task type, whose ``scene`` shows an item's input (default:
         the REG tasks' grid of entity pictures).
+    speech_source : mapping, optional
+        The spoken variant's ``studies[].speech``: with ``source: recorded``
+        each description is played from the organisers' recording (see
+        :mod:`stecflow.studies.recordings`; espeak-ng is then not used); None
+        or ``source: synthetic``: espeak-ng.
 
     Returns
     -------
@@ -248,7 +257,8 @@ def make_study_files(
         Unknown task or variant, an item or output missing, a picture missing or
         badly named, or the spoken variant without espeak-ng installed (it refuses
         rather than fall back to browser voices, which are neither reproducible
-        nor available offline everywhere).
+        nor available offline everywhere); with recordings, every missing or bad
+        recording at once (:func:`stecflow.studies.recordings.recorded_audio`).
     """
     variant = _check_task(task, variant)
     if task_type is None:
@@ -271,7 +281,12 @@ def make_study_files(
     for each in items:
         by_id.setdefault(each.id, each)
     voice: dict[str, Any] | None = None
-    if variant == "spoken":
+    recorded = (
+        recordings.check_speech(speech_source, variant, "speech")
+        if speech_source is not None
+        else None
+    )
+    if variant == "spoken" and recorded is None:
         version = speech.espeak_version()
         if version is None:
             raise StimuliError(
@@ -297,6 +312,8 @@ def make_study_files(
     audio: dict[str, bytes] = {}
     layouts: dict[str, tuple[list[int], list[dict[str, Any]]]] = {}
     lists: dict[str, dict[str, Any]] = {}
+    # recorded speech: each trial's (system, item) recording, read after the loop
+    to_play: list[tuple[tuple[str, str], dict[str, Any]]] = []
     for row in rows:
         item_id = str(row["item"])
         item = by_id.get(item_id)
@@ -307,7 +324,9 @@ def make_study_files(
         system = None if system is None else str(system)
         practice = bool(row["practice"])
         text = outputs_by_system.get(system, {}).get(item_id) if system else None
+        voiced_by = system
         if text is None:
+            voiced_by = recordings.PRACTICE
             if not practice:
                 problems.append(f"no output of system {system} for item {item_id}")
                 continue
@@ -353,28 +372,38 @@ def make_study_files(
                 "trials": [],
             },
         )
-        entry["trials"].append(
-            {
-                "order": int(row["order"]),
-                "item": item_id,
-                "system": system,
-                "subdomain": row.get("subdomain") or item.subdomain,
-                "item_set": row.get("item_set"),
-                "practice": practice,
-                "filler": bool(row["filler"]),
-                "description": text,
-                "audio": sound,
-                "target": target_id,
-                "grid": grid,
-                "entities": entities,
-            }
-        )
+        trial: dict[str, Any] = {
+            "order": int(row["order"]),
+            "item": item_id,
+            "system": system,
+            "subdomain": row.get("subdomain") or item.subdomain,
+            "item_set": row.get("item_set"),
+            "practice": practice,
+            "filler": bool(row["filler"]),
+            "description": text,
+            "audio": sound,
+            "target": target_id,
+            "grid": grid,
+            "entities": entities,
+        }
+        entry["trials"].append(trial)
+        if recorded is not None:
+            to_play.append(((str(voiced_by), item_id), trial))
     if problems:
         shown = "; ".join(problems[:10])
         more = f" (and {len(problems) - 10} more)" if len(problems) > 10 else ""
         raise StimuliError(
             f"{len(problems)} problem(s): {shown}{more}", field=f"study {design.study}"
         )
+    if recorded is not None:
+        found = recordings.recorded_audio(
+            [played for played, _ in to_play], recorded, study=design.study
+        )
+        for played, trial in to_play:
+            trial["audio"] = found[played].path
+            trial["recording"] = found[played].record
+        audio = {r.path: r.data for r in sorted(found.values(), key=lambda r: r.path)}
+        voice = recordings.describe(found.values())
     n_practice = len(design.practice_items)
     document = {
         "format": "stecflow-study",
@@ -408,12 +437,14 @@ def build_study(
     settings: StudySettings | Mapping[str, Any] | None = None,
     overwrite: bool = False,
     task_type: TaskType | None = None,
+    speech_source: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Build a study's web experiment (and DMDX files) into folders.
 
     Parameters
     ----------
     design, items, outputs_by_system, task, variant, images_dir, settings, task_type
+    speech_source
         As for :func:`make_study_files`.
     out_dir : path
         The web folder to create (``results/studies/<study>/web``).
@@ -444,6 +475,7 @@ def build_study(
         images_dir=images_dir,
         settings=settings,
         task_type=task_type,
+        speech_source=speech_source,
     )
     out = Path(out_dir)
     write_study(bundle, out, overwrite=overwrite)

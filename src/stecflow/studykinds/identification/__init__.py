@@ -33,6 +33,8 @@ KIND = StudyKind(
     data_formats=frozenset({"tuna", "b5-ref"}),
     needs="REG items (data.format: tuna or b5-ref)",
     variants=("together", "read_first", "spoken"),
+    # spoken: the organisers' recordings instead of espeak-ng (setup.check_spec)
+    config_keys=frozenset({"speech"}),
     control="gold",
     control_expected="a gold description's target identified",
     reads="outputs.xml",
@@ -63,6 +65,7 @@ KIND = StudyKind(
     identifies=True,
     hooks=MappingProxyType(
         {
+            "check": "stecflow.studykinds.identification.setup:check_spec",
             "analyses": "stecflow.analysis.kind_defaults:identification_analyses",
             "stimuli": "stecflow.studies.setup:build_reg_stimuli",
             "simulate": "stecflow.judgments.simulate:simulate_job",

@@ -326,6 +326,7 @@ def merge_situated_study(
             "allocation": design_json.get("allocation", []),
             "qualification": design_json.get("qualification", {}),
             "halves": design_halves(design_json),
+            "clips": design_json.get("clips"),  # durations (seed 000 §5.1)
         },
         "intrinsic": design_json.get("intrinsic"),
         "rescored": None

@@ -53,6 +53,12 @@ from stecflow.report.formatting import DASH, fixed, p_text, parse_float
 from stecflow.report.inputs import JudgmentStudy
 from stecflow.report.kind_sections import kind_of, section_studies, study_spec
 from stecflow.report.tables import Cell, Column, Row, Table
+from stecflow.studykinds.situated_identification.report_clips import (
+    clip_blocks,
+    clip_facts,
+)
+from stecflow.studykinds.situated_identification.report_errors import error_blocks
+from stecflow.studykinds.situated_identification.report_length import length_blocks
 
 __all__ = [
     "CLASS_ORDER",
@@ -414,6 +420,7 @@ def _design_blocks(ctx: Context, study: JudgmentStudy, system: str) -> list[Bloc
             ),
         )
     )
+    items.extend(clip_facts(design))  # seed 000 §5.1: mean (SD) clip duration
     run = summary.get("counts") or {}
     discarded = [r for r in summary.get("discarded") or [] if isinstance(r, Mapping)]
     if not summary.get("awaiting_responses"):
@@ -461,6 +468,7 @@ def _design_blocks(ctx: Context, study: JudgmentStudy, system: str) -> list[Bloc
                 "blocks": [ctx.table(_allocation_table(study.study, allocation))],
             }
         )
+    blocks.extend(clip_blocks(ctx, study.study, design))
     return blocks
 
 

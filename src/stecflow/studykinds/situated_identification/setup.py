@@ -125,6 +125,7 @@ SITUATED_DEFAULTS = {
     "majority": "strict",
     "speech": False,
     "media": None,
+    "recordings": None,
 }
 
 
@@ -158,6 +159,21 @@ def check_spec(spec: dict[str, Any], n: int) -> None:
             f" seed's design; use {spec['subjects'] + 1}",
             field=f"{where}.subjects",
         )
+    situated = spec["situated"]
+    if situated.get("recordings") is not None:
+        if situated.get("speech") or situated.get("media"):
+            raise ConfigError(
+                "recordings give each clip the sound of its session; leave out"
+                " speech (spoken transcript) and media (files per instance)",
+                field=f"{where}.situated.recordings",
+            )
+        if not Path(str(situated["recordings"])).is_dir():
+            raise ConfigError(
+                f"{situated['recordings']} is not a folder; give the folder holding"
+                " one sound recording per session, named <session id>.<suffix>"
+                " (e.g. s01.wav)",
+                field=f"{where}.situated.recordings",
+            )
 
 
 def _study_system(spec: Mapping[str, Any]) -> str:
@@ -394,8 +410,11 @@ def design_situated_study(
         (``design.settings()`` with ``task``, ``variant``, ``system``,
         ``intrinsic``, ``classes``, ``qualification``, ``allocation``,
         ``halves``: ``{"by": halves_by, "A": [FP1 IDs], "B": [FP2 IDs],
-        "strata": {label: {"A": n, "B": n}}}``, and ``counts``). Deterministic
-        bytes.
+        "strata": {label: {"A": n, "B": n}}}``, ``clips``: the clip durations of
+        :func:`.design_clips.clip_summary`, and ``counts``). Beside them,
+        ``clips.tsv``: the clip of every instance shown
+        (:data:`.design_clips.CLIP_COLUMNS`: start, end, duration and utterance
+        onset in ms of session time). Deterministic bytes.
 
     Returns
     -------
@@ -418,6 +437,11 @@ def design_situated_study(
         ALLOCATION_COLUMNS,
         SITUATED_TRIAL_COLUMNS,
         situated_design,
+    )
+    from stecflow.studykinds.situated_identification.design_clips import (
+        CLIP_COLUMNS,
+        clip_rows,
+        clip_summary,
     )
     from stecflow.studykinds.situated_identification.stimuli import SITUATED_TASK
     from stecflow.tasks.situated_dialogue import items_from_sessions
@@ -501,6 +525,7 @@ def design_situated_study(
     qualification = design.qualification
     per_list = trials.groupby("list").size()
     selected = design.parameters["selected_per_class"]
+    clips = clip_rows(table, trials["item"])  # seed 000 §5.1: the clips shown
     settings = {
         **design.settings(),
         "task": SITUATED_TASK,
@@ -522,6 +547,7 @@ def design_situated_study(
             for row in design.allocation.to_dict(orient="records")
         ],
         "halves": _halves(design, table, halves_by),
+        "clips": clip_summary(clips),
         "counts": {
             "fp": selected["FP"],
             "tp": selected["TP"],
@@ -533,6 +559,7 @@ def design_situated_study(
     }
     settings = _plain(settings)
     write_json(settings, settings_path)
+    write_tsv(clips, CLIP_COLUMNS, Path(design_path).parent / "clips.tsv")
     log.info(
         "%s: situated design of %s, %d FP + %d TP + %d FN instances, %d subjects",
         study,
@@ -627,6 +654,35 @@ def _design_lists(
     return lists, groups
 
 
+def _recordings(
+    spec: Mapping[str, Any],
+    situated: Mapping[str, Any],
+    lists: Mapping[str, list[dict[str, str]]],
+    items: Mapping[str, Item],
+    sessions: Sequence[Session],
+) -> dict[str, Path]:
+    """The checked recording of every session the design shows (session ID ->
+    path), for its clips' audio (:func:`.stimuli_clips.recording_files`)."""
+    from stecflow.studykinds.situated_identification.stimuli_clips import (
+        recording_files,
+    )
+
+    where = f"studies[{spec['id']}].situated.recordings"
+    if situated.get("speech") or situated.get("media"):
+        raise ConfigError(
+            "recordings give each clip the sound of its session; leave out speech"
+            " (spoken transcript) and media (files per instance)",
+            field=where,
+        )
+    by_id = {s.id: s for s in sessions}
+    clips = []
+    for instance in sorted({r["item"] for t in lists.values() for r in t}):
+        session = by_id[items[instance].input.session]
+        utterance, _ = session.find(instance)
+        clips.append({"session": session.id, "end_ms": utterance.start_ms})
+    return recording_files(situated["recordings"], clips, where)
+
+
 def build_situated_stimuli(
     spec: Mapping[str, Any],
     design_path: str | Path,
@@ -642,9 +698,11 @@ def build_situated_stimuli(
     The settings are the study's ``experiment`` (``language``, ``title``,
     ``strings``, the situated strings included: see
     :func:`.stimuli.situated_settings`), ``speech``,
-    ``max_context_ms`` and ``media`` of its ``situated`` entry. ``media`` is a
-    folder with one video or audio file per instance shown, named
-    ``<instance>.<suffix>``. ``dmdx_dir`` gets ``README.txt``
+    ``max_context_ms``, ``media`` and ``recordings`` of its ``situated`` entry.
+    ``media`` is a folder with one video or audio file per instance shown, named
+    ``<instance>.<suffix>``; ``recordings`` a folder with one sound recording per
+    session shown, named ``<session>.<suffix>``, from which each clip's audio is
+    cut with ffmpeg (:mod:`.stimuli_clips`). ``dmdx_dir`` gets ``README.txt``
     (:data:`DMDX_README`): DMDX cannot replay a clip.
 
     Returns
@@ -657,8 +715,10 @@ def build_situated_stimuli(
     ------
     ConfigError
         A list over the trial budget (``studies[<id>].situated.trial_budget``),
-        a design that does not fit the test set, missing media files, a study
-        opened with other stimuli (``sha256``), bad experiment settings.
+        a design that does not fit the test set, missing media files, missing
+        or unreadable recordings or ffmpeg not installed
+        (``studies[<id>].situated.recordings``), a study opened with other
+        stimuli (``sha256``), bad experiment settings.
     """
     from stecflow.core.errors import StimuliError
     from stecflow.data.dialogue import read_sessions
@@ -690,6 +750,9 @@ def build_situated_stimuli(
             f" have: {', '.join(unknown[:5])}; design the study again",
             field=f"studies[{study}]",
         )
+    recordings = None
+    if situated.get("recordings"):
+        recordings = _recordings(spec, situated, lists, items, sessions)
     media: dict[str, str] = {}
     if situated.get("media"):
         media = _media_files(
@@ -739,6 +802,7 @@ def build_situated_stimuli(
             media_dir=situated.get("media"),
             speech=bool(situated.get("speech", False)),
             groups=groups,
+            recordings=recordings,
         )
     except ConfigError as error:
         field = error.field or ""

@@ -51,7 +51,10 @@ the start, and the state they leave: ``x``, ``y``, ``rotation``, ``flipped``),
 ``cursor`` (``[t_ms, x, y]`` relative), ``cursor_start`` and ``transcript``
 (``speaker``, ``start_ms``, ``end_ms`` relative, ``text``, ``audio``: the utterance
 spoken by espeak-ng, ``audio/<name>.wav``, when the study is built with
-``speech=True``, else null).
+``speech=True``, else null) and, when the study is built with the sessions'
+recordings, ``audio``: the clip's stretch of its session's recording
+(``audio/clip-<sha>.opus``, :mod:`.stimuli_clips`), which the page plays with
+the replay, both starting together at every play.
 
 The lists are given by the caller (a later step wires
 :mod:`.design` to this builder); the folder is that of
@@ -67,7 +70,7 @@ Examples
 
 May import: :mod:`stecflow.core`, :mod:`stecflow.data`,
 :mod:`stecflow.studies.settings`, :mod:`stecflow.studies.speech`,
-:mod:`stecflow.studies.bundle`.
+:mod:`stecflow.studies.bundle`, :mod:`.stimuli_clips`.
 """
 
 from __future__ import annotations
@@ -346,6 +349,7 @@ def make_situated_study_files(
     speed: float = 1.0,
     speech: bool = False,
     groups: Mapping[str, int] | None = None,
+    recordings: Mapping[str, str | Path] | None = None,
 ) -> StudyFiles:
     """Make every file of a situated identification study, in memory (pure).
 
@@ -381,6 +385,13 @@ def make_situated_study_files(
     groups : mapping of str to int, optional
         List ID -> the group of the design it belongs to (seed 000's two groups),
         recorded with the list; 1 for every list if None.
+    recordings : mapping of str to path, optional
+        Session ID -> its sound recording (checked by
+        :func:`.stimuli_clips.recording_files`): each clip's stretch of it is
+        cut with ffmpeg (:func:`.stimuli_clips.cut_clip`) into
+        ``audio/clip-<sha>.opus``, named in the clip's ``audio`` and played by
+        the page with the replay; the document's ``clip_audio`` records the
+        codec and the ffmpeg version. None: no clip audio (no ``audio`` key).
 
     Returns
     -------
@@ -416,6 +427,12 @@ def make_situated_study_files(
             "wpm": settings.speech_wpm,
         }
     audio: dict[str, bytes] = {}
+    clip_audio: dict[str, bytes] = {}
+    if recordings is not None and (speech or media_dir is not None):
+        raise StimuliError(
+            "recordings give each clip its own sound; leave out speech and media",
+            field="recordings",
+        )
     media_root = Path(media_dir) if media_dir is not None else None
     media: dict[str, bytes] = {}
     problems: list[str] = []
@@ -464,6 +481,12 @@ def make_situated_study_files(
                             audio[line["audio"]] = tts.speak(
                                 line["text"], settings.voice, settings.speech_wpm
                             )
+                if recordings is not None:
+                    name = _clip_audio(recordings, session.id, context, clip_audio)
+                    if name is None:
+                        problems.append(f"no recording of session {session.id}")
+                        continue
+                    context_doc["audio"] = name
                 contexts[context_key] = context_doc
             text, span = highlighted_text(
                 utterance.text, expression.start, expression.end, inst.text
@@ -542,7 +565,32 @@ def make_situated_study_files(
         "contexts": dict(sorted(contexts.items())),
         "lists": out_lists,
     }
-    return study_files(document, {**media, **audio}, audio)
+    if recordings is not None:
+        from stecflow.studykinds.situated_identification.stimuli_clips import (
+            CLIP_CODEC,
+            ffmpeg_version,
+        )
+
+        document["clip_audio"] = {**CLIP_CODEC, "ffmpeg": ffmpeg_version()}
+    return study_files(document, {**media, **audio, **clip_audio}, audio)
+
+
+def _clip_audio(
+    recordings: Mapping[str, str | Path],
+    session: str,
+    context: Context,
+    files: dict[str, bytes],
+) -> str | None:
+    """Cut *context*'s stretch of *session*'s recording into *files*; its name."""
+    from stecflow.studykinds.situated_identification.stimuli_clips import cut_clip
+
+    recording = recordings.get(session)
+    if recording is None:
+        return None
+    data = cut_clip(recording, context.start_ms, context.end_ms, "recordings")
+    name = f"audio/clip-{hashlib.sha256(data).hexdigest()[:20]}.opus"
+    files[name] = data
+    return name
 
 
 def trial_context(document: Mapping[str, Any], trial: Mapping[str, Any]) -> Any:

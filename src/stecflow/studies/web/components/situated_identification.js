@@ -8,7 +8,8 @@
   // or "I don't know". The clip can be replayed; the identification time runs
   // from the onset of the utterance to the click (reading and replays included,
   // seed 000 section 5.2). Strings come from SITUATED_UI_STRINGS (settings.py),
-  // carried in texts.ui; say() reads them as t() reads the REG strings.
+  // carried in texts.ui; say() reads them as t() reads the REG strings. With the
+  // sessions' recordings (a clip's "audio"), the clip's sound plays with the replay.
   // The SVG namespace as the HTML parser gives it (no URL in the page's files).
   const SVGNS = (() => {
     const box = document.createElement("div");
@@ -183,6 +184,11 @@
       media.className = "media";
     }
     if (board && media) board.draw(context.duration_ms); // audio: the board as the utterance finds it
+    // The clip's stretch of its session's recording (situated.recordings), played
+    // with the drawn replay: both start together at every play.
+    const clipAudio = !media && context.audio
+      ? el("audio", { id: "clip-audio", src: context.audio, preload: "auto" })
+      : null;
     transcript.update(-1);
     const play = el("button", { id: "play", type: "button", text: say("play") });
     const buttons = el("div", { className: "answers", id: "answers" });
@@ -197,6 +203,7 @@
     const respond = el("div", { className: "respond", id: "respond" }, makeUtterance(trial), buttons);
     respond.hidden = true;
     const stage = el("div", { className: "stage" }, video ? media : board.node, transcript.node);
+    if (clipAudio) stage.append(clipAudio); // no controls: not shown
     show("situated-context", stage, media && !video ? media : null, play, respond);
     document.body.dataset.order = String(trial.order);
     document.body.dataset.plays = "0";
@@ -232,21 +239,43 @@
         });
       }
       transcript.silence();
-      return new Promise((resolve) => {
+      return startClipAudio().then((sound) => new Promise((resolve) => {
         const begin = now();
+        let last = 0;
         const frame = () => {
           if (mine !== token) return resolve();
-          const tm = Math.min(context.duration_ms, (now() - begin) * SPEED);
+          // the recording's clock while it plays (the replay follows the sound),
+          // the page's otherwise; never backwards
+          const heard = sound && !sound.paused && !sound.ended ? sound.currentTime * 1000 : 0;
+          last = Math.max(last, heard || (now() - begin) * SPEED);
+          const tm = Math.min(context.duration_ms, last);
           board.draw(tm);
           transcript.update(tm, true);
           if (tm >= context.duration_ms) {
             transcript.silence(); // the clip stops just before the utterance
+            if (sound) sound.pause();
             resolve();
           } else {
             requestAnimationFrame(frame);
           }
         };
         frame();
+      }));
+    }
+
+    // Restart the clip's recording from its start; resolves when it plays (the
+    // replay starts then), with null when there is none or it cannot play.
+    function startClipAudio() {
+      if (!clipAudio) return Promise.resolve(null);
+      clipAudio.pause();
+      clipAudio.currentTime = 0;
+      clipAudio.playbackRate = SPEED;
+      const started = clipAudio.play();
+      document.body.dataset.clipAudioStarts = String(Number(document.body.dataset.clipAudioStarts || 0) + 1);
+      if (!started || !started.then) return Promise.resolve(clipAudio);
+      return started.then(() => clipAudio, () => {
+        setStatus(say("sound_failed"));
+        return null;
       });
     }
 
@@ -293,6 +322,7 @@
     token += 1; // stops a replay under way
     transcript.silence();
     if (media) media.pause();
+    if (clipAudio) clipAudio.pause();
     const time = r1(response.t - t0);
     return {
       chosen_entity: response.piece || null,
