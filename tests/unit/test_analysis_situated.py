@@ -394,6 +394,7 @@ def test_default_analyses_for_a_situated_study_are_not_the_reg_ones():
     assert [(s["id"], s["test"], s["source"]) for s in specs] == [
         ("confusion", "confusion", "scores"),
         ("situated-ttests", "situated_ttests", "situated"),
+        ("situated-length", "situated_length", "situated"),
     ]
     # a REG identification study next to it keeps its TUNA-REG'09 analyses
     reg = {"id": "exp", "task": "identification", "systems": ["a/b"]}
@@ -401,9 +402,10 @@ def test_default_analyses_for_a_situated_study_are_not_the_reg_ones():
         studies=[*situated_config()["studies"], {**reg, "subjects": 8, "seed": 1}]
     )
     ids = [s["id"] for s in analysis_specs(config)]
-    assert ids[:2] == ["confusion", "situated-ttests"]
+    assert ids[:3] == ["confusion", "situated-ttests", "situated-length"]
     assert "exp-time-anova" in ids and not any(
-        i.startswith("situated-") and i != "situated-ttests" for i in ids
+        i.startswith("situated-") and i not in ("situated-ttests", "situated-length")
+        for i in ids
     )
 
 

@@ -62,6 +62,12 @@ def test_the_demo_submissions_regenerate_identically(fresh: Path) -> None:
         if p.is_file()
     }
     assert sorted(new) == [
+        "organisers/logistic-no-A/outputs.tsv",
+        "organisers/logistic-no-A/system.yaml",
+        "organisers/logistic-no-D/outputs.tsv",
+        "organisers/logistic-no-D/system.yaml",
+        "organisers/logistic-no-O/outputs.tsv",
+        "organisers/logistic-no-O/system.yaml",
         "organisers/logistic/outputs.tsv",
         "organisers/logistic/system.yaml",
         "organisers/recency/outputs.tsv",
@@ -82,7 +88,7 @@ def test_main_writes_the_corpus(tmp_path: Path, capsys) -> None:
     pytest.importorskip("sklearn", reason="pip install 'stecflow[dialogue]'")
     assert demo.main(["--out", str(tmp_path / "d")]) == 0
     printed = capsys.readouterr().out
-    assert printed.count(".json") == 6 and printed.count("outputs.tsv") == 2
+    assert printed.count(".json") == 6 and printed.count("outputs.tsv") == 5
     assert read_corpus(tmp_path / "d") == demo.generate_sessions()
 
 

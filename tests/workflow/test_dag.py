@@ -127,11 +127,12 @@ def test_b5ref_campaign_dry_run(b5ref_dir):
 
 
 def test_dialogue_campaign_dry_run():
-    """config/dialogue-demo.yaml: the two baselines, the confusion analysis and the
-    t-tests, one situated study answered by simulated evaluators."""
+    """config/dialogue-demo.yaml: the two baselines and the three ablations of the
+    learnt one (seed 000 Table 4), the confusion analysis and the t-tests, one
+    situated study answered by simulated evaluators."""
     jobs = planned_jobs(REPO, "--forceall", "--configfile", "config/dialogue-demo.yaml")
     assert jobs["prepare_testset"] == 1
-    assert jobs["check_submission"] == 2
+    assert jobs["check_submission"] == 5
     assert jobs["run_analyses_scores"] == jobs["run_analyses_situated"] == 1
     assert jobs["compare_systems"] == 1
     assert jobs["design_study"] == jobs["build_stimuli"] == 1

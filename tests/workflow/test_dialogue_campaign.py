@@ -58,9 +58,11 @@ def test_scores_are_the_confusion_of_each_baseline(checkout):
     assert (results / ".campaign").read_text() == "demo-dialogue\n"
     assert (results / "data" / "testset.json").is_file()
     summary = read_tsv(results / "validation" / "summary.tsv")
+    # the baselines and the logistic regression without each feature group
+    # (seed 000 Table 4)
+    systems = ["logistic", "logistic-no-A", "logistic-no-D", "logistic-no-O", "recency"]
     assert [(r["system"], r["status"]) for r in summary] == [
-        ("logistic", "accepted"),
-        ("recency", "accepted"),
+        (system, "accepted") for system in systems
     ]
     scores = {
         (r["system"], r["metric"]): float(r["value"])
@@ -69,7 +71,7 @@ def test_scores_are_the_confusion_of_each_baseline(checkout):
     }
     intrinsic = json.loads((results / "stats" / "intrinsic.json").read_text())
     counts = {s["system"]: s for s in intrinsic["systems"]}
-    for system in ("logistic", "recency"):
+    for system in systems:
         cm = _confusion(system)
         assert scores[(system, "decision_precision")] == pytest.approx(cm.precision)
         assert scores[(system, "decision_recall")] == pytest.approx(cm.recall)
@@ -79,6 +81,8 @@ def test_scores_are_the_confusion_of_each_baseline(checkout):
     # the recency baseline: a pronoun iff the target was mentioned last
     assert (counts["recency"]["tp"], counts["recency"]["fp"]) == (68, 35)
     assert scores[("recency", "decision_f")] == pytest.approx(136 / 232)
+    # Table 4's "all but current operation": TP 86, FP 47, FN 43
+    assert scores[("logistic-no-O", "decision_f")] == pytest.approx(172 / 262)
 
 
 def test_study_design_judgments_and_statistics(checkout):
@@ -152,6 +156,7 @@ def test_report_and_release(checkout):
     assert 'id="situated"' in html and "Simulated data." in html
     assert "Spanger et al." in html  # the scores follow seed 000, not TUNA-REG
     assert "decisions (against the corpus)" in html
+    assert "except those of the current operation (O1-O2)" in html  # Table 4 rows
     assert ">nan<" not in html and "NaN" not in html
     [archive] = (results / "release").glob("*.zip")
     assert archive.name == "demo-dialogue-1.zip"
@@ -165,3 +170,67 @@ def test_report_and_release(checkout):
     assert "two-group design" in datasheet and "32 false-positive" in datasheet
     # nothing left to do: a second run plans no job
     assert planned_jobs(checkout, "--configfile", CONFIG) == {}
+
+
+def test_corpus_description_lengths_and_errors_in_the_report(checkout):
+    """Issue #45 points 10, 13 and 14, each against an independent count."""
+    import statistics
+    from collections import Counter
+
+    from tests.unit.test_report_situated import cells
+
+    results = checkout / "results" / "dialogue-demo"
+    html = (results / "report" / "index.html").read_text(encoding="utf-8")
+    # 10: the test set by form, feature and speaker (seed 000 Table 2)
+    counts: Counter = Counter()
+    for session in read_corpus(DEMO):
+        for utterance, expression in session.expressions():
+            counts["all", utterance.speaker] += 1
+            for feature in expression.content or ():
+                counts[feature, utterance.speaker] += 1
+    table = {r[0]: r[1:] for r in cells(html, "testset-expressions")}
+    assert table["All referring expressions (to one piece)"] == ["368", "43", "411"]
+    assert counts["all", "solver"] == 368 and counts["all", "operator"] == 43
+    assert table["(a) Demonstratives: pronouns (“that one”)"] == ["129", "43", "172"]
+    assert table["(b) Object attributes (“the small triangle”)"][0] == str(
+        counts["object_attribute", "solver"]
+    )
+    assert table["(c) Spatial relations (“on the left”)"][0] == str(
+        counts["spatial_relation", "solver"]
+    )
+    assert table["(d) Actions on a piece (“the triangle you just moved”)"][0] == str(
+        counts["action", "solver"]
+    )
+    excluded = {r[0]: r[1] for r in cells(html, "testset-excluded")}
+    assert excluded["the operator's expressions"] == "43"
+    assert excluded["Instances (the task's items)"] == "368"
+    # 13: the corpus expression against the recency baseline's "that one"
+    judgments = read_tsv(results / "judgments" / "situated.tsv")
+    shown = {(r["instance"], r["class"]): r["expression"] for r in judgments}
+    fp = sorted({i for i, c in shown if c == "FP-Orig"})
+    diffs = [len(shown[i, "FP-Orig"]) - len(shown[i, "FP-system"]) for i in fp]
+    length = json.loads((results / "stats" / "situated-length.json").read_text())
+    chars = length["rows"][0]
+    assert chars["unit"] == "characters" and chars["n"] == len(fp) == 32
+    assert chars["mean_difference"] == pytest.approx(statistics.mean(diffs))
+    assert chars["sd_difference"] == pytest.approx(statistics.stdev(diffs))
+    row = cells(html, "situated-situated-length-situated-length")[0]
+    assert row[1:6] == [
+        "32",
+        f"{statistics.mean(len(shown[i, 'FP-Orig']) for i in fp):.2f}",
+        "8.00",  # "that one"
+        f"{statistics.mean(diffs):.2f}",
+        f"{statistics.stdev(diffs):.2f}",
+    ]
+    # 14: the instances fewer than half the evaluators identified
+    right: Counter = Counter()
+    total: Counter = Counter()
+    for r in judgments:
+        total[r["instance"], r["class"]] += 1
+        right[r["instance"], r["class"]] += r["correct"] == "true"
+    below = Counter(c for (i, c), n in total.items() if right[i, c] / n < 0.5)
+    by_class: Counter = Counter()
+    for r in cells(html, "situated-situated-errors"):
+        by_class[r[0] if r[0] in ("TP", "FN", "FP-Orig") else "FP-system"] += int(r[3])
+    assert +by_class == +below and below["FN"] > 0
+    assert len(cells(html, "situated-situated-wrong")) == sum(below.values())

@@ -9,7 +9,10 @@ whether to use a demonstrative pronoun (DP):
   (:func:`feature_matrix`): scikit-learn's L2-regularised logistic regression on
   standardised features (the seed used a linear SVM), evaluated by k-fold
   cross-validation grouped by session (:func:`session_folds`, seeded), so every
-  instance's decision comes from a model that never saw its session.
+  instance's decision comes from a model that never saw its session; with
+  ``without`` it leaves out the columns of whole feature groups
+  (:data:`FEATURE_GROUPS`), as the "all but" rows of the seed's Table 4
+  (:mod:`stecflow.baselines.situated_ablations`).
 
 A DP decision shows the language's demonstrative (:data:`DEMONSTRATIVES`: "that
 one", *sore*); a non-DP decision shows no expression (the seed's classifier
@@ -34,8 +37,10 @@ from stecflow.tasks.situated_dialogue import Instance, write_outputs
 __all__ = [
     "DEMONSTRATIVES",
     "FEATURE_COLUMNS",
+    "FEATURE_GROUPS",
     "LearntDecisions",
     "feature_matrix",
+    "kept_columns",
     "logistic_outputs",
     "recency_outputs",
     "session_folds",
@@ -69,6 +74,45 @@ FEATURE_COLUMNS = (
     "O1",
     "O2",
 )
+
+#: The seed's three feature categories (Table 3), by the letter their features'
+#: names (and so their columns in :data:`FEATURE_COLUMNS`) begin with.
+FEATURE_GROUPS = {
+    "D": "dialogue history",
+    "A": "action history",
+    "O": "current operation",
+}
+
+
+def kept_columns(without: Sequence[str] = ()) -> tuple[str, ...]:
+    """The columns of :data:`FEATURE_COLUMNS` left when the feature groups
+    *without* (letters of :data:`FEATURE_GROUPS`) are removed.
+
+    Raises
+    ------
+    ValueError
+        A group that is not one of :data:`FEATURE_GROUPS`, or every group removed.
+
+    Examples
+    --------
+    >>> kept_columns(["D", "A"])
+    ('O1', 'O2')
+    >>> kept_columns(["X"])
+    Traceback (most recent call last):
+    ...
+    ValueError: unknown feature group 'X': the groups are D (dialogue history), A (action history) and O (current operation)
+    """  # noqa: E501
+    for group in without:
+        if group not in FEATURE_GROUPS:
+            named = [f"{g} ({what})" for g, what in FEATURE_GROUPS.items()]
+            raise ValueError(
+                f"unknown feature group {group!r}: the groups are"
+                f" {', '.join(named[:-1])} and {named[-1]}"
+            )
+    kept = tuple(c for c in FEATURE_COLUMNS if c[0] not in set(without))
+    if not kept:
+        raise ValueError("every feature group removed: the classifier has no feature")
+    return kept
 
 
 def _instance(item: Item) -> Instance:
@@ -181,16 +225,24 @@ class LearntDecisions:
         Each session's fold.
     folds
         Folds used (at most one per session).
+    columns
+        The columns of :data:`FEATURE_COLUMNS` the model was fitted on.
     """
 
     outputs: list[Output]
     probabilities: list[float]
     fold_of: Mapping[str, int]
     folds: int
+    columns: tuple[str, ...] = FEATURE_COLUMNS
 
 
 def logistic_outputs(
-    items: Sequence[Item], *, folds: int = 10, seed: int = 2009, c: float = 1.0
+    items: Sequence[Item],
+    *,
+    folds: int = 10,
+    seed: int = 2009,
+    c: float = 1.0,
+    without: Sequence[str] = (),
 ) -> LearntDecisions:
     """A logistic regression over the Table 3 features, decisions out of fold.
 
@@ -209,11 +261,15 @@ def logistic_outputs(
         Seed of the assignment of sessions to folds.
     c
         Inverse regularisation strength.
+    without
+        Feature groups to leave out (letters of :data:`FEATURE_GROUPS`); the
+        folds do not depend on them.
 
     Raises
     ------
     ValueError
-        Fewer than two sessions, or a training fold with one class only.
+        Fewer than two sessions, a training fold with one class only, an
+        unknown feature group or every group left out.
     ImportError
         scikit-learn is missing (``pip install 'stecflow[dialogue]'``).
     """
@@ -222,8 +278,12 @@ def logistic_outputs(
     from sklearn.pipeline import make_pipeline
     from sklearn.preprocessing import StandardScaler
 
+    columns = kept_columns(without)
     instances = [_instance(item) for item in items]
-    x = np.array(feature_matrix(items), dtype=float)
+    x = np.array(feature_matrix(items), dtype=float).reshape(
+        len(items), len(FEATURE_COLUMNS)
+    )
+    x = x[:, [FEATURE_COLUMNS.index(c) for c in columns]]
     y = np.array([i.pronoun for i in instances], dtype=int)
     fold_of = session_folds([i.session for i in instances], folds, seed)
     fold = np.array([fold_of[i.session] for i in instances])
@@ -242,7 +302,9 @@ def logistic_outputs(
         _decision(item, bool(p >= 0.5))
         for item, p in zip(items, probability, strict=True)
     ]
-    return LearntDecisions(outputs, [float(p) for p in probability], fold_of, k)
+    return LearntDecisions(
+        outputs, [float(p) for p in probability], fold_of, k, columns
+    )
 
 
 def write_submission(
@@ -286,15 +348,21 @@ def write_baseline_submissions(
     team: str = "organisers",
     folds: int = 10,
     seed: int = 2009,
+    ablations: bool = False,
 ) -> list[Path]:
     """Write both baselines as submissions ``<root>/<team>/recency`` and
     ``<root>/<team>/logistic``; their descriptions say how they decided (the
     logistic regression's folds and seed included).
 
+    With *ablations*, also the logistic regression without each feature group,
+    ``<root>/<team>/logistic-no-D``, ``-no-A`` and ``-no-O``, with the same
+    folds (the "all but" rows of seed 000's Table 4:
+    :func:`stecflow.baselines.situated_ablations.write_ablation_submissions`).
+
     Returns
     -------
     list of Path
-        The two folders.
+        The folders: recency, logistic, then those of the ablations.
     """
     root = Path(root)
     recency = write_submission(
@@ -316,4 +384,13 @@ def write_baseline_submissions(
             f" {seed})."
         ),
     )
-    return [recency, logistic]
+    folders = [recency, logistic]
+    if ablations:
+        from stecflow.baselines.situated_ablations import (
+            ablation_rows,
+            write_ablation_submissions,
+        )
+
+        rows = ablation_rows(items, folds=folds, seed=seed)
+        folders += write_ablation_submissions(rows, root, team=team, seed=seed)
+    return folders

@@ -19,13 +19,83 @@ from stecflow.tasks.formats import names as format_names
 __all__ = ["register", "run"]
 
 
-def _situated_baseline(args: argparse.Namespace, data: str, out: str) -> int:
+def _ablation_groups(args: argparse.Namespace) -> tuple[str, ...]:
+    """The feature groups of ``--ablate``, checked, in the order given."""
+    from stecflow.baselines.situated import kept_columns
+
+    groups = tuple(dict.fromkeys(g.strip().upper() for g in args.ablate or ()))
+    if groups and args.algorithm != "logistic":
+        raise StecflowError(
+            "--ablate leaves feature groups out of the logistic baseline; the"
+            f" {args.algorithm} baseline has no features to leave out"
+        )
+    try:
+        kept_columns(groups)
+    except ValueError as exc:
+        raise StecflowError(f"--ablate: {exc}") from None
+    return groups
+
+
+def _needs_sklearn() -> None:
+    try:
+        import sklearn  # noqa: F401
+    except ImportError:
+        raise StecflowError(
+            "the logistic baseline needs scikit-learn, which is not installed;"
+            " install it with: pip install 'stecflow[dialogue]'"
+        ) from None
+
+
+def _situated_ablations(args: argparse.Namespace, data: str, out: str | None) -> int:
+    """Print and write seed 000's Table 4: baseline, all features, all but each
+    feature group, under the same cross-validation."""
+    from stecflow.baselines.situated_ablations import (
+        ablation_rows,
+        format_ablation_table,
+        write_ablation_table,
+    )
+
+    if args.algorithm != "logistic":
+        raise StecflowError(
+            "--ablations compares the logistic baseline's feature groups; run it"
+            " as: stecflow baseline logistic --dialogue DIR --ablations TABLE.tsv"
+        )
+    if out:
+        raise StecflowError(
+            "--ablations writes a table, not a submission: leave out OUT, or"
+            " write one submission without a feature group with --ablate G OUT"
+        )
+    if args.ablate:
+        raise StecflowError(
+            "give --ablations (every group left out in turn) or --ablate G (one"
+            " submission without G), not both"
+        )
+    _needs_sklearn()
+    items = load_items(data, args.format)
+    try:
+        rows = ablation_rows(items, folds=args.folds, seed=args.seed)
+    except ValueError as exc:
+        raise StecflowError(str(exc), file=data) from None
+    path = write_ablation_table(rows, args.ablations)
+    learnt = rows[1].folds
+    print(
+        f"Seed 000 Table 4 on {len(items)} instances: the logistic baseline with"
+        f" {learnt}-fold cross-validation grouped by session (seed {args.seed}),"
+        " the same folds for every row"
+    )
+    print(format_ablation_table(rows))
+    print(f"wrote {len(rows)} rows to {path}")
+    return 0
+
+
+def _situated_baseline(args: argparse.Namespace, data: str, out: str | None) -> int:
     """Write the recency or logistic baseline of the situated task (seed 000)."""
     from stecflow.baselines.situated import (
         logistic_outputs,
         recency_outputs,
         write_submission,
     )
+    from stecflow.baselines.situated_ablations import ablation_description
     from stecflow.tasks.situated_dialogue import OUTPUTS_FILE
 
     data_format = chosen_format(data, args.format)
@@ -40,6 +110,14 @@ def _situated_baseline(args: argparse.Namespace, data: str, out: str) -> int:
             "--train and --no-strings are for the REG baselines; the situated"
             " baselines take --folds and --seed"
         )
+    if args.ablations:
+        return _situated_ablations(args, data, out)
+    if not out:
+        raise StecflowError(
+            "give the submission folder (OUT, or --out FOLDER), or --ablations"
+            " TABLE.tsv for the table of feature groups left out"
+        )
+    groups = _ablation_groups(args)
     items = load_items(data, data_format)
     if args.algorithm == "recency":
         outputs = recency_outputs(items)
@@ -48,24 +126,15 @@ def _situated_baseline(args: argparse.Namespace, data: str, out: str) -> int:
             " recently mentioned object is the target (feature D1)."
         )
     else:
+        _needs_sklearn()
         try:
-            import sklearn  # noqa: F401
-        except ImportError:
-            raise StecflowError(
-                "the logistic baseline needs scikit-learn, which is not installed;"
-                " install it with: pip install 'stecflow[dialogue]'"
-            ) from None
-        try:
-            learnt = logistic_outputs(items, folds=args.folds, seed=args.seed)
+            learnt = logistic_outputs(
+                items, folds=args.folds, seed=args.seed, without=groups
+            )
         except ValueError as exc:
             raise StecflowError(str(exc), file=data) from None
         outputs = learnt.outputs
-        description = (
-            "Logistic regression (scikit-learn, L2, C=1, standardised features)"
-            " over the Table 3 features of seed 000; decisions out of fold from"
-            f" {learnt.folds}-fold cross-validation grouped by session (seed"
-            f" {args.seed})."
-        )
+        description = ablation_description(groups, learnt.folds, args.seed)
     folder = Path(out)
     write_submission(
         folder,
@@ -91,13 +160,18 @@ def run(args: argparse.Namespace) -> int:
         raise StecflowError("give the submission folder once: as OUT or with --out")
     data = args.dialogue or args.data
     out = args.out_option or args.out
+    if data and args.algorithm in SITUATED_BASELINES:
+        return _situated_baseline(args, data, out)
     if not data or not out:
         raise StecflowError(
             "give the data set (DATA, or --dialogue DIR) and the submission folder"
             " (OUT, or --out FOLDER)"
         )
-    if args.algorithm in SITUATED_BASELINES:
-        return _situated_baseline(args, data, out)
+    if args.ablate or args.ablations:
+        raise StecflowError(
+            "--ablate and --ablations are for the logistic baseline of the"
+            " situated task (stecflow baseline logistic --dialogue DIR)"
+        )
     if args.dialogue or SITUATED_TASK in own_tasks(chosen_format(data, args.format)):
         raise StecflowError(
             f"{args.algorithm} is a REG baseline; on a dialogue corpus use"
@@ -158,7 +232,12 @@ def register(subparsers: Any) -> None:
             " 'logistic' learns a logistic regression over the seed's Table 3"
             " features and decides each instance with a model trained on the other"
             " sessions (cross-validation by session; needs scikit-learn, in the"
-            " 'dialogue' extra). Both write outputs.tsv."
+            " 'dialogue' extra). Both write outputs.tsv. For the seed's Table 4,"
+            " 'logistic --ablate G' leaves the features of group G out (D:"
+            " dialogue history D1-D5, A: action history A1-A5, O: current"
+            " operation O1-O2), and 'logistic --ablations TABLE.tsv' prints and"
+            " writes the table of the baseline, all features and all but each"
+            " group, every row with the same folds."
         ),
     )
     baseline.add_argument(
@@ -204,6 +283,22 @@ def register(subparsers: Any) -> None:
         default=2009,
         help="logistic: random seed of the assignment of sessions to folds"
         " (default 2009)",
+    )
+    baseline.add_argument(
+        "--ablate",
+        action="append",
+        metavar="G",
+        help="logistic: leave out the features of group G: D (dialogue history,"
+        " D1-D5), A (action history, A1-A5) or O (current operation, O1-O2);"
+        " repeat it to leave out more than one",
+    )
+    baseline.add_argument(
+        "--ablations",
+        metavar="TABLE",
+        help="logistic: instead of a submission, print seed 000's Table 4 (the"
+        " recency baseline, all features, and all but each group, with TP, FP,"
+        " FN, TN, precision, recall and F; the same folds for every row) and"
+        " write it as TSV to TABLE",
     )
     baseline.add_argument("--train", help="training split for the preference order")
     baseline.add_argument(

@@ -31,6 +31,7 @@ from stecflow.data._json import _field, _line_finder, _parse
 
 __all__ = [
     "ACTION_KINDS",
+    "CONTENT",
     "CORPUS_FORMAT",
     "FEATURE_DESCRIPTIONS",
     "FEATURE_GROUPS",
@@ -39,6 +40,7 @@ __all__ = [
     "FORMS",
     "MAX_BYTES",
     "MAX_DEPTH",
+    "SET_ASIDE",
     "SHAPES",
     "SPEAKERS",
     "Action",
@@ -93,6 +95,13 @@ FORMS = (
     "action_mentioning",
     "other",
 )
+#: What an expression may say about its referent (its optional ``content``),
+#: the features of seed 000 Table 2 besides the demonstratives (the ``form``).
+CONTENT = ("object_attribute", "spatial_relation", "action")
+#: Why annotators set an expression aside (a session's optional ``set_aside``,
+#: seed 000 §3): it refers to a group of pieces, or its referent could not be
+#: determined.
+SET_ASIDE = ("group", "undetermined")
 #: The Tangram shapes, with their outline in units (x right, y down) before the
 #: centroid is moved to the origin: legs of 2, sqrt(2) and 1 for the triangles, a
 #: unit square, a parallelogram with sides 1 and sqrt(2).
@@ -212,6 +221,10 @@ class Expression:
     referent: str
     form: str
     features: Features
+    #: What the expression says about its referent besides a demonstrative
+    #: (seed 000 Table 2, :data:`CONTENT`), in the file's order; None: not
+    #: annotated, an empty tuple: none of them ("that one").
+    content: tuple[str, ...] | None = None
 
     @property
     def is_pronoun(self) -> bool:
@@ -272,6 +285,10 @@ class Session:
     utterances: tuple[Utterance, ...]
     actions: tuple[Action, ...]
     cursor: tuple[CursorSample, ...]
+    #: How many referring expressions the annotators set aside (left out of the
+    #: file) by reason (:data:`SET_ASIDE`: ``group``, ``undetermined``); None:
+    #: not recorded.
+    set_aside: tuple[tuple[str, int], ...] | None = None
 
     def piece(self, piece_id: str) -> Piece:
         """The piece called *piece_id* (KeyError if there is none)."""
@@ -917,6 +934,7 @@ def _build(raw: Any, source: str, line: Any) -> Session:
                         referent=e["referent"],
                         form=e["form"],
                         features=Features(**e["features"]),
+                        content=(tuple(e["content"]) if "content" in e else None),
                     )
                     for e in u["expressions"]
                 ),
@@ -925,6 +943,11 @@ def _build(raw: Any, source: str, line: Any) -> Session:
         ),
         actions=tuple(Action(**a) for a in raw["actions"]),
         cursor=tuple(CursorSample(**s) for s in raw["cursor"]),
+        set_aside=(
+            tuple((k, raw["set_aside"][k]) for k in SET_ASIDE)
+            if "set_aside" in raw
+            else None
+        ),
     )
 
 
@@ -1083,8 +1106,13 @@ def _plain(session: Session) -> dict[str, Any]:
                 **{k: v for k, v in record(u).items() if k != "expressions"},
                 "expressions": [
                     {
-                        **{k: v for k, v in record(e).items() if k != "features"},
+                        **{
+                            k: v
+                            for k, v in record(e).items()
+                            if k not in ("features", "content")
+                        },
                         "features": e.features.as_dict(),
+                        **({} if e.content is None else {"content": list(e.content)}),
                     }
                     for e in u.expressions
                 ],
@@ -1093,6 +1121,7 @@ def _plain(session: Session) -> dict[str, Any]:
         ],
         "actions": [record(a) for a in session.actions],
         "cursor": [record(s) for s in session.cursor],
+        **({} if session.set_aside is None else {"set_aside": dict(session.set_aside)}),
     }
 
 

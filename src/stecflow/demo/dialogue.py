@@ -219,6 +219,9 @@ class _Dialogue:
             utterances=tuple(self.utterances),
             actions=tuple(self.actions),
             cursor=_samples(self.waypoints, end),
+            # The simulated solver refers to single pieces only: nothing is set
+            # aside (REX-J set aside 201 expressions to groups or undetermined).
+            set_aside=(("group", 0), ("undetermined", 0)),
         )
 
     def cursor_to(self, t: int, x: float, y: float) -> None:
@@ -230,7 +233,7 @@ class _Dialogue:
         words = len(text.split())
         duration = round(words * self.rng.uniform(240, 340) + 200)
         expressions = []
-        for start, end, referent, form in spans:
+        for start, end, referent, form, *content in spans:
             self.n_expr += 1
             expressions.append(
                 Expression(
@@ -242,6 +245,7 @@ class _Dialogue:
                     Features(
                         False, None, False, 0, 0, False, None, None, 0, 0, False, False
                     ),
+                    tuple(content[0]) if content else (),
                 )
             )
         utterance = Utterance(
@@ -261,24 +265,33 @@ class _Dialogue:
     # -- the solver's words
 
     def describe(self, target: str, features: Features, states: dict) -> tuple:
-        """(words, form) of a non-pronoun expression for *target*."""
+        """(words, form, content) of a non-pronoun expression for *target*
+        (content: what it says of the piece, seed 000 Table 2)."""
         piece = states[target]
         noun = _NOUNS[piece.shape]
         recent = features.A1 and features.A2 is not None and features.A2 < 6000
         if recent and features.A3 and self.rng.random() < 0.6:
             kind = "triangle" if "triangle" in piece.shape else noun
-            return f"the {kind} you just {_PAST[features.A3]}", "action_mentioning"
+            return (
+                f"the {kind} you just {_PAST[features.A3]}",
+                "action_mentioning",
+                ("object_attribute", "action"),
+            )
         if piece.shape in _UNIQUE:
-            return f"the {noun}", "unique_name"
+            return f"the {noun}", "unique_name", ("object_attribute",)
         twin = [p for p in states.values() if p.shape == piece.shape and p.id != target]
         if not twin or self.rng.random() < 0.25:
-            return f"the {noun}", "definite_description"
+            return f"the {noun}", "definite_description", ("object_attribute",)
         other = twin[0]
         if abs(piece.x - other.x) >= abs(piece.y - other.y):
             where = "on the left" if piece.x < other.x else "on the right"
         else:
             where = "at the top" if piece.y < other.y else "at the bottom"
-        return f"the {noun} {where}", "definite_description"
+        return (
+            f"the {noun} {where}",
+            "definite_description",
+            ("object_attribute", "spatial_relation"),
+        )
 
     # -- one step
 
@@ -297,17 +310,21 @@ class _Dialogue:
         computed = compute_features(
             replace(self.session(self.t), utterances=(*self.utterances, probe))
         )
-        words, forms = [], []
+        words, forms, contents = [], [], []
         for expression in probe.expressions:
             features = computed[expression.id]
             if pronoun_score(features) + rng.gauss(0, NOISE_SD) > 0:
                 words.append(rng.choice(("that one", "this one", "that")))
                 forms.append("demonstrative_pronoun")
+                contents.append(())
             else:
-                text, form = self.describe(expression.referent, features, states)
+                text, form, content = self.describe(
+                    expression.referent, features, states
+                )
                 words.append(text)
                 forms.append(form)
-        text, spans = self._fill(template, words, targets, forms)
+                contents.append(content)
+        text, spans = self._fill(template, words, targets, forms, contents)
         return self.say("solver", text[0].upper() + text[1:], spans)
 
     @staticmethod
@@ -316,6 +333,7 @@ class _Dialogue:
         words: Sequence[str],
         targets: Sequence[str],
         forms: Sequence[str] | None = None,
+        contents: Sequence[tuple[str, ...]] | None = None,
     ) -> tuple[str, list[tuple]]:
         text, spans = "", []
         rest = template
@@ -323,7 +341,8 @@ class _Dialogue:
             head, rest = rest.split("{" + str(n) + "}", 1)
             text += head
             form = forms[n] if forms else "other"
-            spans.append((len(text), len(text) + len(word), target, form))
+            content = contents[n] if contents else ()
+            spans.append((len(text), len(text) + len(word), target, form, content))
             text += word
         return text + rest, spans
 
@@ -497,7 +516,9 @@ def write_demo_submissions(
 
     ``<directory>/submissions/organisers/recency`` and ``.../logistic``
     (:func:`stecflow.baselines.situated.write_baseline_submissions`, 10 folds
-    grouped by session): the submissions ``config/dialogue-demo.yaml`` runs.
+    grouped by session), and the logistic regression without each feature
+    group, ``.../logistic-no-D``, ``-no-A`` and ``-no-O``, with the same folds
+    (seed 000's Table 4): the submissions ``config/dialogue-demo.yaml`` runs.
     Needs scikit-learn (``pip install 'stecflow[dialogue]'``). Returns the files
     written, sorted.
     """
@@ -507,7 +528,9 @@ def write_demo_submissions(
 
     directory = Path(directory)
     items = items_from_sessions(read_corpus(directory))
-    folders = write_baseline_submissions(items, directory / "submissions", seed=seed)
+    folders = write_baseline_submissions(
+        items, directory / "submissions", seed=seed, ablations=True
+    )
     return sorted(p for folder in folders for p in folder.iterdir())
 
 

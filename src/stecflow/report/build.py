@@ -35,6 +35,7 @@ from stecflow.report.quality import quality_section
 from stecflow.report.scores import scores_section
 from stecflow.report.statistics import statistics_section
 from stecflow.report.teams import read_item_scores, read_items, teams_section
+from stecflow.report.testset_tables import description_blocks
 from stecflow.report.versions import changes_blocks
 
 __all__ = ["build_report", "report_context", "submissions_blocks"]
@@ -147,18 +148,20 @@ def build_report(
     studies = [
         str(s.get("id")) for s in config.get("studies") or [] if isinstance(s, Mapping)
     ]
+    items = read_items(testset_items or testset)
     ctx = report_context(
         config,
         validation_summary,
         validation_records,
         systems,
-        read_items(testset_items or testset),
+        items,
         analyses=read_analyses(stats_records, stats_tables),
         judgments=read_judgments(
             judgment_measures, judgment_summaries, judgment_quality, studies
         ),
         significance=read_significance(significance),
     )
+    ctx.items = tuple(items)
     ranked = read_clusters(clusters)
     ctx.clusters = ranked.pop("all", {})
     ctx.task_clusters = ranked
@@ -256,7 +259,7 @@ def build_report(
             if submissions
             else []
         ),
-        ("methods", "Methods", methods_section(ctx)),
+        ("methods", "Methods", methods_section(ctx) + description_blocks(ctx, testset)),
         (
             "provenance",
             "Provenance",

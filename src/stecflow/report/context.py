@@ -189,6 +189,10 @@ class Context:
     task_clusters: dict[str, dict[str, dict[str, tuple[int, int]]]] = field(
         default_factory=dict
     )
+    #: The test set's items (:class:`~stecflow.data.model.Item`), for tables
+    #: that describe instances by their references' fields (a situated study's
+    #: errors by expression form); empty when not read.
+    items: tuple[Any, ...] = ()
 
     # numbering in document order
     def table(self, table: Table) -> Block:

@@ -166,6 +166,17 @@ class TaskType:
     scene
         How a stimulus shows an item's input (:data:`Scene`), or None when the
         task's studies show no input.
+    text_input
+        ``(item, seed) -> input``: what a text study (text_rating,
+        text_preference) shows as the input of an item that has no ``input`` of
+        its own, in a form :func:`stecflow.studies.text_input.shown_input` takes
+        (the REG tasks: the domain's grid in words, the target marked:
+        :func:`stecflow.tasks.reg.text_input.domain_input`); None: nothing.
+    describe_testset
+        ``prepared test set path -> tables``: the test set described as the
+        seed describes its corpus (each table ``id``, ``caption``, ``columns``
+        as ``(id, title)``, ``rows``, ``notes``), drawn in the report's Methods
+        section (the situated dialogue: seed 000 Table 2); None: nothing.
     realiser, realiser_id
         The function that turns a structured output into words, and the ID it
         adds to the signatures of scores computed on realised outputs; None when
@@ -184,6 +195,8 @@ class TaskType:
     metric_input: Callable[..., Any] = field(default=_text_only)
     scoring_context: Callable[[Item], Mapping[str, Any]] = field(default=_no_context)
     scene: Scene | None = None
+    text_input: Callable[[Item, int], Any] | None = None
+    describe_testset: Callable[[Any], list[dict[str, Any]]] | None = None
     outputs_files: tuple[str, ...] = ()
     realiser: Callable[..., str] | None = None
     realiser_id: str | None = None

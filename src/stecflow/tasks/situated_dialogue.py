@@ -423,6 +423,14 @@ def write_outputs(outputs: Iterable[Output], path: str | Path) -> None:
     Path(path).write_bytes(format_outputs(outputs).encode("utf-8"))
 
 
+def _corpus_tables(path: str | Path) -> list[dict[str, Any]]:
+    """The test set by form, feature and speaker, and what is not an instance
+    (:func:`stecflow.tasks.situated_corpus.corpus_tables`)."""
+    from stecflow.tasks.situated_corpus import corpus_tables
+
+    return corpus_tables(path)
+
+
 TASK = TaskType(
     name="situated_dialogue",
     summary="situated dialogue (a pronoun decision per referring expression)",
@@ -436,4 +444,5 @@ TASK = TaskType(
     default_metrics=DEFAULT_METRICS,
     metric_input=metric_input,
     labels={"pronoun": "pronoun", "word_string": "expression"},
+    describe_testset=_corpus_tables,
 )

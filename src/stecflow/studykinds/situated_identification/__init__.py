@@ -10,8 +10,12 @@ an instance table), ``stimuli`` (the replay study's document),
 ``import_server`` (its responses as the server exports them), ``merge`` and
 its steps ``merge_design``, ``merge_join``, ``merge_exclusions``,
 ``merge_tables``, ``measures`` (seed Tables 7-9), ``simulate`` and
-``simulate_job`` (simulated evaluators), ``analyses`` (its own test,
-``situated_ttests``) and ``report`` (its section).
+``simulate_job`` (simulated evaluators), ``analyses`` (its own tests,
+``situated_ttests`` and, in ``analyses_length``, ``situated_length``) and
+``report`` (its section; ``report_errors``: the errors by expression form;
+``report_length``: the expression lengths). The clips (seed 000 §5.1):
+``design_clips`` (the clip list and durations), ``stimuli_clips`` (clip audio
+cut from session recordings with ffmpeg), ``report_clips`` (their durations).
 
 This module itself is the declaration alone. May import: :mod:`stecflow.core`,
 :mod:`stecflow.data`, :mod:`stecflow.tasks`.
@@ -40,7 +44,7 @@ KIND = StudyKind(
     unit=("instance", "shown"),
     min_window=(660, 550),
     page=("situated_identification.js",),
-    tests=MappingProxyType({"situated_ttests": "ttests"}),
+    tests=MappingProxyType({"situated_ttests": "ttests", "situated_length": "length"}),
     identifies=True,
     section=("situated", "Situated identification study"),
     hooks=MappingProxyType(

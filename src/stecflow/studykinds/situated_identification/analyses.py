@@ -38,6 +38,9 @@ from stecflow.analysis.record import judgment_settings
 from stecflow.analysis.registry import AnalysisJob, AnalysisTest, SpecContext
 from stecflow.core.errors import ConfigError
 from stecflow.core.io import write_json, write_tsv
+from stecflow.studykinds.situated_identification.analyses_length import (
+    SITUATED_LENGTH,
+)
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -485,5 +488,6 @@ SITUATED_TTESTS = AnalysisTest(
     checks_scores=False,
 )
 
-#: The kind's own tests (its ``tests`` hook).
-TESTS = (SITUATED_TTESTS,)
+#: The kind's own tests (its ``tests`` hook): the t-tests and the expression
+#: lengths (:mod:`.analyses_length`).
+TESTS = (SITUATED_TTESTS, SITUATED_LENGTH)

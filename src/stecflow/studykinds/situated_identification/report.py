@@ -907,9 +907,23 @@ def _study_blocks(ctx: Context, study: JudgmentStudy) -> list[Block]:
                 "blocks": _tables_7_to_9(ctx, study, label),
             },
             {
+                "title": "Errors by expression form",
+                "id": f"{anchor}-errors",
+                "blocks": error_blocks(
+                    ctx, study, lambda name: _class_title(name, label)
+                ),
+            },
+            {
                 "title": "t-tests",
                 "id": f"{anchor}-ttests",
                 "blocks": _ttest_blocks(ctx, study, label),
+            },
+            {
+                "title": "Expression length",
+                "id": f"{anchor}-length",
+                "blocks": length_blocks(
+                    ctx, study, label, len(situated_studies(ctx)) == 1
+                ),
             },
             {
                 "title": "Intrinsic evaluation re-scored",
