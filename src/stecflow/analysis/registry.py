@@ -52,6 +52,7 @@ FAMILIES = (
     "stecflow.analysis.families.descriptive",
     "stecflow.analysis.families.situated",
     "stecflow.analysis.families.preference",
+    "stecflow.analysis.families.designs",
 )
 
 

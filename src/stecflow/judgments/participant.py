@@ -77,7 +77,7 @@ from stecflow.studykinds.registry import identifies
 if TYPE_CHECKING:  # pragma: no cover
     from stecflow.data.model import Item
 
-__all__ = ["SimulationSettings", "Trial", "simulate_trials"]
+__all__ = ["SimulationSettings", "Trial", "latent_ratings", "simulate_trials"]
 
 logger = logging.getLogger(__name__)
 
@@ -304,6 +304,22 @@ def _adequacy_proxy(
     if k is not None and fitting == 1:
         base -= 3 * max(0, len(content) - k)
     return float(np.clip(base, 1, 100))
+
+
+def latent_ratings(
+    description: str, item: Item, lexicon: Lexicon
+) -> tuple[float, float]:
+    """``(adequacy, fluency)``, 1-100, of a REG description before a rater's
+    bias and noise: the model of the module docstring's **Ratings**, which the
+    rating study's simulated participants follow. The text kinds' simulated
+    evaluators judge a REG study's descriptions by it too
+    (:func:`stecflow.judgments.text_study.simulate_job`), so every design of a
+    human evaluation of REG outputs rates the same latent qualities."""
+    entities = entity_sets(item)
+    content = description_content(description, item, lexicon=lexicon)
+    references = [r.word_string or "" for r in item.references]
+    adequacy = _adequacy_proxy(content, entities) if entities else 60.0
+    return adequacy, _fluency_proxy(description, references)
 
 
 class _Simulator:

@@ -288,6 +288,7 @@ def simulate_text_answers(
     seed: int,
     study: str,
     settings: TextSimulationSettings | None = None,
+    qualities: Mapping[tuple[str, str], OutputQuality] | None = None,
 ) -> list[dict[str, Any]]:
     """Answer a text study's trials with simulated evaluators.
 
@@ -312,6 +313,11 @@ def simulate_text_answers(
         The study ID (part of every draw's seed).
     settings : TextSimulationSettings, optional
         The model's settings.
+    qualities : mapping, optional
+        (system, item ID) -> the latent quality of that output, given by the
+        caller instead of :func:`output_quality` (a REG study's descriptions:
+        the rating simulator's adequacy and fluency,
+        :func:`stecflow.judgments.participant.latent_ratings`).
 
     Returns
     -------
@@ -334,6 +340,8 @@ def simulate_text_answers(
 
     def quality(system: str, item: str) -> OutputQuality:
         key = (system, item)
+        if qualities is not None and key in qualities:
+            return qualities[key]
         if key not in cache:
             cache[key] = output_quality(
                 inputs[item],

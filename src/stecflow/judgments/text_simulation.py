@@ -78,6 +78,8 @@ def simulate_text_study(
     study: Mapping[str, Any],
     seed: int,
     settings: Mapping[str, Any] | None = None,
+    inputs: Mapping[str, Any] | None = None,
+    qualities: Mapping[tuple[str, str], Any] | None = None,
 ) -> int:
     """Answer a text study's design with simulated evaluators; write a response file.
 
@@ -108,6 +110,14 @@ def simulate_text_study(
     settings : mapping, optional
         The config's ``judgments.simulation``; the keys of
         :class:`~stecflow.judgments.text_sim.TextSimulationSettings` are used.
+    inputs : mapping, optional
+        Item ID -> the input the latent quality is computed against, instead
+        of the ``input`` of each line of *testset_path* (a REG test set is
+        not JSON Lines: the caller gives them).
+    qualities : mapping, optional
+        (system, item ID) -> the output's latent quality
+        (:class:`~stecflow.judgments.text_sim.OutputQuality`), given by the
+        caller instead of the text model's (a REG study's descriptions).
 
     Returns
     -------
@@ -125,7 +135,8 @@ def simulate_text_study(
     study_id = str(study.get("id") or "")
     criteria = criteria_from_config(study.get("criteria"), task)
     design = [d for d in read_text_design(design_path, task) if not d["practice"]]
-    inputs = {e["id"]: e.get("input") for _, e in _read_jsonl(testset_path, "item")}
+    if inputs is None:
+        inputs = {e["id"]: e.get("input") for _, e in _read_jsonl(testset_path, "item")}
     answers = simulate_text_answers(
         design,
         task=task,
@@ -135,6 +146,7 @@ def simulate_text_study(
         seed=seed,
         study=study_id,
         settings=TextSimulationSettings.from_mapping(settings),
+        qualities=qualities,
     )
     rows = []
     for a in answers:

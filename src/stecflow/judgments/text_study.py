@@ -400,17 +400,69 @@ def merge_job(job: MergeJob) -> None:
 def simulate_job(job: SimulationJob) -> None:
     """The text kinds' ``simulate`` hook:
     :func:`~stecflow.judgments.text_simulation.simulate_text_study` on the
-    texts the study shows (:func:`stecflow.studies.setup.study_outputs`)."""
+    texts the study shows (:func:`stecflow.studies.setup.study_outputs`).
+
+    Items without an ``input`` of their own (a REG test set: domains) are
+    judged by the rating study's model (:func:`reg_qualities`), so that a
+    text rating, a preference and the REG rating study of one campaign rate
+    the same latent adequacy and fluency."""
     from stecflow.studies.setup import study_outputs
     from stecflow.tasks.registry import read_testset
 
     items = read_testset(job.testset)
+    shown = study_outputs(job.spec, items, job.submission_dirs, job.tasks)
+    domains = any(i.input is None for i in items)
     simulate_text_study(
         job.design,
         job.testset,
-        study_outputs(job.spec, items, job.submission_dirs, job.tasks),
+        shown,
         job.responses,
         study=job.spec,
         seed=job.seed,
         settings=job.settings,
+        inputs={i.id: i.input for i in items} if domains else None,
+        qualities=reg_qualities(items, shown) if domains else None,
     )
+
+
+def reg_qualities(
+    items: Sequence[Any], shown: Mapping[str, Mapping[str, str]]
+) -> dict[tuple[str, str], Any]:
+    """(system, item ID) -> the latent quality of each REG description shown:
+    the rating simulator's adequacy and fluency
+    (:func:`stecflow.judgments.participant.latent_ratings`) on 0-1, adequacy
+    as the ``quality`` (every criterion but a fluency one), fluency as the
+    ``fluency`` (:mod:`stecflow.judgments.text_sim`).
+
+    >>> from stecflow.data.model import Domain, Entity, EntityAttribute, Item
+    >>> def chair(i, colour):
+    ...     a = (EntityAttribute("type", "chair"), EntityAttribute("colour", colour))
+    ...     return Entity(f"e{i}", i == 1, a)
+    >>> item = Item("t1", Domain((chair(1, "red"), chair(2, "blue"))), "furniture")
+    >>> q = reg_qualities([item], {"a/b": {"t1": "the red chair"},
+    ...                            "c/d": {"t1": "the chair"}})
+    >>> # distinguishing, one attribute beyond the minimal (3 points off);
+    >>> # fitting both chairs: 100 x (1/2)^0.7
+    >>> q[("a/b", "t1")].quality, round(q[("c/d", "t1")].quality, 4)
+    (0.97, 0.6156)
+    """
+    from stecflow.judgments.lexicon import Lexicon, word_tokens
+    from stecflow.judgments.participant import latent_ratings
+    from stecflow.judgments.text_sim import OutputQuality
+
+    by_id = {i.id: i for i in items if i.input is None}
+    lexicon = Lexicon(by_id[i] for i in sorted(by_id))
+    qualities = {}
+    for system, texts in sorted(shown.items()):
+        for item_id, text in sorted(texts.items()):
+            if item_id not in by_id:
+                continue
+            adequacy, fluency = latent_ratings(text, by_id[item_id], lexicon)
+            qualities[(system, item_id)] = OutputQuality(
+                coverage=adequacy / 100,
+                repetition=0.0,
+                fluency=fluency / 100,
+                quality=adequacy / 100,
+                words=len(word_tokens(text)),
+            )
+    return qualities

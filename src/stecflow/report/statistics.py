@@ -22,6 +22,7 @@ from stecflow.report.context import (
     notice,
 )
 from stecflow.report.correlation_tables import correlation_blocks, property_means_blocks
+from stecflow.report.design_tables import design_comparison_blocks
 from stecflow.report.pairwise_tables import situated_blocks, ttest_blocks
 from stecflow.report.variance_tables import (
     anova_blocks,
@@ -43,8 +44,10 @@ _ANALYSIS_BUILDERS = {
     "manova": manova_blocks,
     "mixed": mixed_blocks,
     "property_means": property_means_blocks,
+    "design_comparison": design_comparison_blocks,
     "situated_ttests": situated_blocks,
     "confusion": situated_blocks,
+    "situated_length": situated_blocks,
 }
 
 
@@ -57,8 +60,10 @@ _ANALYSIS_TITLES = {
     "manova": "MANOVA",
     "mixed": "Mixed-effects model",
     "property_means": "Means by system property",
+    "design_comparison": "Comparison of evaluation designs",
     "situated_ttests": "Paired t-tests of the situated study",
     "confusion": "Intrinsic evaluation of the pronoun class",
+    "situated_length": "Expression length of the situated study",
 }
 
 

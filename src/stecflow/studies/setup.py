@@ -51,6 +51,7 @@ DESIGN_KEYS = (
     "shared",
     "systems",
     "subdomains",
+    "sample_items",
     "subjects",
     "seed",
     "practice",
@@ -277,7 +278,7 @@ def check_studies(
                 ),
                 field=f"studies[{n}].task",
             )
-        if kind.reads != "outputs.xml":  # only REG outputs can lack text
+        if kind.reads == "decisions":  # shows no outputs' text
             continue
         if not spec.get("realise") and root is not None:
             for system in systems:
@@ -427,6 +428,8 @@ def _base_design(
     items = read_items(testset_path)
     if spec.get("subdomains"):
         items = [i for i in items if i.subdomain in spec["subdomains"]]
+    if spec.get("sample_items"):
+        items = sample_items(items, spec["sample_items"], spec["seed"], spec["id"])
     practice_pool: Sequence[str] = ()
     if spec["practice"]:
         if practice_path is None:
@@ -479,6 +482,44 @@ def _base_design(
         n_practice=spec["practice"],
         study=spec["id"],
     )
+
+
+def sample_items(items: Sequence[Any], n: int, seed: int, study: str) -> list[Any]:
+    """*n* of *items*, drawn with *seed*: the subdomains (sorted) take turns,
+    each giving its next item in a seeded order, until *n* are drawn; returned
+    in test-set order. Studies with the same seed and *n* draw the same items.
+
+    >>> from types import SimpleNamespace as Item
+    >>> items = [Item(id=f"t{k}", subdomain="ab"[k % 2]) for k in range(6)]
+    >>> drawn = sample_items(items, 4, 1, "s")
+    >>> len(drawn), sorted(i.subdomain for i in drawn)
+    (4, ['a', 'a', 'b', 'b'])
+    >>> sample_items(items, 7, 1, "s")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    stecflow.core.errors.ConfigError: studies[s].sample_items: 7 items asked ...
+
+    Raises
+    ------
+    ConfigError
+        When *n* is more than the items there are.
+    """
+    if n > len(items):
+        raise ConfigError(
+            f"{n} items asked for, but the test set (after subdomains) has"
+            f" {len(items)}",
+            field=f"studies[{study}].sample_items",
+        )
+    queues: dict[str, list[Any]] = {}
+    for item in sorted(items, key=lambda i: _stable_key(seed, i.id)):
+        queues.setdefault(item.subdomain, []).append(item)
+    chosen: set[str] = set()
+    turns = [queues[k] for k in sorted(queues)]
+    while len(chosen) < n:
+        for queue in turns:
+            if queue and len(chosen) < n:
+                chosen.add(queue.pop(0).id)
+    return [i for i in items if i.id in chosen]
 
 
 def _stable_key(seed: int, item_id: str) -> str:
@@ -698,12 +739,26 @@ def build_text_stimuli(
 ) -> dict[str, Any]:
     """The web experiment of a text study (ratings or preferences), unpinned;
     DMDX files are not made for it (its dmdx folder holds a README saying so).
-    The text kinds' ``stimuli`` hook (no practice items, no pictures)."""
+    The text kinds' ``stimuli`` hook (no practice items, no pictures).
+
+    An item without an ``input`` of its own (a REG item: a domain) shows what
+    the campaign's task type gives as its text input
+    (:attr:`~stecflow.tasks.base.TaskType.text_input`: for the REG tasks the
+    domain's grid in words with the target marked), laid out with the study's
+    seed as the grid kinds lay out their pictures."""
+    from dataclasses import replace
+
     from stecflow.studies.text import build_text_study
-    from stecflow.tasks.registry import read_testset
+    from stecflow.tasks.registry import read_testset, task_types
 
     design = _checked_design(spec, design_path, testset_path, None)
     items = read_testset(testset_path)
+    text_input = task_types(tasks)[0].text_input
+    if text_input is not None:
+        items = [
+            replace(i, input=text_input(i, spec["seed"])) if i.input is None else i
+            for i in items
+        ]
     settings = {
         "title": spec.get("title") or spec["id"],
         **(spec.get("experiment") or {}),

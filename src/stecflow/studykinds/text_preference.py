@@ -17,8 +17,10 @@ KIND = StudyKind(
         " and choose the one that answers the study's one question better."
     ),
     family="text",
-    data_formats=frozenset({"text"}),
-    needs="a text test set (data.format: text)",
+    # a REG test set too: its items' domains shown as a grid in words (the
+    # task type's text_input), the systems' WORD-STRINGs as the texts
+    data_formats=frozenset({"text", "tuna", "b5-ref"}),
+    needs="a text test set (data.format: text) or REG items (tuna, b5-ref)",
     designs=("pairs",),
     config_keys=frozenset({"criteria"}),
     control="degraded",  # a text against a degraded copy of it

@@ -16,8 +16,10 @@ KIND = StudyKind(
         " each criterion's question on a Likert scale or a 0-100 slider."
     ),
     family="text",
-    data_formats=frozenset({"text"}),
-    needs="a text test set (data.format: text)",
+    # a REG test set too: its items' domains shown as a grid in words (the
+    # task type's text_input), the systems' WORD-STRINGs as the texts
+    data_formats=frozenset({"text", "tuna", "b5-ref"}),
+    needs="a text test set (data.format: text) or REG items (tuna, b5-ref)",
     config_keys=frozenset({"criteria"}),
     control="degraded",
     control_expected="a degraded text rated {cut}",

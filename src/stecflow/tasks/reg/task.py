@@ -28,6 +28,7 @@ __all__ = [
     "reg_task",
     "scene",
     "scoring_context",
+    "text_input",
 ]
 
 #: The file of a submission folder that holds a REG system's outputs
@@ -110,6 +111,13 @@ def scene(item: Item, images_dir: Path | None, seed: int) -> Any:
     return draw(item, images_dir, seed)
 
 
+def text_input(item: Item, seed: int) -> Any:
+    """The domain's grid in words, for a text study (:mod:`.text_input`)."""
+    from stecflow.tasks.reg.text_input import domain_input
+
+    return domain_input(item, seed)
+
+
 def reg_task(name: str, summary: str, input: str, outputs: tuple[str, ...]) -> TaskType:
     """One REG task type: the shared parts plus its *name*, texts and *outputs*."""
     return TaskType(
@@ -123,6 +131,7 @@ def reg_task(name: str, summary: str, input: str, outputs: tuple[str, ...]) -> T
         metric_input=metric_input,
         scoring_context=scoring_context,
         scene=scene,
+        text_input=text_input,
         realiser=realise,
         realiser_id=REALISER_ID,
         labels={"attribute_set": "ATTRIBUTE-SET", "word_string": "WORD-STRING"},
