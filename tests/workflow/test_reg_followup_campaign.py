@@ -131,6 +131,8 @@ def test_the_report_shows_the_comparison(results):
     section = html.split('id="stats-adequacy-designs-section"', 1)[1][:40000]
     text = unescape(re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", section)))
     assert "Comparison of evaluation designs" in html
+    # each design named by its study in the heading
+    assert "Adequacy (slider), Adequacy (anchored)" in html
     assert "Each design's per-system scores and ranks, side by side" in text
     assert "Rank correlations between the designs' system rankings" in text
     assert "Kendall's W =" in text

@@ -12,6 +12,7 @@ from stecflow.data.model import Item, Output
 from stecflow.report.agreement import agreement_blocks
 from stecflow.report.changes import changes_since
 from stecflow.report.context import Context, display_path, heading, path_tail
+from stecflow.report.evaluators import evaluators_section
 from stecflow.report.human import human_section
 from stecflow.report.inputs import (
     PathLike,
@@ -209,8 +210,6 @@ def build_report(
     human = not own or _has_other_studies(config, ctx, in_own)
     power_results = read_power(power)
     # each study's subsection "Evaluators", after its section's blocks
-    from stecflow.report.evaluators import evaluators_section
-
     human_studies = [s.study for s in ctx.judgments if s.study not in in_own]
     sections = [
         (

@@ -67,6 +67,14 @@ _ANALYSIS_TITLES = {
 }
 
 
+def _measure_title(ctx: Context, measure: str) -> str:
+    """A measure as an analysis's heading names it; one of a study
+    (``<study>:<measure>``, as design_comparison takes them) with its study."""
+    study, _, _ = str(measure).rpartition(":")
+    label = measure_label(ctx, measure)
+    return f"{label} ({study})" if study else label
+
+
 def statistics_section(ctx: Context) -> list[Block]:
     """Section 4: every analysis of results/stats, in config order."""
     if not ctx.analyses:
@@ -78,7 +86,7 @@ def statistics_section(ctx: Context) -> list[Block]:
         what = (
             measure_info(ctx, spec["measure"], source=spec.get("source", "")).label
             if spec.get("measure")
-            else ", ".join(measure_label(ctx, m) for m in spec.get("measures") or [])
+            else ", ".join(_measure_title(ctx, m) for m in spec.get("measures") or [])
         )
         source = spec.get("source", "")
         if source and source != "scores":
