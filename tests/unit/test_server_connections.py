@@ -86,9 +86,16 @@ def ping(port: int, source: str, forwarded: str | None = None) -> bytes:
 
 
 def wait_until_served(port: int, source: str, forwarded: str | None = None) -> None:
-    """Ping until 200 (slots are freed by the server's threads, a moment later)."""
+    """Ping until 200 (slots are freed by the server's threads, a moment later;
+    while hundreds of closed sockets are still being dropped, a new connection
+    may be reset: that too means not yet)."""
     deadline = time.monotonic() + 5
-    while not ping(port, source, forwarded).startswith(b"HTTP/1.0 200"):
+    while True:
+        try:
+            if ping(port, source, forwarded).startswith(b"HTTP/1.0 200"):
+                return
+        except ConnectionResetError:
+            pass
         assert time.monotonic() < deadline, "the connections were not released"
         time.sleep(0.05)
 
