@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+import shutil
+import time
 
 import pytest
 
@@ -175,3 +177,22 @@ def test_the_readme_says_the_job_counts_of_the_dry_runs():
     for config, n in said.items():
         jobs = planned_jobs(REPO, "--forceall", "--configfile", config)
         assert sum(jobs.values()) == n, (config, dict(jobs))
+
+
+def test_editing_a_session_of_a_folder_test_set_prepares_it_again(tmp_path):
+    """A test set given as a folder (the dialogue sessions): editing one of its
+    files, which leaves the folder's own time as it was, prepares it again."""
+    shutil.copytree(REPO / "config", tmp_path / "config")
+    shutil.copytree(
+        REPO / "resources" / "dialogue-demo", tmp_path / "resources" / "dialogue-demo"
+    )
+    args = ("prepare_testset", "--configfile", "config/dialogue-demo.yaml")
+    snakemake(tmp_path, *args)
+    assert planned_jobs(tmp_path, *args) == {}
+    folder = tmp_path / "resources" / "dialogue-demo"
+    session = folder / "s03.json"
+    before = folder.stat().st_mtime_ns
+    time.sleep(0.01)
+    session.write_bytes(session.read_bytes() + b"\n")  # an edit in place
+    assert folder.stat().st_mtime_ns == before  # the folder's time is unchanged
+    assert planned_jobs(tmp_path, *args) == {"prepare_testset": 1}

@@ -104,6 +104,20 @@ wildcard_constraints:
     study=ids.ID_REGEX,
 
 
+def get_testset_files(wildcards):
+    """A test set given as a folder (the dialogue sessions): its files, so that
+    editing one prepares the test set again (the folder's own time changes only
+    when a file is added or removed). A file test set: nothing more."""
+    root = config["data"]["testset"]
+    if not os.path.isdir(root):
+        return []
+    return sorted(
+        os.path.join(root, name)
+        for name in os.listdir(root)
+        if not name.startswith(".") and os.path.isfile(os.path.join(root, name))
+    )
+
+
 def get_submission_dir(wildcards):
     """The folder of one submission."""
     team, system = ids.split_submission_wildcard(wildcards.submission)

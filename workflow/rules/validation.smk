@@ -4,6 +4,7 @@ rule prepare_testset:
     the XML, its compact form for the per-submission jobs)."""
     input:
         testset=config["data"]["testset"],
+        files=get_testset_files,
     output:
         **PREPARED_OUTPUTS,
     log:
