@@ -105,17 +105,28 @@ wildcard_constraints:
 
 
 def get_testset_files(wildcards):
-    """A test set given as a folder (the dialogue sessions): its files, so that
-    editing one prepares the test set again (the folder's own time changes only
-    when a file is added or removed). A file test set: nothing more."""
+    """A test set given as a folder (the dialogue sessions, B5-REF's corpus):
+    its files, so that editing one prepares the test set again (a folder's own
+    time changes only when a file is added or removed); hidden files and a
+    submissions folder kept inside it left out. A file test set: nothing more."""
     root = config["data"]["testset"]
     if not os.path.isdir(root):
         return []
-    return sorted(
-        os.path.join(root, name)
-        for name in os.listdir(root)
-        if not name.startswith(".") and os.path.isfile(os.path.join(root, name))
-    )
+    skip = os.path.realpath(config["submissions"]["root"])
+    files = []
+    for folder, subfolders, names in os.walk(root):
+        subfolders[:] = sorted(
+            name
+            for name in subfolders
+            if not name.startswith(".")
+            and os.path.realpath(os.path.join(folder, name)) != skip
+        )
+        files += [
+            os.path.join(folder, name)
+            for name in names
+            if not name.startswith(".") and os.path.isfile(os.path.join(folder, name))
+        ]
+    return sorted(files)
 
 
 def get_submission_dir(wildcards):
